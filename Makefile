@@ -1,0 +1,42 @@
+# calshim: the two entry points are `make demo` and `make test` (see README.md).
+SHELL := /bin/bash
+STATE ?= /tmp/calshim-wp
+export CALSHIM_STATE := $(STATE)
+GO ?= $(shell command -v go || echo /usr/local/go/bin/go)
+
+.PHONY: demo test unit wordpress seed build bench clean
+
+build:
+	$(GO) build -o bin/calshim ./cmd/calshim
+
+# WordPress (Debian packages, MariaDB, PHP) on 127.0.0.1:8881 with the calshim plugin; idempotent.
+wordpress:
+	scripts/wp-up.sh
+
+seed: wordpress
+	scripts/wp-seed.sh
+
+# Runs the shim on 127.0.0.1:8080 against the seeded local WordPress.
+demo: seed build
+	@source $(STATE)/wp.env && \
+	echo "calshim on http://127.0.0.1:8080 — try:" && \
+	echo "  curl -s 'http://127.0.0.1:8080/wp-json/cal/events/v1/events?per_page=3' | jq ." && \
+	echo "  curl -s 'http://127.0.0.1:8080/wp-json/cal/events/v1/events/by-slug/opening-night-gala' | jq ." && \
+	echo "  curl -s 'http://127.0.0.1:8080/wp-json/cal/events/v1/venues' | jq ." && \
+	echo "  curl -s 'http://127.0.0.1:8080/wp-json/cal/events/v1/categories' | jq ." && \
+	echo "  curl -s 'http://127.0.0.1:8080/wp-json/cal/events/v1/doc' | jq .paths" && \
+	export CALSHIM_UPSTREAM_URL CALSHIM_UPSTREAM_USER CALSHIM_UPSTREAM_APP_PASSWORD && \
+	exec bin/calshim
+
+# Unit tests only (no WordPress needed).
+unit:
+	$(GO) vet ./...
+	$(GO) test ./mapping/... ./adapter/... ./catalog/... ./cmsclient/... ./config/... ./cmd/...
+
+# Everything: unit tests, then the black-box suite in test/ against a freshly seeded real WordPress.
+test: seed
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+
+clean:
+	rm -rf bin

@@ -1,0 +1,231 @@
+package apidoc
+
+// Argument declarations, per resource, as the original registers them (reference §3.1.1, §3.5–3.7, §3.9;
+// the recorded namespace index wins where they differ). The descriptions are English message IDs, typos
+// included. Fields lists hold the arguments of a write without the identifier and with none required:
+// required(...) marks the ones creation needs, edit routes prepend their identifier.
+
+// namespaceArgs are the arguments WordPress declares on the namespace route itself.
+var namespaceArgs = []Arg{
+	{Name: "namespace", Default: namespaceDefault},
+	{Name: "context", Default: "view"},
+}
+
+// eventArchiveArgs are the arguments of GET /events.
+var eventArchiveArgs = []Arg{
+	{Name: "page", Default: 1, Description: "The archive page to return", Type: "integer", Keys: defaultDescType},
+	{Name: "per_page", Default: perPageDefault, Description: "The number of events to return on each page", Type: "integer", Keys: defaultDescType},
+	{Name: "start_date", Default: startDateDefault, Description: "Events that start on the specified date", Keys: defaultDescType},
+	{Name: "end_date", Default: endDateDefault, Description: "Events that end on the specified date", Keys: defaultDescType},
+	{Name: "starts_before", Description: "Events that start before the specified date"},
+	{Name: "starts_after", Description: "Events that start after the specified date"},
+	{Name: "ends_before", Description: "Events that end before the specified date"},
+	{Name: "ends_after", Description: "Events that end after the specified date"},
+	{Name: "strict_dates", Default: "false", Description: "Dates set using the start_date/end_date, starts_*/ends_* are set to start at the specified times. The default behavior is to include the entire days.", Keys: defaultDescType},
+	{Name: "search", Description: "Events should contain the specified string in the title or description", Type: "string", Keys: defaultDescType},
+	{Name: "categories", Description: "Events should be assigned one of the specified categories slugs or IDs", Items: "integer", CSV: true, Keys: defaultDescType},
+	{Name: "tags", Description: "Events should be assigned one of the specified tags slugs or IDs", Items: "integer", CSV: true, Keys: defaultDescType},
+	{Name: "venue", Description: "Events should be assigned one of the specified venue IDs", Items: "integer", CSV: true, Keys: defaultDescType},
+	{Name: "organizer", Description: "Events should be assigned one of the specified organizer IDs", Items: "integer", CSV: true, Keys: defaultDescType},
+	{Name: "featured", Type: "boolean", Description: "Events should be filtered by their featured status"},
+	{Name: "status", Format: "string", Description: "The event post status"},
+	{Name: "geoloc", Type: "boolean", Description: "Requires Events Calendar Pro. Events should be filtered by whether their venue has geolocation data"},
+	{Name: "geoloc_lat", Format: "double", DocType: "number", Description: "Requires Events Calendar Pro. Events should be filtered by their venue latitude location, must also provide geoloc_lng"},
+	{Name: "geoloc_lng", Format: "double", DocType: "number", Description: "Requires Events Calendar Pro. Events should be filtered by their venue longitude location, must also provide geoloc_lat"},
+	{Name: "include", Description: "Include events with one of the post IDs specified in the array of CSV list, date filters will be ignored.", Items: "integer", CSV: true, Keys: defaultDescType},
+	{Name: "post_parent", Type: "integer", Description: "Events should be filtered by their post_parent being the specified one."},
+	{Name: "ticketed", Type: "boolean", Description: "Filter events with or without tickets."},
+}
+
+// eventIDArgs identify an event by ID. The original documents password as a path parameter.
+var eventIDArgs = []Arg{
+	{Name: "id", Type: "integer", Description: "the event post ID", In: "path", Required: true},
+	{Name: "password", Type: "string", Description: "The event password", In: "path"},
+}
+
+// eventSlugArgs identify an event by slug (read and delete; the by-slug edit takes the plain slug field).
+var eventSlugArgs = []Arg{
+	{Name: "slug", Type: "string", Description: "the event post name", In: "path", Required: true},
+}
+
+// eventFields are the fields of an event write (POST /events and the edits).
+var eventFields = []Arg{
+	{Name: "author", Type: "integer", Description: "The event author ID"},
+	{Name: "date", Type: "string", Description: "The event publication date"},
+	{Name: "date_utc", Type: "string", Description: "The event publication date (UTC time zone)"},
+	{Name: "title", Type: "string", Description: "The event title"},
+	{Name: "description", Type: "string", Description: "The event description"},
+	{Name: "slug", Type: "string", Description: "The event slug"},
+	{Name: "excerpt", Type: "string", Description: "The event excerpt"},
+	{Name: "status", Type: "string", Description: "The event post status"},
+	{Name: "timezone", Type: "string", Description: "The event time zone"},
+	{Name: "all_day", Default: false, Type: "boolean", Description: "Whether the event lasts the whole day or not"},
+	{Name: "start_date", Type: "string", Description: "The event start date and time"},
+	{Name: "end_date", Type: "string", Description: "The event end date and time"},
+	{Name: "image", Type: "string", Description: "The event featured image ID or URL"},
+	{Name: "cost", Description: "The event cost"},
+	{Name: "website", Default: null, Description: "The event website URL"},
+	{Name: "show_map", Type: "boolean", Description: "Whether the event should show a map or not"},
+	{Name: "show_map_link", Type: "boolean", Description: "Whether the event should show a map link or not"},
+	{Name: "hide_from_listings", Type: "boolean", Description: "Whether events should be hidden in the calendar view or not"},
+	{Name: "sticky", Type: "boolean", Description: "Whether the event should be sticky in the calendar view or not"},
+	{Name: "featured", Type: "boolean", Description: "Whether the event should be featured on the site or not"},
+	{Name: "categories", Default: null, Items: "integer", Description: "The event category ID or name"},
+	{Name: "tags", Default: null, Items: "integer", Description: "The event tag ID or name"},
+	{Name: "venue", Default: null, Items: "integer", Description: "The event venue IDs or data"},
+	{Name: "organizer", Default: null, Items: "integer", Description: "The event organizer IDs or data"},
+}
+
+// linkedArchiveArgs returns the arguments of GET /venues or /organizers, which differ only in wording.
+// The status description says "organizer" on both, as in the original.
+func linkedArchiveArgs(perPage, search, event, hasEvents, upcoming string) []Arg {
+	return []Arg{
+		{Name: "page", Default: 1, Description: "The archive page to return", Type: "integer", Keys: defaultDescType},
+		{Name: "per_page", Default: perPageDefault, Description: perPage, Type: "integer", Keys: defaultDescType},
+		{Name: "search", Description: search, Type: "string", Keys: defaultDescType},
+		{Name: "event", Description: event, Type: "integer", Keys: defaultDescType},
+		{Name: "has_events", Description: hasEvents, DocType: "boolean"},
+		{Name: "only_with_upcoming", Description: upcoming, Default: false, DocType: "boolean", Keys: descTypeDefault},
+		{Name: "status", Format: "string", Description: "The organizer post status"},
+	}
+}
+
+var venueArchiveArgs = linkedArchiveArgs(
+	"The number of venues to return on each page",
+	"Venues should contain the specified string in the title, description or custom fields",
+	"Venues should be related to this event",
+	"Venues should have events associated to them",
+	"Venues should have upcoming events associated to them")
+
+var organizerArchiveArgs = linkedArchiveArgs(
+	"The number of organizers to return on each page",
+	"Organizers should contain the specified string in the title, description or custom fields",
+	"Organizers should be related to this event",
+	"Organizers should have events associated to them",
+	"Organizers should have upcoming events associated to them")
+
+var (
+	venueIDArgs   = []Arg{{Name: "id", Type: "integer", Description: "the venue post ID", In: "path", Required: true}}
+	venueSlugArgs = []Arg{{Name: "slug", Type: "string", Description: "the venue post name", In: "path", Required: true}}
+)
+
+// venueFields are the fields of a venue write. The image description says "organizer", as in the original.
+var venueFields = []Arg{
+	{Name: "author", Type: "integer", Description: "The venue author ID"},
+	{Name: "date", Type: "string", Description: "The venue publication date"},
+	{Name: "date_utc", Type: "string", Description: "The venue publication date (UTC time zone)"},
+	{Name: "venue", Type: "string", Description: "The venue name"},
+	{Name: "description", Type: "string", Default: null, Description: "The venue description", Keys: typeDefaultDesc},
+	{Name: "status", Type: "string", Description: "The venue post status"},
+	{Name: "show_map", Type: "string", Default: null, Description: "Whether events linked to the venue should show a map or not", Keys: typeDefaultDesc},
+	{Name: "show_map_link", Type: "string", Default: null, Description: "Whether events linked to the venue should show a map link or not", Keys: typeDefaultDesc},
+	{Name: "address", Type: "string", Default: null, Description: "The venue address", Keys: typeDefaultDesc},
+	{Name: "city", Type: "string", Default: null, Description: "The venue city", Keys: typeDefaultDesc},
+	{Name: "country", Type: "string", Default: null, Description: "The venue country", Keys: typeDefaultDesc},
+	{Name: "province", Type: "string", Default: null, Description: "The venue province", Keys: typeDefaultDesc},
+	{Name: "state", Type: "string", Default: null, Description: "The venue state", Keys: typeDefaultDesc},
+	{Name: "zip", Type: "string", Default: null, Description: "The venue ZIP code", Keys: typeDefaultDesc},
+	{Name: "phone", Type: "string", Default: null, Description: "The venue phone number", Keys: typeDefaultDesc},
+	{Name: "stateprovince", Type: "string", Default: null, Description: "The venue state and province", Keys: typeDefaultDesc},
+	{Name: "website", Type: "string", Default: null, Description: "The venue website URL", Keys: typeDefaultDesc},
+	{Name: "image", Type: "string", Default: null, Description: "The organizer featured image ID or URL", Keys: typeDefaultDesc},
+}
+
+var (
+	organizerIDArgs   = []Arg{{Name: "id", Type: "integer", Description: "the organizer post ID", In: "path", Required: true}}
+	organizerSlugArgs = []Arg{{Name: "slug", Type: "string", Description: "the organizer post name", In: "path", Required: true}}
+)
+
+// organizerFields are the fields of an organizer write; all declare a null default.
+var organizerFields = []Arg{
+	{Name: "author", Type: "integer", Default: null, Description: "The organizer author ID", Keys: typeDefaultDesc},
+	{Name: "date", Type: "string", Default: null, Description: "The organizer publication date", Keys: typeDefaultDesc},
+	{Name: "date_utc", Type: "string", Default: null, Description: "The organizer publication date (UTC time zone)", Keys: typeDefaultDesc},
+	{Name: "organizer", Type: "string", Default: null, Description: "The organizer name", Keys: typeDefaultDesc},
+	{Name: "description", Type: "string", Default: null, Description: "The organizer description", Keys: typeDefaultDesc},
+	{Name: "status", Type: "string", Default: null, Description: "The organizer post status", Keys: typeDefaultDesc},
+	{Name: "phone", Type: "string", Default: null, Description: "The organizer phone number", Keys: typeDefaultDesc},
+	{Name: "website", Type: "string", Default: null, Description: "The organizer website", Keys: typeDefaultDesc},
+	{Name: "email", Type: "string", Default: null, Description: "The organizer e-mail address", Keys: typeDefaultDesc},
+	{Name: "image", Type: "string", Default: null, Description: "The organizer featured image ID or URL", Keys: typeDefaultDesc},
+}
+
+// termArchiveArgs returns the arguments of GET /categories or /tags; tags have no parent.
+func termArchiveArgs(perPage string, withParent bool) []Arg {
+	args := []Arg{
+		{Name: "page", Default: 1, Description: "The archive page to return", Type: "integer", Keys: defaultDescType},
+		{Name: "per_page", Default: perPageDefault, Description: perPage, Type: "integer", Keys: defaultDescType},
+		{Name: "search", Description: "Limit results to those matching a string", Type: "string", Keys: defaultDescType},
+		{Name: "exclude", Description: "Ensure result set exclude specific IDs", Items: "integer", Keys: defaultDescType},
+		{Name: "include", Description: "Limit result set to specific IDs", Items: "integer", Keys: defaultDescType},
+		{Name: "order", Description: "Order sort attribute ascending or descending", Type: "string", Keys: defaultDescType},
+		{Name: "orderby", Description: "Sort collection by term attribute", Type: "string", Keys: defaultDescType},
+		{Name: "hide_empty", Description: "Whether to hide terms not assigned to any posts", Type: "boolean", Default: "1", Keys: descTypeDefault},
+		{Name: "parent", Description: "Limit result set to terms assigned to a specific parent", Type: "integer", Keys: defaultDescType},
+		{Name: "post", Description: "Limit result set to terms assigned to a specific post", Type: "integer", Keys: defaultDescType},
+		{Name: "event", Description: `Limit result set to terms assigned to a specific event (an alias of the "post" parameter)`, Type: "integer", Keys: defaultDescType},
+		{Name: "slug", Description: "Limit result set to terms with a specific slug", Type: "string", Keys: defaultDescType},
+	}
+	if !withParent {
+		args = without(args, "parent")
+	}
+	return args
+}
+
+var (
+	categoryArchiveArgs = termArchiveArgs("The number of event categories to return on each page", true)
+	tagArchiveArgs      = termArchiveArgs("The number of event tags to return on each page", false)
+	categoryIDArgs      = []Arg{{Name: "id", Type: "integer", Description: "the event category term ID", In: "path", Required: true}}
+	tagIDArgs           = []Arg{{Name: "id", Type: "integer", Description: "the event tag term ID", In: "path", Required: true}}
+)
+
+// categoryFields are the fields of a category write. parent's description is the original's copy-paste.
+var categoryFields = []Arg{
+	{Name: "name", Type: "string", Description: "The event category name"},
+	{Name: "description", Type: "string", Description: "The event category description"},
+	{Name: "slug", Type: "string", Description: "The event category slug"},
+	{Name: "parent", Type: "integer", Description: "The event category slug"},
+}
+
+var tagFields = []Arg{
+	{Name: "name", Type: "string", Description: "The event tag name"},
+	{Name: "description", Type: "string", Description: "The event tag description"},
+	{Name: "slug", Type: "string", Description: "The event tag slug"},
+}
+
+// concat returns the argument lists one after the other, in a new slice.
+func concat(lists ...[]Arg) []Arg {
+	var out []Arg
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// required returns a copy of args with the named arguments required. It panics on an unknown name: the
+// table is static, so that is a programming error the tests catch.
+func required(args []Arg, names ...string) []Arg {
+	out := concat(args)
+	for _, n := range names {
+		out[index(out, n)].Required = true
+	}
+	return out
+}
+
+// without returns a copy of args without the named argument.
+func without(args []Arg, name string) []Arg {
+	i := index(args, name)
+	return concat(args[:i], args[i+1:])
+}
+
+// field returns the named argument of args.
+func field(args []Arg, name string) Arg { return args[index(args, name)] }
+
+func index(args []Arg, name string) int {
+	for i, a := range args {
+		if a.Name == name {
+			return i
+		}
+	}
+	panic("apidoc: no argument " + name)
+}

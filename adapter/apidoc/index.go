@@ -1,0 +1,93 @@
+package apidoc
+
+import "calshim/mapping"
+
+// keyOrder is the order in which the index shows an argument's schema keys. The original declares every
+// argument as a hand-written PHP array and WordPress keeps the array's key order, so the order varies from
+// one argument to the next; these are the four orders it uses. "required" always comes last.
+type keyOrder uint8
+
+const (
+	defaultTypeDesc keyOrder = iota // default, type, format, items, enum, description (write arguments)
+	defaultDescType                 // default, description, type, format, items, enum (archive arguments)
+	typeDefaultDesc                 // type, format, items, enum, default, description (venue, organizer fields)
+	descTypeDefault                 // description, type, format, items, enum, default (hide_empty, only_with_upcoming)
+)
+
+// indexRoute returns the index entry of r (WP_REST_Server::get_data_for_route).
+func (o Options) indexRoute(r Route) mapping.Object {
+	endpoints := make([]mapping.Object, 0, len(r.Endpoints))
+	for _, e := range r.Endpoints {
+		endpoints = append(endpoints, mapping.Object{
+			{Key: "methods", Value: e.Methods},
+			{Key: "args", Value: o.indexArgs(e.Args)},
+		})
+	}
+	route := mapping.Object{
+		{Key: "namespace", Value: o.Namespace},
+		{Key: "methods", Value: r.Methods()},
+		{Key: "endpoints", Value: endpoints},
+	}
+	if !r.HasVars() {
+		self := mapping.Object{{Key: "href", Value: o.nsURL() + r.Path}}
+		route = append(route, mapping.KV{Key: "_links", Value: mapping.Object{{Key: "self", Value: []mapping.Object{self}}}})
+	}
+	return route
+}
+
+// indexArgs returns the args object of an endpoint; no arguments encode as [] (PHP's empty array).
+func (o Options) indexArgs(args []Arg) any {
+	if len(args) == 0 {
+		return []any{}
+	}
+	out := make(mapping.Object, 0, len(args))
+	for _, a := range args {
+		out = append(out, mapping.KV{Key: a.Name, Value: o.indexArg(a)})
+	}
+	return out
+}
+
+// indexArg returns the schema keys WordPress shows for one argument, in a.Keys order. TEC's own keys
+// (in, swagger_type, collectionFormat, callbacks) are not shown.
+func (o Options) indexArg(a Arg) mapping.Object {
+	var obj mapping.Object
+	add := func(k string, v any) { obj = append(obj, mapping.KV{Key: k, Value: v}) }
+	def := func() {
+		if v, ok := a.DefaultValue(o); ok {
+			add("default", v)
+		}
+	}
+	desc := func() {
+		if a.Description != "" {
+			add("description", o.tr(a.Description))
+		}
+	}
+	schema := func() {
+		if a.Type != "" {
+			add("type", a.Type)
+		}
+		if a.Format != "" {
+			add("format", a.Format)
+		}
+		if a.Items != "" {
+			add("items", mapping.Object{{Key: "type", Value: a.Items}})
+		}
+		if a.Enum != nil {
+			add("enum", a.Enum)
+		}
+	}
+	order := [3]func(){def, schema, desc} // defaultTypeDesc
+	switch a.Keys {
+	case defaultDescType:
+		order = [3]func(){def, desc, schema}
+	case typeDefaultDesc:
+		order = [3]func(){schema, def, desc}
+	case descTypeDefault:
+		order = [3]func(){desc, schema, def}
+	}
+	for _, f := range order {
+		f()
+	}
+	add("required", a.Required)
+	return obj
+}

@@ -1,0 +1,184 @@
+package adapter
+
+import (
+	"net/http"
+	"strconv"
+
+	"calshim/catalog"
+	"calshim/mapping"
+)
+
+// linkedKind describes venues or organizers: the two archives and singles differ only in names.
+type linkedKind struct {
+	name       string // "venue" / "organizer": the JSON name key and error-code prefix
+	collection string // "venues" / "organizers"
+	metaKey    string // event meta linking to it: _EventVenueID / _EventOrganizerID
+	searchMeta []string
+	postType   func(catalog.Types) string
+	render     func(c *mapping.Context, p *mapping.Post) mapping.Object
+}
+
+var venues = linkedKind{name: "venue", collection: "venues", metaKey: "_EventVenueID",
+	searchMeta: []string{"_VenueAddress", "_VenueCity", "_VenueProvince", "_VenueState", "_VenueStateProvince", "_VenueZip", "_VenuePhone"},
+	postType:   func(t catalog.Types) string { return t.Venue },
+	render:     (*mapping.Context).Venue}
+
+var organizers = linkedKind{name: "organizer", collection: "organizers", metaKey: "_EventOrganizerID",
+	searchMeta: []string{"_OrganizerPhone", "_OrganizerEmail", "_OrganizerWebsite"},
+	postType:   func(t catalog.Types) string { return t.Organizer },
+	render:     (*mapping.Context).Organizer}
+
+func (k linkedKind) typ(r *request) string { return k.postType(r.snap.Types()) }
+
+func (k linkedKind) list(r *request) []*mapping.Post {
+	if k.name == "venue" {
+		return r.snap.Venues
+	}
+	return r.snap.Organizers
+}
+
+// archive answers GET /venues and GET /organizers (reference §3.5, §3.6).
+func (k linkedKind) archive(s *Server, r *request) (*response, error) {
+	bad := mapping.Object{}
+	pg := s.pageArgs(r, &bad)
+	var words []string
+	if v, ok := r.params["search"]; ok {
+		if str, isStr := v.(string); !isStr || str == "" {
+			bad.Set("search", "Invalid parameter.")
+		} else {
+			words = mapping.LinkedSearchWords(str)
+		}
+	}
+	var event *mapping.Post
+	if r.params.has("event") {
+		n, ok := positiveInt(r.params["event"])
+		p, exists := r.snap.Post(n)
+		if !ok || !exists || p.Type != r.snap.Types().Event {
+			bad.Set("event", "Invalid parameter.")
+		}
+		event = p
+	}
+	status := s.statusArg(r, &bad)
+	if len(bad) > 0 {
+		return nil, invalidParams(bad)
+	}
+	linked := k.linkedIDs(r, event)
+	var matches []*mapping.Post
+	for _, p := range k.list(r) {
+		if p.Status == status && (linked == nil || linked[p.ID]) && (words == nil || mapping.MatchLinkedSearch(p, words, k.searchMeta)) {
+			matches = append(matches, p)
+		}
+	}
+	from, to := pg.window(len(matches))
+	if from == to && pg.num > 1 {
+		return nil, newError(http.StatusNotFound, k.name+"-archive-page-not-found", "The requested "+k.name+" archive page does not exist")
+	}
+	ctx := r.ctx(false)
+	items := make([]any, 0, to-from)
+	for _, p := range matches[from:to] {
+		items = append(items, k.render(ctx, p))
+	}
+	body := mapping.Object{{Key: k.collection, Value: items}}
+	args := []queryArg{{"page", strconv.Itoa(pg.num)}, {"per_page", strconv.Itoa(pg.size)}}
+	if s, ok := r.params.str("search"); ok {
+		args = append(args, queryArg{"search", s}) // the original drops it, breaking paging (README)
+	}
+	if event != nil {
+		args = append(args, queryArg{"event", strconv.Itoa(event.ID)})
+	}
+	if v, ok := r.params.str("has_events"); ok {
+		args = append(args, queryArg{"has_events", v})
+	}
+	args = append(args, queryArg{"status", status})
+	archiveLinks(r.base()+"/"+k.collection+"/", args, false, pg, len(matches), &body)
+	return archiveResponse(body, len(matches), pg), nil
+}
+
+// linkedIDs applies event, has_events and only_with_upcoming: nil = no restriction, else the set of
+// allowed IDs.
+func (k linkedKind) linkedIDs(r *request, event *mapping.Post) map[int]bool {
+	var allowed map[int]bool
+	restrict := func(ids map[int]bool) {
+		if allowed == nil {
+			allowed = ids
+			return
+		}
+		for id := range allowed {
+			if !ids[id] {
+				delete(allowed, id)
+			}
+		}
+	}
+	if event != nil {
+		restrict(k.idsOf([]*mapping.Post{event}))
+	}
+	if v, ok := r.params.str("has_events"); ok {
+		var counted []*mapping.Post
+		for _, e := range r.snap.Events {
+			if e.Status != "draft" && e.Status != "pending" {
+				counted = append(counted, e)
+			}
+		}
+		with := k.idsOf(counted)
+		if !phpTruthy(v) {
+			without := map[int]bool{}
+			for _, p := range k.list(r) {
+				if !with[p.ID] {
+					without[p.ID] = true
+				}
+			}
+			with = without
+		}
+		restrict(with)
+	}
+	if v, ok := r.params.str("only_with_upcoming"); ok && phpTruthy(v) {
+		// "Upcoming": the local start is not before the current UTC wall-clock time (TEC compares the
+		// two as if they were in the same zone), not hidden from listings, published.
+		now := r.now.UTC().Format("2006-01-02 15:04:05")
+		var upcoming []*mapping.Post
+		for _, e := range r.snap.Events {
+			start, _ := e.MetaFirst("_EventStartDate")
+			_, hidden := e.Meta["_EventHideFromUpcoming"]
+			if e.Status == "publish" && !hidden && start >= now {
+				upcoming = append(upcoming, e)
+			}
+		}
+		restrict(k.idsOf(upcoming))
+	}
+	return allowed
+}
+
+// idsOf collects the IDs the given events link to.
+func (k linkedKind) idsOf(events []*mapping.Post) map[int]bool {
+	ids := map[int]bool{}
+	for _, e := range events {
+		for _, v := range e.Meta[k.metaKey] {
+			if n, err := strconv.Atoi(v); err == nil {
+				ids[n] = true
+			}
+		}
+	}
+	return ids
+}
+
+// single answers GET /venues/{id}, /venues/by-slug/{slug} and the organizer equivalents.
+func (k linkedKind) single(s *Server, r *request) (*response, error) {
+	var p *mapping.Post
+	var found bool
+	if slug, ok := r.vars["slug"]; ok {
+		p, found = r.snap.BySlug(k.typ(r), slug)
+		if !found {
+			return nil, invalidParam("slug")
+		}
+	} else {
+		id, _ := strconv.Atoi(r.vars["id"])
+		p, found = r.snap.Post(id)
+		if !found || p.Type != k.typ(r) {
+			return nil, invalidParam("id")
+		}
+	}
+	if p.Status != "publish" {
+		return nil, newError(http.StatusForbidden, k.name+"-not-accessible", "The requested "+k.name+" is not accessible")
+	}
+	return &response{status: http.StatusOK, body: k.render(r.ctx(true), p)}, nil
+}

@@ -1,0 +1,196 @@
+// Package adapter serves The Events Calendar REST API v1 over gin, answering reads from the catalog.
+package adapter
+
+import (
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	gocache "github.com/patrickmn/go-cache"
+	"go.uber.org/zap"
+
+	"calshim/catalog"
+	"calshim/mapping"
+)
+
+// Options configures the HTTP side.
+type Options struct {
+	RESTRoot   string   // path of the REST root, e.g. "/wp-json"
+	Namespaces []string // served namespaces, the first is the canonical one ("cal/events/v1")
+	MaxPerPage int      // per_page cap (the original: 50)
+	// Now is the clock (tests inject one); nil = time.Now.
+	Now func() time.Time
+}
+
+// Server holds the dependencies of the handlers.
+type Server struct {
+	cat    *catalog.Catalog
+	log    *zap.Logger
+	opt    Options
+	routes []route
+	cache  *gocache.Cache // rendered anonymous GET responses, keyed by request and catalog version
+}
+
+// NewServer returns the HTTP handler of calshim.
+func NewServer(cat *catalog.Catalog, log *zap.Logger, opt Options) http.Handler {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	s := &Server{cat: cat, log: log, opt: opt, routes: v1Routes(),
+		cache: gocache.New(time.Minute, 5*time.Minute)}
+	gin.SetMode(gin.ReleaseMode)
+	g := gin.New()
+	g.Use(s.accessLog, s.recoverPanic)
+	g.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
+	g.GET("/readyz", s.readyz)
+	// Everything else goes through the v1 dispatcher, which matches routes the way WordPress does
+	// (anchored, case-insensitive regexes on the path below the REST root).
+	g.NoRoute(s.dispatch)
+	g.NoMethod(s.dispatch)
+	g.HandleMethodNotAllowed = false
+	return g
+}
+
+// request is one v1 call as handlers see it.
+type request struct {
+	gc     *gin.Context
+	method string
+	params Params
+	vars   map[string]string // path variables (id, slug)
+	snap   *catalog.Snapshot
+	root   string // absolute REST root URL the client used, without trailing slash
+	ns     string // namespace the client used
+	now    time.Time
+}
+
+// base is the namespace URL every rest_url of the response is built on.
+func (r *request) base() string { return r.root + "/" + r.ns }
+
+// ctx returns the rendering context for this request.
+func (r *request) ctx(single bool) *mapping.Context {
+	return &mapping.Context{Site: r.snap.Site, Base: r.base(), Single: single, Lookup: r.snap,
+		Unlocked: func(p *mapping.Post) bool {
+			pw, ok := r.params.str("password")
+			return ok && p.Password != "" && pw == p.Password
+		}}
+}
+
+// response is what a handler answers on success.
+type response struct {
+	status int
+	body   any
+	// total and totalPages become X-TEC-Total / X-TEC-TotalPages when set (archives).
+	total, totalPages *int
+}
+
+type handler func(s *Server, r *request) (*response, error)
+
+// route is one v1 route: a WordPress-style regex below the namespace and its handlers by method.
+type route struct {
+	pattern string
+	re      *regexp.Regexp
+	methods map[string]handler
+}
+
+func newRoute(pattern string, methods map[string]handler) route {
+	return route{pattern: pattern, re: regexp.MustCompile(`(?i)^` + pattern + `$`), methods: methods}
+}
+
+// locate splits a request path into REST root URL parts, namespace and route path; ok is false when the
+// path is not below the REST root.
+func (s *Server) locate(path string) (ns, rest string, ok bool) {
+	below, ok := strings.CutPrefix(path, s.opt.RESTRoot)
+	if !ok || (below != "" && below[0] != '/') {
+		return "", "", false
+	}
+	below = strings.TrimSuffix(below, "/")
+	for _, n := range s.opt.Namespaces {
+		if below == "/"+n || strings.HasPrefix(strings.ToLower(below), "/"+n+"/") {
+			return n, below[len(n)+1:], true
+		}
+	}
+	return "", below, true
+}
+
+func (s *Server) dispatch(gc *gin.Context) {
+	ns, rest, ok := s.locate(gc.Request.URL.Path)
+	if !ok {
+		s.write(gc, nil, errNoRoute)
+		return
+	}
+	method := gc.Request.Method
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
+	rt, vars := s.match(ns, rest)
+	if rt == nil || rt.methods[method] == nil {
+		s.write(gc, nil, errNoRoute)
+		return
+	}
+	gc.Set("route", rt.pattern)
+	snap := s.cat.Snapshot()
+	if snap == nil {
+		s.write(gc, nil, newError(http.StatusServiceUnavailable, "calshim_not_ready", "The calendar catalog is still loading. Try again shortly."))
+		return
+	}
+	r := &request{gc: gc, method: method, params: parseQuery(gc.Request.URL.RawQuery), vars: vars, snap: snap,
+		root: s.rootURL(gc), ns: ns, now: s.opt.Now()}
+	s.serve(gc, rt, r)
+}
+
+// serve runs the handler, through the response cache for anonymous GETs. The key holds the catalog
+// version, so any catalog change makes old entries unreachable; the clock-dependent default date
+// window is covered by the one-minute expiry.
+func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
+	cacheable := r.method == http.MethodGet && gc.GetHeader("Authorization") == "" && gc.GetHeader("Cookie") == ""
+	key := strconv.FormatUint(r.snap.Version, 10) + " " + r.root + " " + gc.Request.URL.RequestURI()
+	if cacheable {
+		if hit, ok := s.cache.Get(key); ok {
+			gc.Set("cache", "hit")
+			s.send(gc, hit.(*rendered))
+			return
+		}
+		gc.Set("cache", "miss")
+	}
+	res, err := rt.methods[r.method](s, r)
+	out := s.render(gc, rt, res, err)
+	if cacheable && err == nil {
+		s.cache.SetDefault(key, out)
+	}
+	s.send(gc, out)
+}
+
+// match finds the route of a path below a namespace.
+func (s *Server) match(ns, rest string) (*route, map[string]string) {
+	if ns == "" {
+		return nil, nil
+	}
+	for i := range s.routes {
+		rt := &s.routes[i]
+		m := rt.re.FindStringSubmatch(rest)
+		if m == nil {
+			continue
+		}
+		vars := map[string]string{}
+		for j, name := range rt.re.SubexpNames() {
+			if name != "" {
+				vars[name] = m[j]
+			}
+		}
+		return rt, vars
+	}
+	return nil, nil
+}
+
+// rootURL is the absolute REST root the client addressed, so every URL in a response keeps the client
+// on the address it started from.
+func (s *Server) rootURL(gc *gin.Context) string {
+	scheme := "http"
+	if gc.Request.TLS != nil || strings.EqualFold(gc.GetHeader("X-Forwarded-Proto"), "https") {
+		scheme = "https"
+	}
+	return scheme + "://" + gc.Request.Host + s.opt.RESTRoot
+}

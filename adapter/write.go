@@ -1,0 +1,129 @@
+package adapter
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"go.uber.org/zap"
+
+	"calshim/mapping"
+)
+
+// rendered is a response ready to send (and to cache).
+type rendered struct {
+	status  int
+	headers [][2]string
+	body    []byte
+}
+
+// render encodes a handler's result or error with the original's headers. WordPress' `_envelope`
+// parameter wraps status and headers into the body and answers 200.
+func (s *Server) render(gc *gin.Context, rt *route, res *response, err error) *rendered {
+	status, body := 0, any(nil)
+	var headers [][2]string
+	if err != nil {
+		status, body = errorBody(err)
+		if status >= 500 {
+			s.log.Error("request failed", zap.String("route", rt.pattern), zap.Error(err))
+		}
+	} else {
+		status, body = res.status, res.body
+		if res.total != nil {
+			headers = append(headers, [2]string{"X-TEC-Total", strconv.Itoa(*res.total)},
+				[2]string{"X-TEC-TotalPages", strconv.Itoa(*res.totalPages)})
+		}
+	}
+	if rt != nil {
+		headers = append(headers, [2]string{"Allow", allow(rt)})
+	}
+	if _, ok := gc.GetQuery("_envelope"); ok {
+		env := mapping.Object{}
+		for _, h := range headers {
+			if n, err := strconv.Atoi(h[1]); err == nil {
+				env = append(env, mapping.KV{Key: h[0], Value: n})
+			} else {
+				env = append(env, mapping.KV{Key: h[0], Value: h[1]})
+			}
+		}
+		body = mapping.Object{{Key: "body", Value: body}, {Key: "status", Value: status}, {Key: "headers", Value: env}}
+		status, headers = http.StatusOK, nil
+	}
+	return &rendered{status: status, headers: headers, body: mapping.EncodeJSON(body)}
+}
+
+// allow lists the methods of a route, as WordPress' Allow header does.
+func allow(rt *route) string {
+	var m []string
+	for k := range rt.methods {
+		m = append(m, k)
+	}
+	sort.Strings(m)
+	return strings.Join(m, ", ")
+}
+
+// send writes a rendered response with the headers every WordPress REST answer carries.
+func (s *Server) send(gc *gin.Context, out *rendered) {
+	h := gc.Writer.Header()
+	h.Set("Content-Type", "application/json; charset=UTF-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Robots-Tag", "noindex")
+	h.Set("Link", fmt.Sprintf("<%s/>; rel=\"https://api.w.org/\"", s.rootURL(gc)))
+	h.Set("Access-Control-Expose-Headers", "X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages")
+	h.Set("Access-Control-Allow-Headers", "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type")
+	for _, kv := range out.headers {
+		h.Set(kv[0], kv[1])
+	}
+	gc.Status(out.status)
+	if gc.Request.Method != http.MethodHead {
+		_, _ = gc.Writer.Write(out.body)
+	}
+}
+
+// write renders and sends in one step (for answers that bypass the cache).
+func (s *Server) write(gc *gin.Context, rt *route, err error) {
+	s.send(gc, s.render(gc, rt, nil, err))
+}
+
+// accessLog writes one line per request: route template (never the raw path with its IDs), status,
+// duration and cache result. Query strings may carry passwords, so they are not logged.
+func (s *Server) accessLog(gc *gin.Context) {
+	start := time.Now()
+	gc.Next()
+	s.log.Info("request",
+		zap.String("method", gc.Request.Method),
+		zap.String("route", gc.GetString("route")),
+		zap.Int("status", gc.Writer.Status()),
+		zap.Duration("duration", time.Since(start)),
+		zap.String("cache", gc.GetString("cache")))
+}
+
+// recoverPanic turns a handler panic into the 500 error body and a log line, never a dropped connection.
+func (s *Server) recoverPanic(gc *gin.Context) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.log.Error("panic", zap.Any("panic", v), zap.String("route", gc.GetString("route")), zap.Stack("stack"))
+			s.write(gc, nil, fmt.Errorf("panic: %v", v))
+			gc.Abort()
+		}
+	}()
+	gc.Next()
+}
+
+// readyz answers 200 once the catalog is loaded, with its freshness; 503 before.
+func (s *Server) readyz(gc *gin.Context) {
+	h := s.cat.Health()
+	body := gin.H{"loaded": h.Loaded, "last_poll_ok": h.LastPollOK, "last_poll_error": h.LastPollErr}
+	if !h.LastPollOK.IsZero() {
+		body["staleness_seconds"] = time.Since(h.LastPollOK).Seconds()
+	}
+	status := http.StatusOK
+	if !h.Loaded {
+		status = http.StatusServiceUnavailable
+	}
+	gc.JSON(status, body)
+}

@@ -1,0 +1,205 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"calshim/cmsclient"
+	"calshim/mapping"
+)
+
+// Options configures a Catalog.
+type Options struct {
+	Types          Types
+	PollInterval   time.Duration
+	ReconcileEvery int // full ID reconciliation every N polls, even when totals agree
+	PerPage        int // default per_page of lists
+	// Authenticated: the client carries a service credential, so every status is loaded.
+	Authenticated bool
+}
+
+// Catalog is the in-memory copy of the upstream calendar. The zero value is not usable: call New, then
+// Load, then Run.
+type Catalog struct {
+	client *cmsclient.Client
+	opt    Options
+	snap   atomic.Pointer[Snapshot]
+
+	mu          sync.Mutex // serialises refreshes and writes into the catalog
+	lastPollErr atomic.Value
+	lastPollOK  atomic.Int64 // unix nanos of the last successful poll
+	polls       int
+	maxModified map[string]string // post type → newest "modified_gmt" seen
+}
+
+// New returns an empty catalog reading through client.
+func New(client *cmsclient.Client, opt Options) *Catalog {
+	return &Catalog{client: client, opt: opt, maxModified: map[string]string{}}
+}
+
+// Snapshot returns the current state; nil before the first successful Load.
+func (c *Catalog) Snapshot() *Snapshot { return c.snap.Load() }
+
+// statuses is what the catalog asks wp/v2 for: every status a caller may ever be shown (trash included,
+// for the original's 403/410 answers). Anonymous loads can only see published posts.
+func (c *Catalog) statuses() string {
+	if c.opt.Authenticated {
+		return "publish,future,draft,pending,private,trash"
+	}
+	return "publish"
+}
+
+// Load reads everything from upstream and replaces the snapshot.
+func (c *Catalog) Load(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	site, err := c.client.Site(ctx)
+	if err != nil {
+		return fmt.Errorf("catalog: site: %w", err)
+	}
+	if site.PluginVersion == "" {
+		return errors.New("catalog: the upstream REST index has no \"calshim\" key: install cmsclient/wordpress/calshim.php into wp-content/mu-plugins/")
+	}
+	loc, err := mapping.LocalizeZone(site.Timezone)
+	if err != nil {
+		return fmt.Errorf("catalog: site time zone %q: %w", site.Timezone, err)
+	}
+	posts := map[int]*mapping.Post{}
+	for _, typ := range []string{c.opt.Types.Event, c.opt.Types.Venue, c.opt.Types.Organizer} {
+		if err := c.fetchPosts(ctx, typ, nil, posts); err != nil {
+			return err
+		}
+	}
+	terms, err := c.fetchTerms(ctx)
+	if err != nil {
+		return err
+	}
+	media, err := c.fetchMedia(ctx, posts, nil)
+	if err != nil {
+		return err
+	}
+	perPage := c.opt.PerPage
+	base := Snapshot{Site: site.Site, Location: loc, MultiDayCutoff: site.MultiDayCutoff, PerPage: perPage,
+		LoadedAt: time.Now(), Authenticated: c.opt.Authenticated, types: c.opt.Types}
+	if old := c.snap.Load(); old != nil {
+		base.Version = old.Version
+	}
+	base.Version++
+	c.snap.Store(build(base, posts, terms, media))
+	c.lastPollOK.Store(time.Now().UnixNano())
+	return nil
+}
+
+// fetchPosts lists posts of one type (all, or those modified after `after`) into dst.
+func (c *Catalog) fetchPosts(ctx context.Context, typ string, after *string, dst map[int]*mapping.Post) error {
+	q := url.Values{"status": {c.statuses()}, "orderby": {"id"}, "order": {"asc"}}
+	if after != nil {
+		q.Set("modified_after", *after)
+	}
+	items, _, err := c.client.ListAll(ctx, "/wp/v2/"+typ, q)
+	if err != nil {
+		return fmt.Errorf("catalog: list %s: %w", typ, err)
+	}
+	for _, raw := range items {
+		p, err := cmsclient.DecodePost(raw, c.opt.Types.CategoryBase, c.opt.Types.TagBase)
+		if err != nil {
+			return fmt.Errorf("catalog: %s: %w", typ, err)
+		}
+		p.Type = typ
+		renameTaxonomies(p, c.opt.Types)
+		p.SearchText = mapping.SearchText(p)
+		dst[p.ID] = p
+		if p.ModifiedGMT > c.maxModified[typ] {
+			c.maxModified[typ] = p.ModifiedGMT
+		}
+	}
+	return nil
+}
+
+// renameTaxonomies keys a post's terms by role (mapping.TaxonomyCategory, mapping.TaxonomyTag) rather
+// than by upstream REST base (wp/v2 lists post_tag terms under "tags").
+func renameTaxonomies(p *mapping.Post, t Types) {
+	terms := map[string][]int{}
+	terms[mapping.TaxonomyCategory] = p.Terms[t.CategoryBase]
+	terms[mapping.TaxonomyTag] = p.Terms[t.TagBase]
+	p.Terms = terms
+}
+
+func (c *Catalog) fetchTerms(ctx context.Context) (map[int]*mapping.Term, error) {
+	terms := map[int]*mapping.Term{}
+	for _, base := range []string{c.opt.Types.CategoryBase, c.opt.Types.TagBase} {
+		items, _, err := c.client.ListAll(ctx, "/wp/v2/"+base, url.Values{"hide_empty": {"false"}})
+		if err != nil {
+			return nil, fmt.Errorf("catalog: list %s: %w", base, err)
+		}
+		for _, raw := range items {
+			t, err := cmsclient.DecodeTerm(raw)
+			if err != nil {
+				return nil, fmt.Errorf("catalog: %s: %w", base, err)
+			}
+			terms[t.ID] = t
+		}
+	}
+	return terms, nil
+}
+
+// fetchMedia loads the featured images the posts use and that have is missing (have may be nil).
+func (c *Catalog) fetchMedia(ctx context.Context, posts map[int]*mapping.Post, have map[int]*mapping.Media) (map[int]*mapping.Media, error) {
+	media := map[int]*mapping.Media{}
+	var want []string
+	seen := map[int]bool{}
+	for _, p := range posts {
+		id := p.FeaturedMedia
+		if id == 0 || seen[id] {
+			continue
+		}
+		seen[id] = true
+		if m, ok := have[id]; ok {
+			media[id] = m
+			continue
+		}
+		want = append(want, strconv.Itoa(id))
+	}
+	for len(want) > 0 {
+		n := min(len(want), 100)
+		items, _, err := c.client.ListAll(ctx, "/wp/v2/media", url.Values{"include": {strings.Join(want[:n], ",")}})
+		want = want[n:]
+		if err != nil {
+			return nil, fmt.Errorf("catalog: media: %w", err)
+		}
+		for _, raw := range items {
+			m, err := cmsclient.DecodeMedia(raw)
+			if err != nil {
+				return nil, fmt.Errorf("catalog: %w", err)
+			}
+			media[m.ID] = m
+		}
+	}
+	return media, nil
+}
+
+// Health describes how fresh the catalog is, for /readyz.
+type Health struct {
+	Loaded      bool
+	LastPollOK  time.Time
+	LastPollErr string
+}
+
+// Health returns the catalog's freshness.
+func (c *Catalog) Health() Health {
+	h := Health{Loaded: c.snap.Load() != nil}
+	if n := c.lastPollOK.Load(); n != 0 {
+		h.LastPollOK = time.Unix(0, n)
+	}
+	if e, ok := c.lastPollErr.Load().(string); ok {
+		h.LastPollErr = e
+	}
+	return h
+}

@@ -1,0 +1,160 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/url"
+	"time"
+
+	"calshim/mapping"
+)
+
+// Run polls upstream every PollInterval until ctx ends. Each poll fetches posts modified since the
+// newest modification seen (wp/v2 modified_after), reloads the terms, and checks totals to notice
+// permanent deletions; a mismatch (or every ReconcileEvery polls) triggers a full ID reconciliation.
+// Errors are recorded for readiness and the next poll retries: reads keep being served meanwhile.
+// onError, when not nil, is told about each failed poll.
+func (c *Catalog) Run(ctx context.Context, onError func(error)) {
+	t := time.NewTicker(c.opt.PollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := c.Poll(ctx); err != nil {
+			c.lastPollErr.Store(err.Error())
+			if onError != nil && ctx.Err() == nil {
+				onError(err)
+			}
+			continue
+		}
+		c.lastPollErr.Store("")
+		c.lastPollOK.Store(time.Now().UnixNano())
+	}
+}
+
+// Poll brings the catalog up to date once.
+func (c *Catalog) Poll(ctx context.Context) error {
+	old := c.snap.Load()
+	if old == nil {
+		return c.Load(ctx)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.polls++
+	old = c.snap.Load()
+	posts := maps.Clone(old.posts)
+	changed := false
+	for _, typ := range []string{c.opt.Types.Event, c.opt.Types.Venue, c.opt.Types.Organizer} {
+		n, err := c.pollType(ctx, typ, old, posts)
+		if err != nil {
+			return err
+		}
+		changed = changed || n
+	}
+	terms, err := c.fetchTerms(ctx)
+	if err != nil {
+		return err
+	}
+	if !sameTerms(old.terms, terms) {
+		changed = true
+	} else {
+		terms = old.terms
+	}
+	media, err := c.fetchMedia(ctx, posts, old.media)
+	if err != nil {
+		return err
+	}
+	if !changed && len(media) == len(old.media) {
+		return nil
+	}
+	base := *old
+	base.Version++
+	c.snap.Store(build(base, posts, terms, media))
+	return nil
+}
+
+// pollType applies one post type's changes to posts and reports whether anything changed.
+func (c *Catalog) pollType(ctx context.Context, typ string, old *Snapshot, posts map[int]*mapping.Post) (bool, error) {
+	changed := false
+	if after, ok := c.maxModified[typ]; ok {
+		since := modifiedAfter(after)
+		fresh := map[int]*mapping.Post{}
+		if err := c.fetchPosts(ctx, typ, &since, fresh); err != nil {
+			return false, err
+		}
+		for id, p := range fresh {
+			if q, ok := posts[id]; !ok || !samePost(q, p) {
+				posts[id] = p
+				changed = true
+			}
+		}
+	}
+	total, err := c.count(ctx, typ)
+	if err != nil {
+		return false, err
+	}
+	have := 0
+	for _, p := range posts {
+		if p.Type == typ {
+			have++
+		}
+	}
+	if total == have && c.polls%c.opt.ReconcileEvery != 0 {
+		return changed, nil
+	}
+	removed, err := c.reconcile(ctx, typ, posts)
+	return changed || removed, err
+}
+
+// modifiedAfter steps back two seconds from the newest modification seen (UTC): wp/v2 compares with
+// "after" (strictly greater) at one-second resolution, and a post saved in the same second as the last
+// poll must not be missed. Re-reading a few unchanged posts is harmless. The explicit "Z" matters:
+// without an offset WordPress reads the value as site time.
+func modifiedAfter(gmt string) string {
+	t, err := time.Parse(time.DateTime, gmt)
+	if err != nil {
+		return gmt
+	}
+	return t.Add(-2 * time.Second).Format("2006-01-02T15:04:05Z")
+}
+
+// count asks upstream how many posts of a type exist in the statuses the catalog holds.
+func (c *Catalog) count(ctx context.Context, typ string) (int, error) {
+	res, err := c.client.Get(ctx, "/wp/v2/"+typ, url.Values{"status": {c.statuses()}, "per_page": {"1"}, "_fields": {"id"}})
+	if err != nil {
+		return 0, fmt.Errorf("catalog: count %s: %w", typ, err)
+	}
+	return res.Total, nil
+}
+
+// reconcile drops posts of typ that upstream no longer lists (deleted permanently, or moved to a status
+// the catalog does not hold).
+func (c *Catalog) reconcile(ctx context.Context, typ string, posts map[int]*mapping.Post) (bool, error) {
+	items, _, err := c.client.ListAll(ctx, "/wp/v2/"+typ, url.Values{"status": {c.statuses()}, "_fields": {"id"}})
+	if err != nil {
+		return false, fmt.Errorf("catalog: reconcile %s: %w", typ, err)
+	}
+	live := map[int]bool{}
+	for _, raw := range items {
+		var x struct {
+			ID int `json:"id"`
+		}
+		if err := json.Unmarshal(raw, &x); err != nil {
+			return false, fmt.Errorf("catalog: reconcile %s: %w", typ, err)
+		}
+		live[x.ID] = true
+	}
+	removed := false
+	for id, p := range posts {
+		if p.Type == typ && !live[id] {
+			delete(posts, id)
+			removed = true
+		}
+	}
+	return removed, nil
+}

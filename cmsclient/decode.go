@@ -1,0 +1,225 @@
+package cmsclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"calshim/mapping"
+)
+
+// Site is what calshim needs from the REST index (GET /): the home URL, the time zone and the settings
+// the calshim plugin publishes under the "calshim" key.
+type Site struct {
+	mapping.Site
+	PluginVersion  string // "" when the calshim plugin is not installed
+	PostsPerPage   int
+	MultiDayCutoff string // TEC option, "HH:MM"
+}
+
+// Site reads the REST index.
+func (c *Client) Site(ctx context.Context) (*Site, error) {
+	res, err := c.Get(ctx, "/", nil)
+	if err != nil {
+		return nil, err
+	}
+	var idx struct {
+		Home           string  `json:"home"`
+		TimezoneString string  `json:"timezone_string"`
+		GMTOffset      float64 `json:"gmt_offset"`
+		Calshim        *struct {
+			Version      string `json:"version"`
+			PostsPerPage int    `json:"posts_per_page"`
+			TEC          struct {
+				MultiDayCutoff        string `json:"multiDayCutoff"`
+				DefaultCurrencySymbol string `json:"defaultCurrencySymbol"`
+				DefaultCurrencyCode   string `json:"defaultCurrencyCode"`
+			} `json:"tec"`
+		} `json:"calshim"`
+	}
+	if err := json.Unmarshal(res.Body, &idx); err != nil {
+		return nil, fmt.Errorf("cmsclient: REST index: %w", err)
+	}
+	s := &Site{Site: mapping.Site{Home: idx.Home, Timezone: idx.TimezoneString,
+		DefaultCurrencySymbol: "$", DefaultCurrencyCode: "USD"}, MultiDayCutoff: "00:00"}
+	if s.Timezone == "" {
+		s.Timezone = utcOffsetZone(idx.GMTOffset)
+	}
+	if p := idx.Calshim; p != nil {
+		s.PluginVersion, s.PostsPerPage = p.Version, p.PostsPerPage
+		s.MultiDayCutoff = firstNonEmpty(p.TEC.MultiDayCutoff, s.MultiDayCutoff)
+		s.DefaultCurrencySymbol = firstNonEmpty(p.TEC.DefaultCurrencySymbol, s.DefaultCurrencySymbol)
+		s.DefaultCurrencyCode = firstNonEmpty(p.TEC.DefaultCurrencyCode, s.DefaultCurrencyCode)
+	}
+	return s, nil
+}
+
+// utcOffsetZone builds WordPress' "UTC+5.5" pseudo zone from gmt_offset, as TEC does when no
+// timezone_string is set.
+func utcOffsetZone(off float64) string {
+	if off == 0 {
+		return "UTC"
+	}
+	return fmt.Sprintf("UTC%+g", off)
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// wpDate turns wp/v2's "2026-11-22T13:54:24" into the original's "2026-11-22 13:54:24"; null (never
+// published drafts' date_gmt) becomes "0000-00-00 00:00:00" as WordPress stores it.
+func wpDate(s *string) string {
+	if s == nil || *s == "" {
+		return "0000-00-00 00:00:00"
+	}
+	return strings.Replace(*s, "T", " ", 1)
+}
+
+// DecodePost decodes one wp/v2 post carrying the calshim plugin field. taxonomies are the REST bases
+// of the taxonomies to read term IDs from (e.g. "tribe_events_cat", "tags"); terms are stored under
+// the base name.
+func DecodePost(raw json.RawMessage, taxonomies ...string) (*mapping.Post, error) {
+	var w struct {
+		ID            int     `json:"id"`
+		Type          string  `json:"type"`
+		Author        int     `json:"author"`
+		Status        string  `json:"status"`
+		Date          *string `json:"date"`
+		DateGMT       *string `json:"date_gmt"`
+		Modified      *string `json:"modified"`
+		ModifiedGMT   *string `json:"modified_gmt"`
+		Slug          string  `json:"slug"`
+		Link          string  `json:"link"`
+		FeaturedMedia int     `json:"featured_media"`
+		Calshim       *struct {
+			Title       string              `json:"title"`
+			Content     string              `json:"content"`
+			Excerpt     string              `json:"excerpt"`
+			ExcerptText string              `json:"excerpt_text"`
+			Password    string              `json:"password"`
+			Protected   bool                `json:"protected"`
+			MenuOrder   int                 `json:"menu_order"`
+			Parent      int                 `json:"parent"`
+			PostDateGMT *string             `json:"post_date_gmt"`
+			Meta        map[string][]string `json:"meta"`
+		} `json:"calshim"`
+	}
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, fmt.Errorf("cmsclient: decode post: %w", err)
+	}
+	if w.Calshim == nil {
+		return nil, fmt.Errorf("cmsclient: post %d has no calshim field: is the calshim WordPress plugin installed?", w.ID)
+	}
+	// wp/v2 invents a date_gmt for never-published drafts; the original shows the stored zero date.
+	if w.Calshim.PostDateGMT != nil {
+		w.DateGMT = w.Calshim.PostDateGMT
+	}
+	p := &mapping.Post{ID: w.ID, Type: w.Type, Author: w.Author, Status: w.Status,
+		Date: wpDate(w.Date), DateGMT: wpDate(w.DateGMT), Modified: wpDate(w.Modified), ModifiedGMT: wpDate(w.ModifiedGMT),
+		Slug: w.Slug, Link: w.Link, FeaturedMedia: w.FeaturedMedia,
+		Title: w.Calshim.Title, Content: w.Calshim.Content, Excerpt: w.Calshim.Excerpt, ExcerptText: w.Calshim.ExcerptText,
+		Password: w.Calshim.Password, Protected: w.Calshim.Protected, MenuOrder: w.Calshim.MenuOrder,
+		Parent: w.Calshim.Parent, Meta: w.Calshim.Meta, Terms: map[string][]int{}}
+	if len(taxonomies) > 0 {
+		var tax map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &tax); err != nil {
+			return nil, fmt.Errorf("cmsclient: decode post %d: %w", w.ID, err)
+		}
+		for _, t := range taxonomies {
+			var ids []int
+			if r, ok := tax[t]; ok && json.Unmarshal(r, &ids) == nil {
+				p.Terms[t] = ids
+			}
+		}
+	}
+	return p, nil
+}
+
+// DecodeTerm decodes one wp/v2 term carrying the calshim plugin field.
+func DecodeTerm(raw json.RawMessage) (*mapping.Term, error) {
+	var w struct {
+		ID          int    `json:"id"`
+		Count       int    `json:"count"`
+		Description string `json:"description"`
+		Link        string `json:"link"`
+		Name        string `json:"name"`
+		Slug        string `json:"slug"`
+		Taxonomy    string `json:"taxonomy"`
+		Parent      int    `json:"parent"`
+		Calshim     struct {
+			TermGroup      int `json:"term_group"`
+			TermTaxonomyID int `json:"term_taxonomy_id"`
+		} `json:"calshim"`
+	}
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, fmt.Errorf("cmsclient: decode term: %w", err)
+	}
+	return &mapping.Term{ID: w.ID, Name: w.Name, Slug: w.Slug, Taxonomy: w.Taxonomy, Description: w.Description,
+		Parent: w.Parent, Count: w.Count, TermGroup: w.Calshim.TermGroup, TermTaxonomyID: w.Calshim.TermTaxonomyID,
+		Link: w.Link}, nil
+}
+
+// DecodeMedia decodes one wp/v2 attachment. The sizes keep the order of the attachment metadata
+// (wp/v2 sends them as an object; the original lists them in that order), without core's extra "full".
+func DecodeMedia(raw json.RawMessage) (*mapping.Media, error) {
+	var w struct {
+		ID           int    `json:"id"`
+		SourceURL    string `json:"source_url"`
+		MediaDetails struct {
+			Width    int             `json:"width"`
+			Height   int             `json:"height"`
+			Filesize int             `json:"filesize"`
+			File     string          `json:"file"`
+			Sizes    json.RawMessage `json:"sizes"`
+		} `json:"media_details"`
+	}
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, fmt.Errorf("cmsclient: decode media: %w", err)
+	}
+	m := &mapping.Media{ID: w.ID, URL: w.SourceURL, File: w.MediaDetails.File, Width: w.MediaDetails.Width,
+		Height: w.MediaDetails.Height, Filesize: w.MediaDetails.Filesize}
+	sizes, err := orderedSizes(w.MediaDetails.Sizes)
+	if err != nil {
+		return nil, fmt.Errorf("cmsclient: decode media %d: %w", w.ID, err)
+	}
+	m.Sizes = sizes
+	return m, nil
+}
+
+func orderedSizes(raw json.RawMessage) ([]mapping.MediaSize, error) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, nil // absent, or [] for non-images
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	var out []mapping.MediaSize
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var s struct {
+			Width     int    `json:"width"`
+			Height    int    `json:"height"`
+			Filesize  int    `json:"filesize"`
+			MimeType  string `json:"mime_type"`
+			SourceURL string `json:"source_url"`
+		}
+		if err := dec.Decode(&s); err != nil {
+			return nil, err
+		}
+		if name, _ := tok.(string); name != "full" {
+			out = append(out, mapping.MediaSize{Name: name, Width: s.Width, Height: s.Height, MimeType: s.MimeType,
+				Filesize: s.Filesize, URL: s.SourceURL})
+		}
+	}
+	return out, nil
+}

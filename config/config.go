@@ -1,0 +1,159 @@
+// Package config holds calshim's settings: defaults, an optional YAML file, then CALSHIM_* environment
+// variables, in that order of precedence (environment wins). calshim runs with no file at all.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is the whole configuration. Every key is documented in config.example.yaml.
+type Config struct {
+	Listen   string   `yaml:"listen"`    // address to serve on
+	RESTRoot string   `yaml:"rest_root"` // path of the REST root, e.g. "/wp-json"
+	LogLevel string   `yaml:"log_level"` // debug, info, warn, error
+	Upstream Upstream `yaml:"upstream"`
+	Catalog  Catalog  `yaml:"catalog"`
+	Mapping  Mapping  `yaml:"mapping"`
+}
+
+// Upstream describes the WordPress REST API calshim reads from and writes to.
+type Upstream struct {
+	URL string `yaml:"url"` // REST root of the CMS, e.g. http://127.0.0.1:8881/wp-json
+	// User and AppPassword are an optional read-only service credential used only to load the catalog
+	// (so drafts and passwords are known). Empty = the catalog holds what anonymous visitors can see.
+	User        string        `yaml:"user"`
+	AppPassword string        `yaml:"app_password"`
+	Timeout     time.Duration `yaml:"timeout"`     // per upstream request
+	Concurrency int           `yaml:"concurrency"` // parallel page fetches while loading
+}
+
+// Catalog tunes the in-memory catalog.
+type Catalog struct {
+	PollInterval time.Duration `yaml:"poll_interval"` // how often upstream changes are polled
+	// ReconcileEvery forces a full ID reconciliation every N polls even when totals agree.
+	ReconcileEvery int `yaml:"reconcile_every"`
+	// PerPage is the default per_page of every list (the original reads WordPress' posts_per_page).
+	PerPage int `yaml:"per_page"`
+	// MaxPerPage caps per_page (the original caps at 50).
+	MaxPerPage int `yaml:"max_per_page"`
+}
+
+// Mapping names the upstream objects, for CMSes laid out differently from The Events Calendar.
+type Mapping struct {
+	EventType     string `yaml:"event_type"`     // REST base of events
+	VenueType     string `yaml:"venue_type"`     // REST base of venues
+	OrganizerType string `yaml:"organizer_type"` // REST base of organizers
+	CategoryTax   string `yaml:"category_tax"`   // REST base of event categories
+	TagTax        string `yaml:"tag_tax"`        // REST base of tags (wp/v2 "tags" for post_tag)
+}
+
+// Default returns the configuration used when nothing is set.
+func Default() Config {
+	return Config{
+		Listen:   "127.0.0.1:8080",
+		RESTRoot: "/wp-json",
+		LogLevel: "info",
+		Upstream: Upstream{URL: "http://127.0.0.1:8881/wp-json", Timeout: 10 * time.Second, Concurrency: 4},
+		Catalog:  Catalog{PollInterval: 3 * time.Second, ReconcileEvery: 20, PerPage: 10, MaxPerPage: 50},
+		Mapping: Mapping{EventType: "tribe_events", VenueType: "tribe_venue", OrganizerType: "tribe_organizer",
+			CategoryTax: "tribe_events_cat", TagTax: "tags"},
+	}
+}
+
+// Load reads the defaults, then file (if not empty), then the environment given by getenv.
+func Load(file string, getenv func(string) string) (Config, error) {
+	c := Default()
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return c, fmt.Errorf("config: %w", err)
+		}
+		if err := yaml.Unmarshal(b, &c); err != nil {
+			return c, fmt.Errorf("config: %s: %w", file, err)
+		}
+	}
+	if err := applyEnv(&c, getenv); err != nil {
+		return c, err
+	}
+	return c, c.Validate()
+}
+
+// env lists every CALSHIM_* variable and the field it sets; one table so the README and the code agree.
+func envTable(c *Config) map[string]any {
+	return map[string]any{
+		"CALSHIM_LISTEN":                    &c.Listen,
+		"CALSHIM_REST_ROOT":                 &c.RESTRoot,
+		"CALSHIM_LOG_LEVEL":                 &c.LogLevel,
+		"CALSHIM_UPSTREAM_URL":              &c.Upstream.URL,
+		"CALSHIM_UPSTREAM_USER":             &c.Upstream.User,
+		"CALSHIM_UPSTREAM_APP_PASSWORD":     &c.Upstream.AppPassword,
+		"CALSHIM_UPSTREAM_TIMEOUT":          &c.Upstream.Timeout,
+		"CALSHIM_UPSTREAM_CONCURRENCY":      &c.Upstream.Concurrency,
+		"CALSHIM_CATALOG_POLL_INTERVAL":     &c.Catalog.PollInterval,
+		"CALSHIM_CATALOG_RECONCILE_EVERY":   &c.Catalog.ReconcileEvery,
+		"CALSHIM_CATALOG_PER_PAGE":          &c.Catalog.PerPage,
+		"CALSHIM_CATALOG_MAX_PER_PAGE":      &c.Catalog.MaxPerPage,
+		"CALSHIM_MAPPING_EVENT_TYPE":        &c.Mapping.EventType,
+		"CALSHIM_MAPPING_VENUE_TYPE":        &c.Mapping.VenueType,
+		"CALSHIM_MAPPING_ORGANIZER_TYPE":    &c.Mapping.OrganizerType,
+		"CALSHIM_MAPPING_CATEGORY_TAXONOMY": &c.Mapping.CategoryTax,
+		"CALSHIM_MAPPING_TAG_TAXONOMY":      &c.Mapping.TagTax,
+	}
+}
+
+func applyEnv(c *Config, getenv func(string) string) error {
+	for name, field := range envTable(c) {
+		v := getenv(name)
+		if v == "" {
+			continue
+		}
+		var err error
+		switch f := field.(type) {
+		case *string:
+			*f = v
+		case *int:
+			*f, err = strconv.Atoi(v)
+		case *time.Duration:
+			*f, err = time.ParseDuration(v)
+		}
+		if err != nil {
+			return fmt.Errorf("config: %s=%q: %w", name, v, err)
+		}
+	}
+	return nil
+}
+
+// Validate checks values and cross-field rules, with messages an operator can act on.
+func (c *Config) Validate() error {
+	var errs []error
+	u, err := url.Parse(c.Upstream.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("upstream.url must be an http(s) URL of the CMS REST root, got %q", c.Upstream.URL))
+	}
+	if (c.Upstream.User == "") != (c.Upstream.AppPassword == "") {
+		errs = append(errs, errors.New("upstream.user and upstream.app_password must be given together"))
+	}
+	if !strings.HasPrefix(c.RESTRoot, "/") || strings.HasSuffix(c.RESTRoot, "/") {
+		errs = append(errs, fmt.Errorf("rest_root must start with / and not end with /, got %q", c.RESTRoot))
+	}
+	if c.Upstream.Timeout <= 0 || c.Catalog.PollInterval <= 0 {
+		errs = append(errs, errors.New("upstream.timeout and catalog.poll_interval must be positive"))
+	}
+	if c.Upstream.Concurrency < 1 || c.Catalog.PerPage < 1 || c.Catalog.MaxPerPage < 1 || c.Catalog.ReconcileEvery < 1 {
+		errs = append(errs, errors.New("upstream.concurrency, catalog.per_page, catalog.max_per_page and catalog.reconcile_every must be at least 1"))
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("log_level must be debug, info, warn or error, got %q", c.LogLevel))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,71 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestLoadDefaultsWithoutFile(t *testing.T) {
+	c, err := Load("", envOf(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != "127.0.0.1:8080" || c.RESTRoot != "/wp-json" || c.Catalog.PerPage != 10 || c.Catalog.MaxPerPage != 50 {
+		t.Errorf("defaults = %+v", c)
+	}
+}
+
+func TestEnvironmentWinsOverFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	yaml := "listen: 127.0.0.1:9000\nupstream:\n  url: http://cms.example/wp-json\n  timeout: 3s\ncatalog:\n  poll_interval: 7s\n"
+	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(file, envOf(map[string]string{"CALSHIM_LISTEN": "127.0.0.1:9001", "CALSHIM_UPSTREAM_USER": "reader",
+		"CALSHIM_UPSTREAM_APP_PASSWORD": "secret", "CALSHIM_CATALOG_PER_PAGE": "20"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.Listen, "127.0.0.1:9001"; got != want {
+		t.Errorf("Listen = %q, want %q", got, want)
+	}
+	if got, want := c.Upstream.URL, "http://cms.example/wp-json"; got != want {
+		t.Errorf("Upstream.URL = %q, want %q", got, want)
+	}
+	if c.Upstream.Timeout != 3*time.Second || c.Catalog.PollInterval != 7*time.Second || c.Catalog.PerPage != 20 {
+		t.Errorf("durations/ints not applied: %+v", c)
+	}
+}
+
+func TestInvalidConfigurations(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"bad url", map[string]string{"CALSHIM_UPSTREAM_URL": "ftp://x"}, "upstream.url"},
+		{"user without password", map[string]string{"CALSHIM_UPSTREAM_USER": "u"}, "together"},
+		{"bad duration", map[string]string{"CALSHIM_CATALOG_POLL_INTERVAL": "soon"}, "CALSHIM_CATALOG_POLL_INTERVAL"},
+		{"bad int", map[string]string{"CALSHIM_CATALOG_PER_PAGE": "ten"}, "CALSHIM_CATALOG_PER_PAGE"},
+		{"rest root", map[string]string{"CALSHIM_REST_ROOT": "wp-json/"}, "rest_root"},
+		{"log level", map[string]string{"CALSHIM_LOG_LEVEL": "loud"}, "log_level"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load("", envOf(tc.env))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Load() error = %v, want it to mention %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestMissingFileIsAnError(t *testing.T) {
+	if _, err := Load(filepath.Join(t.TempDir(), "nope.yaml"), envOf(nil)); err == nil {
+		t.Error("Load(missing file) = nil error")
+	}
+}

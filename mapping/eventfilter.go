@@ -1,0 +1,184 @@
+package mapping
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// EventFilter is an event archive query in effective form: dates are "Y-m-d H:i:s" wall times compared
+// with the events' stored local start and end (TEC's default "event" time zone mode); "" means no bound.
+type EventFilter struct {
+	StartMin     string   // start_date: start ≥
+	EndMax       string   // end_date: end ≤
+	StartsBefore string   // start <
+	StartsAfter  string   // start >
+	EndsBefore   string   // end <
+	EndsAfter    string   // end >
+	Search       []string // lowercased words; a word prefixed with "-" excludes
+	Categories   []int    // any of (children already expanded)
+	Tags         []int    // any of
+	Venues       []int    // any of
+	Organizers   []int    // any of
+	Featured     *bool
+	Statuses     []string // allowed post statuses
+	Include      []int
+	PostParent   *int
+	// Anonymous callers' searches skip password-protected posts, as WordPress' search does.
+	Anonymous bool
+}
+
+// MatchEvent reports whether p is listed by the archive query f. Events hidden from listings
+// (_EventHideFromUpcoming present) never are, whatever the query (TEC Query::pre_get_posts).
+func MatchEvent(p *Post, f *EventFilter) bool {
+	if _, hidden := p.Meta["_EventHideFromUpcoming"]; hidden {
+		return false
+	}
+	if !slices.Contains(f.Statuses, p.Status) {
+		return false
+	}
+	if f.Include != nil && !slices.Contains(f.Include, p.ID) {
+		return false
+	}
+	if f.PostParent != nil && p.Parent != *f.PostParent {
+		return false
+	}
+	if !matchDates(p, f) {
+		return false
+	}
+	if f.Featured != nil && isFeatured(p) != *f.Featured {
+		return false
+	}
+	if f.Categories != nil && !anyOf(p.Terms[TaxonomyCategory], f.Categories) {
+		return false
+	}
+	if f.Tags != nil && !anyOf(p.Terms[TaxonomyTag], f.Tags) {
+		return false
+	}
+	if f.Venues != nil && !anyOf(metaInts(p, "_EventVenueID"), f.Venues) {
+		return false
+	}
+	if f.Organizers != nil && !anyOf(metaInts(p, "_EventOrganizerID"), f.Organizers) {
+		return false
+	}
+	return f.Search == nil || matchSearch(p, f.Search, f.Anonymous)
+}
+
+func matchDates(p *Post, f *EventFilter) bool {
+	start, _ := p.MetaFirst("_EventStartDate")
+	end, _ := p.MetaFirst("_EventEndDate")
+	// "Y-m-d H:i:s" strings order like the times they spell.
+	return (f.StartMin == "" || start >= f.StartMin) &&
+		(f.EndMax == "" || end <= f.EndMax) &&
+		(f.StartsBefore == "" || start < f.StartsBefore) &&
+		(f.StartsAfter == "" || start > f.StartsAfter) &&
+		(f.EndsBefore == "" || end < f.EndsBefore) &&
+		(f.EndsAfter == "" || end > f.EndsAfter)
+}
+
+func isFeatured(p *Post) bool {
+	_, ok := p.Meta["_tribe_featured"]
+	return ok
+}
+
+func anyOf(have, want []int) bool {
+	for _, h := range have {
+		if slices.Contains(want, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// metaInts returns the integer values of a meta key's rows (unparsable rows are skipped).
+func metaInts(p *Post, key string) []int {
+	var out []int
+	for _, r := range p.Meta[key] {
+		if n, ok := atoi(r); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func atoi(s string) (int, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" || len(s) > 18 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+// SearchWords splits a search phrase the way WordPress does for plain searches: on whitespace, quoted
+// phrases kept together, lowercased.
+func SearchWords(s string) []string {
+	var words []string
+	for _, m := range searchTerm.FindAllString(s, -1) {
+		w := strings.ToLower(strings.Trim(m, "\" \t\r\n"))
+		if w != "" && w != "-" {
+			words = append(words, w)
+		}
+	}
+	return words
+}
+
+var searchTerm = regexp.MustCompile(`-?"[^"]+"|\S+`)
+
+var tags = regexp.MustCompile(`<[^>]*>`)
+
+// SearchText is what an event search looks in: title, excerpt and content, tags stripped, lowercased.
+// The catalog computes it once per post.
+func SearchText(p *Post) string {
+	return strings.ToLower(tags.ReplaceAllString(p.Title+"\n"+p.Excerpt+"\n"+p.Content, " "))
+}
+
+func matchSearch(p *Post, words []string, anonymous bool) bool {
+	if anonymous && p.Protected {
+		return false
+	}
+	text := p.SearchText
+	if text == "" {
+		text = SearchText(p)
+	}
+	for _, w := range words {
+		if neg, ok := strings.CutPrefix(w, "-"); ok && neg != "" {
+			if strings.Contains(text, strings.Trim(neg, `"`)) {
+				return false
+			}
+			continue
+		}
+		if !strings.Contains(text, strings.Trim(w, `"`)) {
+			return false
+		}
+	}
+	return true
+}
+
+// EventLess orders the event archive: by start wall time, then post date, then ID (TEC orders by start;
+// ties follow creation order).
+func EventLess(a, b *Post) bool {
+	sa, _ := a.MetaFirst("_EventStartDate")
+	sb, _ := b.MetaFirst("_EventStartDate")
+	if sa != sb {
+		return sa < sb
+	}
+	if a.Date != b.Date {
+		return a.Date < b.Date
+	}
+	return a.ID < b.ID
+}
+
+// PostDateLess orders by post date, then ID (the event archive's order when `include` is given).
+func PostDateLess(a, b *Post) bool {
+	if a.Date != b.Date {
+		return a.Date < b.Date
+	}
+	return a.ID < b.ID
+}

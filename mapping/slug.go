@@ -1,0 +1,116 @@
+package mapping
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// latin1Folds and latinExtAFolds are WordPress' remove_accents for U+00C0–U+00FF and U+0100–U+017F,
+// already lower-cased (sanitize_title lower-cases right after). "" = not folded.
+var (
+	latin1Folds = strings.Split("a a a a a a ae c e e e e i i i i d n o o o o o  o u u u u y th s "+
+		"a a a a a a ae c e e e e i i i i d n o o o o o  o u u u u y th y", " ")
+	latinExtAFolds = strings.Split("a a a a a a c c c c c c c c d d d d e e e e e e e e e e "+
+		"g g g g g g g g h h h h i i i i i i i i i i ij ij j j k k k l l l l l l l l l l "+
+		"n n n n n n n n n o o o o o o oe oe r r r r r r s s s s s s s s t t t t t t "+
+		"u u u u u u u u u u u u w w y y y z z z z z z s", " ")
+)
+
+// removeAccents folds the Latin letters WordPress' remove_accents knows best (Latin-1 and Latin
+// Extended-A, plus "€" → "e"); other characters are left for percent-encoding.
+func removeAccents(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 0xC0 && r <= 0xFF && latin1Folds[r-0xC0] != "":
+			b.WriteString(latin1Folds[r-0xC0])
+		case r >= 0x100 && r <= 0x17F:
+			b.WriteString(latinExtAFolds[r-0x100])
+		case r == 'ª':
+			b.WriteByte('a')
+		case r == 'º':
+			b.WriteByte('o')
+		case r == '€':
+			b.WriteByte('e')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	htmlTag       = regexp.MustCompile(`<[^>]*>`)
+	octet         = regexp.MustCompile(`%([a-fA-F0-9][a-fA-F0-9])`)
+	octetMark     = regexp.MustCompile(`---([a-fA-F0-9][a-fA-F0-9])---`)
+	anyEntity     = regexp.MustCompile(`&.+?;`)
+	slugForbidden = regexp.MustCompile(`[^%a-z0-9 _-]`)
+	spaceRuns     = regexp.MustCompile(`\s+`)
+	dashRuns      = regexp.MustCompile(`-+`)
+	// slugDashes and slugDropped are sanitize_title_with_dashes' "save" context replacements (non-breaking
+	// space, dashes, wide spaces → "-"; soft hyphen, typographic quotes, ©, ®, °, …, ™, zero-width → "").
+	slugDashes = strings.NewReplacer("%c2%a0", "-", "%e2%80%93", "-", "%e2%80%94", "-", "&nbsp;", "-",
+		"&#160;", "-", "&ndash;", "-", "&#8211;", "-", "&mdash;", "-", "&#8212;", "-", "/", "-",
+		"%e2%80%80", "-", "%e2%80%81", "-", "%e2%80%82", "-", "%e2%80%83", "-", "%e2%80%84", "-",
+		"%e2%80%85", "-", "%e2%80%86", "-", "%e2%80%87", "-", "%e2%80%88", "-", "%e2%80%89", "-",
+		"%e2%80%8a", "-", "%e2%80%a8", "-", "%e2%80%a9", "-", "%e2%80%af", "-", "%c3%97", "x")
+	slugDropped = strings.NewReplacer("%c2%ad", "", "%c2%a1", "", "%c2%bf", "", "%c2%ab", "", "%c2%bb", "",
+		"%e2%80%b9", "", "%e2%80%ba", "", "%e2%80%98", "", "%e2%80%99", "", "%e2%80%9c", "", "%e2%80%9d", "",
+		"%e2%80%9a", "", "%e2%80%9b", "", "%e2%80%9e", "", "%e2%80%9f", "", "%e2%80%a2", "", "%c2%a9", "",
+		"%c2%ae", "", "%c2%b0", "", "%e2%80%a6", "", "%e2%84%a2", "", "%c2%b4", "", "%cb%8a", "", "%cc%81", "",
+		"%cd%81", "", "%cc%80", "", "%cc%84", "", "%cc%8c", "", "%e2%80%8b", "", "%e2%80%8c", "",
+		"%e2%80%8d", "", "%e2%80%8e", "", "%e2%80%8f", "", "%e2%80%aa", "", "%e2%80%ab", "", "%e2%80%ac", "",
+		"%e2%80%ad", "", "%e2%80%ae", "", "%ef%bb%bf", "", "%ef%bf%bc", "")
+)
+
+// sanitizeTitle is WordPress' sanitize_title (save context, sanitize_title_with_dashes): the slug TEC
+// uses to index a non-numeric cost, e.g. "Free" → "free", "Pay what you can!" → "pay-what-you-can".
+func sanitizeTitle(s string) string {
+	s = removeAccents(s)
+	s = htmlTag.ReplaceAllString(s, "")
+	s = octet.ReplaceAllString(s, "---$1---")
+	s = strings.ReplaceAll(s, "%", "")
+	s = octetMark.ReplaceAllString(s, "%$1")
+	if utf8.ValidString(s) {
+		s = utf8URIEncode(strings.ToLower(s))
+	}
+	s = strings.ToLower(s)
+	s = slugDropped.Replace(slugDashes.Replace(s))
+	s = anyEntity.ReplaceAllString(s, "")
+	s = strings.ReplaceAll(s, ".", "-")
+	s = slugForbidden.ReplaceAllString(s, "")
+	s = spaceRuns.ReplaceAllString(s, "-")
+	s = dashRuns.ReplaceAllString(s, "-")
+	return strings.Trim(s, "-")
+}
+
+// utf8URIEncode percent-encodes the non-ASCII bytes of s in lower-case hex (utf8_uri_encode without its
+// length limit).
+func utf8URIEncode(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < utf8.RuneSelf {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02x", c)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,92 @@
+// Package mapping translates between WordPress objects (posts, post meta, terms, media) and the
+// representations of The Events Calendar REST API v1. It is pure: no I/O, no logging, no imports of the
+// project's other packages. Every function takes what it needs as arguments (site settings, clock).
+package mapping
+
+// Post is one WordPress post (event, venue or organizer) as the catalog holds it: the wp/v2 fields plus
+// what the calshim WordPress plugin adds under the `calshim` REST field.
+type Post struct {
+	ID          int
+	Type        string // post type, e.g. "tribe_events"
+	Author      int
+	Status      string // publish, future, draft, pending, private, trash
+	Date        string // post_date, "Y-m-d H:i:s", site time
+	DateGMT     string // post_date_gmt, "0000-00-00 00:00:00" for never-published drafts
+	Modified    string
+	ModifiedGMT string
+	Slug        string
+	Link        string // permalink
+	Title       string // post_title through the_title filters (texturized), never "Protected: "-prefixed
+	Content     string // post_content through the_content filters, "" when empty
+	Excerpt     string // explicit post_excerpt through the excerpt filters; "" when there is no explicit excerpt
+	// ExcerptText is the plain text JSON-LD describes the post with: the explicit excerpt, else the first
+	// 55 words of the content (wp_trim_excerpt), without tags.
+	ExcerptText   string
+	Password      string // post_password; "" when not protected or when the catalog credential cannot see it
+	Protected     bool   // the post has a password (true even when Password is unknown)
+	MenuOrder     int
+	Parent        int
+	FeaturedMedia int // attachment ID, 0 when none
+	// Meta holds every row of each exposed meta key, in row order (a key may have several rows:
+	// _EventCost, _EventOrganizerID, _tribe_aggregator_global_id_lineage).
+	Meta map[string][]string
+	// Terms holds the term IDs of the post per role: keys TaxonomyCategory and TaxonomyTag, whatever the
+	// upstream taxonomies are called.
+	Terms map[string][]int
+	// SearchText is the lowercased plain text an event search looks in (see SearchText); "" = compute.
+	SearchText string
+}
+
+
+// MetaFirst returns the first row of a meta key and whether the key exists.
+func (p *Post) MetaFirst(key string) (string, bool) {
+	rows, ok := p.Meta[key]
+	if !ok || len(rows) == 0 {
+		return "", false
+	}
+	return rows[0], true
+}
+
+// Term is one WordPress term as wp/v2 describes it.
+type Term struct {
+	ID             int
+	Name           string // as stored (wp/v2 returns it HTML-escaped the way WordPress stores it)
+	Slug           string
+	Taxonomy       string
+	Description    string
+	Parent         int
+	Count          int // published objects
+	TermGroup      int
+	TermTaxonomyID int
+	Link           string // term archive page
+}
+
+// Media is one attachment, for featured images.
+type Media struct {
+	ID       int
+	URL      string // full-size URL
+	File     string // attached file, relative to uploads, e.g. "2026/11/stage.png"
+	Width    int
+	Height   int
+	Filesize int
+	Sizes    []MediaSize // in the order of the attachment metadata
+}
+
+// MediaSize is one generated size of an attachment.
+type MediaSize struct {
+	Name     string
+	Width    int
+	Height   int
+	MimeType string
+	Filesize int
+	URL      string
+}
+
+// Site holds the site-wide settings the representations depend on.
+type Site struct {
+	Home     string // home URL, e.g. "http://127.0.0.1:8881"
+	Timezone string // IANA name or "UTC+5.5"-style pseudo zone
+	// DefaultCurrencySymbol and DefaultCurrencyCode are TEC's options; "$" and "USD" when unset.
+	DefaultCurrencySymbol string
+	DefaultCurrencyCode   string
+}

@@ -1,0 +1,269 @@
+// Package test is calshim's black-box suite: it starts the real binary against the real WordPress that
+// `make test` starts and seeds (scripts/wp-up.sh, scripts/wp-seed.sh), and checks behaviour over HTTP only.
+package test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var (
+	shim   string            // base URL of the running calshim, e.g. http://127.0.0.1:41234
+	wpEnv  map[string]string // the rig's wp.env (URL and credentials)
+	shimLn string            // calshim's log file
+)
+
+func TestMain(m *testing.M) {
+	stop, err := startShim()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "test: cannot start calshim against the local WordPress:", err)
+		fmt.Fprintln(os.Stderr, "test: run `make test` (it starts and seeds WordPress first)")
+		os.Exit(1)
+	}
+	code := m.Run()
+	stop()
+	if code != 0 {
+		if b, err := os.ReadFile(shimLn); err == nil {
+			lines := strings.Split(string(b), "\n")
+			fmt.Fprintln(os.Stderr, "--- last calshim log lines ---")
+			fmt.Fprintln(os.Stderr, strings.Join(lines[max(0, len(lines)-30):], "\n"))
+		}
+	}
+	os.Exit(code)
+}
+
+// readEnv parses the KEY=value lines of the rig's wp.env.
+func readEnv(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	env := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
+		if ok && !strings.HasPrefix(k, "#") {
+			env[strings.TrimPrefix(k, "export ")] = strings.Trim(v, `"'`)
+		}
+	}
+	return env, sc.Err()
+}
+
+// startShim builds calshim, starts it on a free loopback port with the rig's reader credential and
+// waits until /readyz answers 200.
+func startShim() (func(), error) {
+	state := os.Getenv("CALSHIM_STATE")
+	if state == "" {
+		state = "/tmp/calshim-wp"
+	}
+	var err error
+	if wpEnv, err = readEnv(filepath.Join(state, "wp.env")); err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "calshim-test")
+	if err != nil {
+		return nil, err
+	}
+	bin := filepath.Join(dir, "calshim")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/calshim").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	shimLn = filepath.Join(dir, "calshim.log")
+	logf, err := os.Create(shimLn)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(),
+		"CALSHIM_LISTEN="+addr,
+		"CALSHIM_UPSTREAM_URL="+wpEnv["CALSHIM_UPSTREAM_URL"],
+		"CALSHIM_UPSTREAM_USER="+wpEnv["CALSHIM_UPSTREAM_USER"],
+		"CALSHIM_UPSTREAM_APP_PASSWORD="+wpEnv["CALSHIM_UPSTREAM_APP_PASSWORD"],
+		"CALSHIM_CATALOG_POLL_INTERVAL=1s",
+	)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	stop := func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait(); logf.Close() }
+	shim = "http://" + addr
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		if res, err := http.Get(shim + "/readyz"); err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return stop, nil
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	stop()
+	return nil, fmt.Errorf("calshim not ready after 90s (log: %s)", shimLn)
+}
+
+// reply is one HTTP answer.
+type reply struct {
+	status int
+	header http.Header
+	raw    []byte
+	body   any // decoded with key order kept (see decodeOrdered)
+}
+
+// call sends a request to calshim; path is below the host (e.g. "/wp-json/cal/events/v1/events").
+func call(t testing.TB, method, path string, body io.Reader, header ...string) reply {
+	t.Helper()
+	req, err := http.NewRequest(method, shim+path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := reply{status: res.StatusCode, header: res.Header, raw: raw}
+	if len(raw) > 0 && method != http.MethodHead {
+		if r.body, err = decodeOrdered(raw); err != nil {
+			t.Fatalf("%s %s: body is not JSON: %v\n%s", method, path, err, raw)
+		}
+	}
+	return r
+}
+
+// get is call for GET below the v1 namespace, e.g. get(t, "/events?per_page=5").
+func get(t testing.TB, path string) reply {
+	t.Helper()
+	return call(t, http.MethodGet, "/wp-json/cal/events/v1"+path, nil)
+}
+
+// obj is an object decoded with its key order.
+type obj struct {
+	keys []string
+	vals map[string]any
+}
+
+// decodeOrdered decodes JSON keeping object key order (clients and the contract care about it).
+func decodeOrdered(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	v, err := decodeValue(dec)
+	if err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("trailing data")
+	}
+	return v, nil
+}
+
+func decodeValue(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch d := tok.(type) {
+	case json.Delim:
+		switch d {
+		case '{':
+			o := &obj{vals: map[string]any{}}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				k := kt.(string)
+				v, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				o.keys = append(o.keys, k)
+				o.vals[k] = v
+			}
+			_, err := dec.Token()
+			return o, err
+		case '[':
+			l := []any{}
+			for dec.More() {
+				v, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				l = append(l, v)
+			}
+			_, err := dec.Token()
+			return l, err
+		}
+	}
+	return tok, nil
+}
+
+// at walks a decoded value along keys (strings for objects, ints for lists); nil when absent.
+func at(v any, path ...any) any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			o, ok := v.(*obj)
+			if !ok {
+				return nil
+			}
+			v = o.vals[k]
+		case int:
+			l, ok := v.([]any)
+			if !ok || k >= len(l) {
+				return nil
+			}
+			v = l[k]
+		}
+	}
+	return v
+}
+
+// str returns a decoded string or number as text ("" for anything else).
+func str(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case json.Number:
+		return x.String()
+	case bool:
+		return fmt.Sprint(x)
+	}
+	return ""
+}
+
+func keys(v any) []string {
+	if o, ok := v.(*obj); ok {
+		return o.keys
+	}
+	return nil
+}
+
+func list(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
