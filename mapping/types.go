@@ -37,7 +37,6 @@ type Post struct {
 	SearchText string
 }
 
-
 // MetaFirst returns the first row of a meta key and whether the key exists.
 func (p *Post) MetaFirst(key string) (string, bool) {
 	rows, ok := p.Meta[key]
