@@ -58,14 +58,14 @@ func archiveLinks(url string, args []queryArg, encode bool, p page, total int, i
 			raw = append(raw, a.key+"="+a.value)
 		}
 	}
-	into.Set("rest_url", url+"?"+strings.Join(raw, "&"))
+	into.Set("rest_url", withQuery(url, strings.Join(raw, "&")))
 	rest := enc[1:] // without page, which is always first
 	link := func(n int) string {
 		q := append([]string(nil), rest...)
 		if n > 1 {
 			q = append(q, "page="+strconv.Itoa(n))
 		}
-		return url + "?" + strings.Join(q, "&")
+		return withQuery(url, strings.Join(q, "&"))
 	}
 	if p.num*p.size < total {
 		into.Set("next_rest_url", link(p.num+1))

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -19,7 +18,16 @@ import (
 // Options configures the HTTP side.
 type Options struct {
 	RESTRoot   string   // path of the REST root, e.g. "/wp-json"
-	Namespaces []string // served namespaces, the first is the canonical one ("cal/events/v1")
+	Namespaces []string // served namespaces, the first is the canonical one ("cal/events/v1"), then aliases
+	// Languages are the language segments served before the REST root ("de" → /de/wp-json/...); the
+	// default language has no segment.
+	Languages []string
+	// Catalogs holds one catalog per language segment when the upstream CMS is multilingual; languages
+	// without one (all of them when it is not) use the default catalog.
+	Catalogs map[string]*catalog.Catalog
+	// Translate returns the translation function of a language for the descriptions of the namespace
+	// index and /doc; nil (or a nil result) means English.
+	Translate func(lang string) func(string) string
 	MaxPerPage int      // per_page cap (the original: 50)
 	// Now is the clock (tests inject one); nil = time.Now.
 	Now func() time.Time
@@ -61,8 +69,9 @@ type request struct {
 	params Params
 	vars   map[string]string // path variables (id, slug)
 	snap   *catalog.Snapshot
-	root   string // absolute REST root URL the client used, without trailing slash
+	root   string // URL the namespace is appended to, as the client addressed it (see address)
 	ns     string // namespace the client used
+	lang   string // language variant, "" for the default
 	now    time.Time
 }
 
@@ -99,24 +108,8 @@ func newRoute(pattern string, methods map[string]handler) route {
 	return route{pattern: pattern, re: regexp.MustCompile(`(?i)^` + pattern + `$`), methods: methods}
 }
 
-// locate splits a request path into REST root URL parts, namespace and route path; ok is false when the
-// path is not below the REST root.
-func (s *Server) locate(path string) (ns, rest string, ok bool) {
-	below, ok := strings.CutPrefix(path, s.opt.RESTRoot)
-	if !ok || (below != "" && below[0] != '/') {
-		return "", "", false
-	}
-	below = strings.TrimSuffix(below, "/")
-	for _, n := range s.opt.Namespaces {
-		if below == "/"+n || strings.HasPrefix(strings.ToLower(below), "/"+n+"/") {
-			return n, below[len(n)+1:], true
-		}
-	}
-	return "", below, true
-}
-
 func (s *Server) dispatch(gc *gin.Context) {
-	ns, rest, ok := s.locate(gc.Request.URL.Path)
+	addr, ok := s.resolve(gc.Request)
 	if !ok {
 		s.write(gc, nil, errNoRoute)
 		return
@@ -125,19 +118,19 @@ func (s *Server) dispatch(gc *gin.Context) {
 	if method == http.MethodHead {
 		method = http.MethodGet
 	}
-	rt, vars := s.match(ns, rest)
+	rt, vars := s.match(addr.ns, addr.route)
 	if rt == nil || rt.methods[method] == nil {
 		s.write(gc, nil, errNoRoute)
 		return
 	}
 	gc.Set("route", rt.pattern)
-	snap := s.cat.Snapshot()
+	snap := s.catalog(addr.lang).Snapshot()
 	if snap == nil {
 		s.write(gc, nil, newError(http.StatusServiceUnavailable, "calshim_not_ready", "The calendar catalog is still loading. Try again shortly."))
 		return
 	}
 	r := &request{gc: gc, method: method, params: parseQuery(gc.Request.URL.RawQuery), vars: vars, snap: snap,
-		root: s.rootURL(gc), ns: ns, now: s.opt.Now()}
+		root: addr.root, ns: addr.ns, lang: addr.lang, now: s.opt.Now()}
 	s.serve(gc, rt, r)
 }
 
@@ -163,6 +156,14 @@ func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
 	s.send(gc, out)
 }
 
+// catalog returns the catalog serving a language variant.
+func (s *Server) catalog(lang string) *catalog.Catalog {
+	if c, ok := s.opt.Catalogs[lang]; ok {
+		return c
+	}
+	return s.cat
+}
+
 // match finds the route of a path below a namespace.
 func (s *Server) match(ns, rest string) (*route, map[string]string) {
 	if ns == "" {
@@ -185,12 +186,3 @@ func (s *Server) match(ns, rest string) (*route, map[string]string) {
 	return nil, nil
 }
 
-// rootURL is the absolute REST root the client addressed, so every URL in a response keeps the client
-// on the address it started from.
-func (s *Server) rootURL(gc *gin.Context) string {
-	scheme := "http"
-	if gc.Request.TLS != nil || strings.EqualFold(gc.GetHeader("X-Forwarded-Proto"), "https") {
-		scheme = "https"
-	}
-	return scheme + "://" + gc.Request.Host + s.opt.RESTRoot
-}

@@ -55,12 +55,12 @@ func (k termKind) archive(s *Server, r *request) (*response, error) {
 		{Key: k.collection, Value: items}}
 	// rest_url carries no filters, so the links lose them too, as in the original.
 	if pg.num < pages {
-		body = append(body, mapping.KV{Key: "next_rest_url", Value: url + "?page=" + strconv.Itoa(pg.num+1)})
+		body = append(body, mapping.KV{Key: "next_rest_url", Value: withQuery(url, "page="+strconv.Itoa(pg.num+1))})
 	}
 	if pg.num > 1 {
 		prev := url
 		if pg.num > 2 {
-			prev += "?page=" + strconv.Itoa(pg.num-1)
+			prev = withQuery(url, "page="+strconv.Itoa(pg.num-1))
 		}
 		body = append(body, mapping.KV{Key: "previous_rest_url", Value: prev})
 	}

@@ -72,7 +72,7 @@ func (s *Server) send(gc *gin.Context, out *rendered) {
 	h.Set("Content-Type", "application/json; charset=UTF-8")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Robots-Tag", "noindex")
-	h.Set("Link", fmt.Sprintf("<%s/>; rel=\"https://api.w.org/\"", s.rootURL(gc)))
+	h.Set("Link", fmt.Sprintf("<%s>; rel=\"https://api.w.org/\"", s.linkRoot(gc.Request)))
 	h.Set("Access-Control-Expose-Headers", "X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages")
 	h.Set("Access-Control-Allow-Headers", "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type")
 	for _, kv := range out.headers {
@@ -82,6 +82,14 @@ func (s *Server) send(gc *gin.Context, out *rendered) {
 	if gc.Request.Method != http.MethodHead {
 		_, _ = gc.Writer.Write(out.body)
 	}
+}
+
+// linkRoot is the REST root the Link header points at, in the form the client used.
+func (s *Server) linkRoot(req *http.Request) string {
+	if a, ok := s.resolve(req); ok {
+		return a.restRoot()
+	}
+	return scheme(req) + "://" + req.Host + s.opt.RESTRoot + "/"
 }
 
 // write renders and sends in one step (for answers that bypass the cache).

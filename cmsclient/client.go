@@ -52,6 +52,10 @@ func New(root, user, appPassword string, timeout time.Duration) *Client {
 	return &Client{http: r, Concurrency: 4}
 }
 
+// SetDefaultQuery adds a query parameter to every request of this client (e.g. lang=de for a
+// multilingual CMS).
+func (c *Client) SetDefaultQuery(key, value string) { c.http.SetQueryParam(key, value) }
+
 // Response is one successful upstream answer.
 type Response struct {
 	Body       []byte

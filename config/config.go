@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -16,12 +17,17 @@ import (
 
 // Config is the whole configuration. Every key is documented in config.example.yaml.
 type Config struct {
-	Listen   string   `yaml:"listen"`    // address to serve on
-	RESTRoot string   `yaml:"rest_root"` // path of the REST root, e.g. "/wp-json"
-	LogLevel string   `yaml:"log_level"` // debug, info, warn, error
-	Upstream Upstream `yaml:"upstream"`
-	Catalog  Catalog  `yaml:"catalog"`
-	Mapping  Mapping  `yaml:"mapping"`
+	Listen   string `yaml:"listen"`    // address to serve on
+	RESTRoot string `yaml:"rest_root"` // path of the REST root, e.g. "/wp-json"
+	LogLevel string `yaml:"log_level"` // debug, info, warn, error
+	// NamespaceAliases are served as well as cal/events/v1, with the same routes; empty = none.
+	NamespaceAliases []string `yaml:"namespace_aliases"`
+	// Languages are the language variants: the first is the default (no URL segment), the others are
+	// served under /{lang}{rest_root}/...
+	Languages []string `yaml:"languages"`
+	Upstream  Upstream `yaml:"upstream"`
+	Catalog   Catalog  `yaml:"catalog"`
+	Mapping   Mapping  `yaml:"mapping"`
 }
 
 // Upstream describes the WordPress REST API calshim reads from and writes to.
@@ -33,6 +39,10 @@ type Upstream struct {
 	AppPassword string        `yaml:"app_password"`
 	Timeout     time.Duration `yaml:"timeout"`     // per upstream request
 	Concurrency int           `yaml:"concurrency"` // parallel page fetches while loading
+	// LanguageParam, when set, marks the CMS as multilingual: every upstream request of a language
+	// variant carries this query parameter (e.g. "lang" for Polylang) and each language gets its own
+	// catalog. Empty = every variant serves the same data.
+	LanguageParam string `yaml:"language_param"`
 }
 
 // Catalog tunes the in-memory catalog.
@@ -55,14 +65,21 @@ type Mapping struct {
 	TagTax        string `yaml:"tag_tax"`        // REST base of tags (wp/v2 "tags" for post_tag)
 }
 
+var (
+	langCode  = regexp.MustCompile(`^[a-z]{2,3}(-[a-z0-9]{2,8})?$`)
+	nsPattern = regexp.MustCompile(`^[a-z0-9_-]+(/[a-z0-9_.-]+)+$`)
+)
+
 // Default returns the configuration used when nothing is set.
 func Default() Config {
 	return Config{
-		Listen:   "127.0.0.1:8080",
-		RESTRoot: "/wp-json",
-		LogLevel: "info",
-		Upstream: Upstream{URL: "http://127.0.0.1:8881/wp-json", Timeout: 10 * time.Second, Concurrency: 4},
-		Catalog:  Catalog{PollInterval: 3 * time.Second, ReconcileEvery: 20, PerPage: 10, MaxPerPage: 50},
+		Listen:           "127.0.0.1:8080",
+		RESTRoot:         "/wp-json",
+		LogLevel:         "info",
+		NamespaceAliases: []string{"tribe/events/v1"},
+		Languages:        []string{"en", "de", "fr", "es", "it", "nl"},
+		Upstream:         Upstream{URL: "http://127.0.0.1:8881/wp-json", Timeout: 10 * time.Second, Concurrency: 4},
+		Catalog:          Catalog{PollInterval: 3 * time.Second, ReconcileEvery: 20, PerPage: 10, MaxPerPage: 50},
 		Mapping: Mapping{EventType: "tribe_events", VenueType: "tribe_venue", OrganizerType: "tribe_organizer",
 			CategoryTax: "tribe_events_cat", TagTax: "tags"},
 	}
@@ -92,6 +109,9 @@ func envTable(c *Config) map[string]any {
 		"CALSHIM_LISTEN":                    &c.Listen,
 		"CALSHIM_REST_ROOT":                 &c.RESTRoot,
 		"CALSHIM_LOG_LEVEL":                 &c.LogLevel,
+		"CALSHIM_NAMESPACE_ALIASES":         &c.NamespaceAliases,
+		"CALSHIM_LANGUAGES":                 &c.Languages,
+		"CALSHIM_UPSTREAM_LANGUAGE_PARAM":   &c.Upstream.LanguageParam,
 		"CALSHIM_UPSTREAM_URL":              &c.Upstream.URL,
 		"CALSHIM_UPSTREAM_USER":             &c.Upstream.User,
 		"CALSHIM_UPSTREAM_APP_PASSWORD":     &c.Upstream.AppPassword,
@@ -123,12 +143,28 @@ func applyEnv(c *Config, getenv func(string) string) error {
 			*f, err = strconv.Atoi(v)
 		case *time.Duration:
 			*f, err = time.ParseDuration(v)
+		case *[]string:
+			*f = splitList(v)
 		}
 		if err != nil {
 			return fmt.Errorf("config: %s=%q: %w", name, v, err)
 		}
 	}
 	return nil
+}
+
+// splitList reads a comma-separated list; "none" is the empty list (an empty variable means "unset").
+func splitList(v string) []string {
+	if strings.TrimSpace(v) == "none" {
+		return []string{}
+	}
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 // Validate checks values and cross-field rules, with messages an operator can act on.
@@ -149,6 +185,19 @@ func (c *Config) Validate() error {
 	}
 	if c.Upstream.Concurrency < 1 || c.Catalog.PerPage < 1 || c.Catalog.MaxPerPage < 1 || c.Catalog.ReconcileEvery < 1 {
 		errs = append(errs, errors.New("upstream.concurrency, catalog.per_page, catalog.max_per_page and catalog.reconcile_every must be at least 1"))
+	}
+	if len(c.Languages) == 0 {
+		errs = append(errs, errors.New("languages must name at least the default language"))
+	}
+	for _, l := range c.Languages {
+		if !langCode.MatchString(l) {
+			errs = append(errs, fmt.Errorf("languages: %q is not a language code such as de or pt-br", l))
+		}
+	}
+	for _, ns := range c.NamespaceAliases {
+		if !nsPattern.MatchString(ns) {
+			errs = append(errs, fmt.Errorf("namespace_aliases: %q is not a namespace such as tribe/events/v1", ns))
+		}
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

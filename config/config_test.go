@@ -69,3 +69,19 @@ func TestMissingFileIsAnError(t *testing.T) {
 		t.Error("Load(missing file) = nil error")
 	}
 }
+
+func TestListsFromEnvironment(t *testing.T) {
+	c, err := Load("", envOf(map[string]string{"CALSHIM_NAMESPACE_ALIASES": "none", "CALSHIM_LANGUAGES": "en, fr"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.NamespaceAliases) != 0 || len(c.Languages) != 2 || c.Languages[1] != "fr" {
+		t.Errorf("aliases %v, languages %v", c.NamespaceAliases, c.Languages)
+	}
+	if _, err := Load("", envOf(map[string]string{"CALSHIM_LANGUAGES": "en,../x"})); err == nil {
+		t.Error("bad language code accepted")
+	}
+	if _, err := Load("", envOf(map[string]string{"CALSHIM_NAMESPACE_ALIASES": "tribe"})); err == nil {
+		t.Error("bad namespace accepted")
+	}
+}

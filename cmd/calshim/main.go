@@ -54,28 +54,52 @@ func run(ctx context.Context, args []string, getenv func(string) string, logOut 
 	}
 	defer func() { _ = log.Sync() }()
 
-	client := cmsclient.New(cfg.Upstream.URL, cfg.Upstream.User, cfg.Upstream.AppPassword, cfg.Upstream.Timeout)
-	client.Concurrency = cfg.Upstream.Concurrency
-	cat := catalog.New(client, catalog.Options{
-		Types: catalog.Types{Event: cfg.Mapping.EventType, Venue: cfg.Mapping.VenueType, Organizer: cfg.Mapping.OrganizerType,
-			CategoryTax: "tribe_events_cat", TagTax: "post_tag", CategoryBase: cfg.Mapping.CategoryTax, TagBase: cfg.Mapping.TagTax},
-		PollInterval: cfg.Catalog.PollInterval, ReconcileEvery: cfg.Catalog.ReconcileEvery, PerPage: cfg.Catalog.PerPage,
-		Authenticated: cfg.Upstream.User != "",
-	})
-	start := time.Now()
-	if err := loadWithRetry(ctx, cat, log); err != nil {
-		return err
+	newCatalog := func(lang string) *catalog.Catalog {
+		client := cmsclient.New(cfg.Upstream.URL, cfg.Upstream.User, cfg.Upstream.AppPassword, cfg.Upstream.Timeout)
+		client.Concurrency = cfg.Upstream.Concurrency
+		if lang != "" {
+			client.SetDefaultQuery(cfg.Upstream.LanguageParam, lang)
+		}
+		return catalog.New(client, catalog.Options{
+			Types: catalog.Types{Event: cfg.Mapping.EventType, Venue: cfg.Mapping.VenueType, Organizer: cfg.Mapping.OrganizerType,
+				CategoryTax: "tribe_events_cat", TagTax: "post_tag", CategoryBase: cfg.Mapping.CategoryTax, TagBase: cfg.Mapping.TagTax},
+			PollInterval: cfg.Catalog.PollInterval, ReconcileEvery: cfg.Catalog.ReconcileEvery, PerPage: cfg.Catalog.PerPage,
+			Authenticated: cfg.Upstream.User != "",
+		})
 	}
-	snap := cat.Snapshot()
-	log.Info("catalog loaded", zap.Duration("took", time.Since(start)), zap.Int("events", len(snap.Events)),
-		zap.Int("venues", len(snap.Venues)), zap.Int("organizers", len(snap.Organizers)),
-		zap.Int("categories", len(snap.Categories)), zap.Int("tags", len(snap.Tags)),
-		zap.Bool("authenticated", snap.Authenticated), zap.String("timezone", snap.Site.Timezone))
-	go cat.Run(ctx, func(err error) { log.Warn("catalog poll failed; serving the last state", zap.Error(err)) })
+	// One catalog per language when the CMS is multilingual (the language passed upstream, the default
+	// one included); otherwise every variant shares the default language's catalog.
+	multilingual := cfg.Upstream.LanguageParam != ""
+	catalogs := map[string]*catalog.Catalog{}
+	for i, lang := range cfg.Languages {
+		switch {
+		case multilingual:
+			catalogs[lang] = newCatalog(lang)
+		case i == 0:
+			catalogs[lang] = newCatalog("")
+		}
+	}
+	cat := catalogs[cfg.Languages[0]]
+	for lang, c := range catalogs {
+		start := time.Now()
+		if err := loadWithRetry(ctx, c, log); err != nil {
+			return err
+		}
+		snap := c.Snapshot()
+		log.Info("catalog loaded", zap.String("language", lang), zap.Duration("took", time.Since(start)),
+			zap.Int("events", len(snap.Events)), zap.Int("venues", len(snap.Venues)), zap.Int("organizers", len(snap.Organizers)),
+			zap.Int("categories", len(snap.Categories)), zap.Int("tags", len(snap.Tags)),
+			zap.Bool("authenticated", snap.Authenticated), zap.String("timezone", snap.Site.Timezone))
+		go c.Run(ctx, func(err error) {
+			log.Warn("catalog poll failed; serving the last state", zap.String("language", lang), zap.Error(err))
+		})
+	}
+	delete(catalogs, cfg.Languages[0])
 
 	srv := &http.Server{
 		Handler: adapter.NewServer(cat, log, adapter.Options{RESTRoot: cfg.RESTRoot,
-			Namespaces: []string{"cal/events/v1"}, MaxPerPage: cfg.Catalog.MaxPerPage}),
+			Namespaces: append([]string{"cal/events/v1"}, cfg.NamespaceAliases...), Languages: cfg.Languages[1:],
+			Catalogs: catalogs, MaxPerPage: cfg.Catalog.MaxPerPage}),
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second,
 		IdleTimeout: 120 * time.Second,
 	}
