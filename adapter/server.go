@@ -27,8 +27,8 @@ type Options struct {
 	Catalogs map[string]*catalog.Catalog
 	// Translate returns the translation function of a language for the descriptions of the namespace
 	// index and /doc; nil (or a nil result) means English.
-	Translate func(lang string) func(string) string
-	MaxPerPage int      // per_page cap (the original: 50)
+	Translate  func(lang string) func(string) string
+	MaxPerPage int // per_page cap (the original: 50)
 	// Now is the clock (tests inject one); nil = time.Now.
 	Now func() time.Time
 }
@@ -185,4 +185,3 @@ func (s *Server) match(ns, rest string) (*route, map[string]string) {
 	}
 	return nil, nil
 }
-
