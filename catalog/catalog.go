@@ -36,12 +36,14 @@ type Catalog struct {
 	lastPollErr atomic.Value
 	lastPollOK  atomic.Int64 // unix nanos of the last successful poll
 	polls       int
-	maxModified map[string]string // post type → newest "modified_gmt" seen
+	// since holds, per post type, the upstream's clock when its posts were last read: the next poll
+	// asks for what was modified after it.
+	since map[string]time.Time
 }
 
 // New returns an empty catalog reading through client.
 func New(client *cmsclient.Client, opt Options) *Catalog {
-	return &Catalog{client: client, opt: opt, maxModified: map[string]string{}}
+	return &Catalog{client: client, opt: opt, since: map[string]time.Time{}}
 }
 
 // Snapshot returns the current state; nil before the first successful Load.
@@ -73,9 +75,14 @@ func (c *Catalog) Load(ctx context.Context) error {
 	}
 	posts := map[int]*mapping.Post{}
 	for _, typ := range []string{c.opt.Types.Event, c.opt.Types.Venue, c.opt.Types.Organizer} {
+		_, clock, err := c.count(ctx, typ)
+		if err != nil {
+			return err
+		}
 		if err := c.fetchPosts(ctx, typ, nil, posts); err != nil {
 			return err
 		}
+		c.since[typ] = clock
 	}
 	terms, err := c.fetchTerms(ctx)
 	if err != nil {
@@ -98,10 +105,11 @@ func (c *Catalog) Load(ctx context.Context) error {
 }
 
 // fetchPosts lists posts of one type (all, or those modified after `after`) into dst.
-func (c *Catalog) fetchPosts(ctx context.Context, typ string, after *string, dst map[int]*mapping.Post) error {
+func (c *Catalog) fetchPosts(ctx context.Context, typ string, after *time.Time, dst map[int]*mapping.Post) error {
 	q := url.Values{"status": {c.statuses()}, "orderby": {"id"}, "order": {"asc"}}
 	if after != nil {
-		q.Set("modified_after", *after)
+		// The explicit "Z" matters: without an offset WordPress reads the value as site time.
+		q.Set("modified_after", after.UTC().Format("2006-01-02T15:04:05Z"))
 	}
 	items, _, err := c.client.ListAll(ctx, "/wp/v2/"+typ, q)
 	if err != nil {
@@ -116,9 +124,6 @@ func (c *Catalog) fetchPosts(ctx context.Context, typ string, after *string, dst
 		renameTaxonomies(p, c.opt.Types)
 		p.SearchText = mapping.SearchText(p)
 		dst[p.ID] = p
-		if p.ModifiedGMT > c.maxModified[typ] {
-			c.maxModified[typ] = p.ModifiedGMT
-		}
 	}
 	return nil
 }

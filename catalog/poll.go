@@ -50,7 +50,7 @@ func (c *Catalog) Poll(ctx context.Context) error {
 	posts := maps.Clone(old.posts)
 	changed := false
 	for _, typ := range []string{c.opt.Types.Event, c.opt.Types.Venue, c.opt.Types.Organizer} {
-		n, err := c.pollType(ctx, typ, old, posts)
+		n, err := c.pollType(ctx, typ, posts)
 		if err != nil {
 			return err
 		}
@@ -78,25 +78,29 @@ func (c *Catalog) Poll(ctx context.Context) error {
 	return nil
 }
 
-// pollType applies one post type's changes to posts and reports whether anything changed.
-func (c *Catalog) pollType(ctx context.Context, typ string, old *Snapshot, posts map[int]*mapping.Post) (bool, error) {
-	changed := false
-	if after, ok := c.maxModified[typ]; ok {
-		since := modifiedAfter(after)
-		fresh := map[int]*mapping.Post{}
-		if err := c.fetchPosts(ctx, typ, &since, fresh); err != nil {
-			return false, err
-		}
-		for id, p := range fresh {
-			if q, ok := posts[id]; !ok || !samePost(q, p) {
-				posts[id] = p
-				changed = true
-			}
-		}
-	}
-	total, err := c.count(ctx, typ)
+// pollType applies one post type's changes to posts and reports whether anything changed. It reads the
+// upstream clock first (with the count), so that whatever is modified while this poll runs is asked for
+// again by the next one. The clock is the upstream's, not the newest "modified" seen: a scheduled post's
+// modification time lies in the future and would hide every change until then.
+func (c *Catalog) pollType(ctx context.Context, typ string, posts map[int]*mapping.Post) (bool, error) {
+	total, clock, err := c.count(ctx, typ)
 	if err != nil {
 		return false, err
+	}
+	// wp/v2 compares "after" (strictly greater) at one-second resolution: step back two seconds so a
+	// post saved in the same second as the last poll is not missed. Re-reading it is harmless.
+	after := c.since[typ].Add(-2 * time.Second)
+	fresh := map[int]*mapping.Post{}
+	if err := c.fetchPosts(ctx, typ, &after, fresh); err != nil {
+		return false, err
+	}
+	c.since[typ] = clock
+	changed := false
+	for id, p := range fresh {
+		if q, ok := posts[id]; !ok || !samePost(q, p) {
+			posts[id] = p
+			changed = true
+		}
 	}
 	have := 0
 	for _, p := range posts {
@@ -111,25 +115,13 @@ func (c *Catalog) pollType(ctx context.Context, typ string, old *Snapshot, posts
 	return changed || removed, err
 }
 
-// modifiedAfter steps back two seconds from the newest modification seen (UTC): wp/v2 compares with
-// "after" (strictly greater) at one-second resolution, and a post saved in the same second as the last
-// poll must not be missed. Re-reading a few unchanged posts is harmless. The explicit "Z" matters:
-// without an offset WordPress reads the value as site time.
-func modifiedAfter(gmt string) string {
-	t, err := time.Parse(time.DateTime, gmt)
-	if err != nil {
-		return gmt
-	}
-	return t.Add(-2 * time.Second).Format("2006-01-02T15:04:05Z")
-}
-
-// count asks upstream how many posts of a type exist in the statuses the catalog holds.
-func (c *Catalog) count(ctx context.Context, typ string) (int, error) {
+// count asks upstream how many posts of a type exist in the statuses the catalog holds, and its clock.
+func (c *Catalog) count(ctx context.Context, typ string) (int, time.Time, error) {
 	res, err := c.client.Get(ctx, "/wp/v2/"+typ, url.Values{"status": {c.statuses()}, "per_page": {"1"}, "_fields": {"id"}})
 	if err != nil {
-		return 0, fmt.Errorf("catalog: count %s: %w", typ, err)
+		return 0, time.Time{}, fmt.Errorf("catalog: count %s: %w", typ, err)
 	}
-	return res.Total, nil
+	return res.Total, res.Date, nil
 }
 
 // reconcile drops posts of typ that upstream no longer lists (deleted permanently, or moved to a status

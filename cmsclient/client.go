@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-resty/resty/v2"
@@ -39,13 +40,18 @@ type Client struct {
 	http *resty.Client
 	// Concurrency bounds parallel page fetches in ListAll.
 	Concurrency int
+
+	callerOnce sync.Once
+	caller     *resty.Client // requests made with a caller's credentials (write.go)
 }
 
 // New returns a client for the REST root (e.g. http://127.0.0.1:8881/wp-json). user and appPassword are
 // the service credential used for every request that does not carry the caller's own Authorization.
 func New(root, user, appPassword string, timeout time.Duration) *Client {
 	r := resty.New().SetBaseURL(strings.TrimSuffix(root, "/")).SetTimeout(timeout).
-		SetHeader("Accept", "application/json").SetHeader("User-Agent", "calshim")
+		SetHeader("Accept", "application/json").SetHeader("User-Agent", "calshim").
+		// Basic auth over plain http is the normal sidecar set-up (loopback); resty would warn on every request.
+		SetDisableWarn(true)
 	if user != "" {
 		r.SetBasicAuth(user, appPassword)
 	}
@@ -61,6 +67,8 @@ type Response struct {
 	Body       []byte
 	Total      int // X-WP-Total, -1 when absent
 	TotalPages int // X-WP-TotalPages, -1 when absent
+	// Date is the upstream's clock when it answered (Date header); the local clock when absent.
+	Date time.Time
 }
 
 // Get fetches path (relative to the REST root, e.g. "/wp/v2/tribe_events") with query.
@@ -72,7 +80,12 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values) (*Respo
 	if err := checkStatus(res); err != nil {
 		return nil, err
 	}
-	return &Response{Body: res.Body(), Total: headerInt(res, "X-WP-Total"), TotalPages: headerInt(res, "X-WP-TotalPages")}, nil
+	date, err := http.ParseTime(res.Header().Get("Date"))
+	if err != nil {
+		date = time.Now()
+	}
+	return &Response{Body: res.Body(), Total: headerInt(res, "X-WP-Total"), TotalPages: headerInt(res, "X-WP-TotalPages"),
+		Date: date.UTC()}, nil
 }
 
 func checkStatus(res *resty.Response) error {
