@@ -22,17 +22,19 @@ const DBDateTimeLayout = "2006-01-02 15:04:05"
 // it calls strtotime or DateTime; plain strtotime would read "2026" as 20:26 today. Callers that must
 // not treat numbers as timestamps test IsTimestamp first.
 //
-// Accepted, case-insensitively except where PHP is case-sensitive (day suffixes "st/nd/rd/th", the
-// "GMT" of "GMT+2"); blanks, no-break spaces, commas and dots separate tokens; each kind of token at
-// most once, as in PHP:
+// Accepted, case-insensitively except where PHP is case-sensitive (day suffixes "st/nd/rd/th", Roman
+// month numerals, the "T" of some ISO forms, the "GMT" of "GMT+2"); blanks, no-break spaces, commas and
+// dots separate tokens; each kind of token at most once, as in PHP:
 //   - dates: Y-m-d, y-m-d, Y-m (day 1), Y/m/d, m/d/Y, m/d/y, m/d, d-m-Y, d.m.Y, d.m.y, Ymd, Y.z and
-//     Y-z (day of year), month names full or abbreviated: "December 22, 2026", "22 December 2026",
-//     "Dec 22 2026", "Dec 22", "22 Dec", "December 2026" (day 1), "2026 December", "Dec-22-2026",
-//     "2026-Dec-22", "December" (this day of December);
+//     Y-z (day of year), ISO weeks ("2026W48", "2026-W48-3"), month names full, abbreviated or Roman:
+//     "December 22, 2026", "22 December 2026", "Dec 22 2026", "Dec 22", "22 Dec", "December 2026" (day 1),
+//     "2026 December", "Dec-22-2026", "2026-Dec-22", "22 XII 2026", "December" (this day of December);
 //   - times: H:i, H:i:s, H:i:s.frac, "." instead of ":", an optional leading "T" ("2026-12-01T10:00:00"),
-//     "T10", hhmm and hhmmss, 9am, 9 a.m., 9:30pm, 9:30:15 pm, and a bare 4-digit year after a time
-//     ("10am 2026");
-//   - zones: Z, UTC, GMT, ±h, ±hh, ±hmm, ±hhmm, ±hh:mm, ±hhmmss, ±hh:mm:ss, GMT±…;
+//     "T10", hhmm and hhmmss, 9am, 9 a.m., 9:30pm, 9:30:15 pm, "back of 7pm" (19:15), "front of 7pm"
+//     (18:45), a bare 4-digit year after a time ("10am 2026"), and the XMLRPC, SOAP, WDDX, EXIF, CLF and
+//     MSSQL forms;
+//   - zones: ±h, ±hh, ±hmm, ±hhmm, ±hh:mm, ±hhmmss, ±hh:mm:ss, GMT±…, and the abbreviations timelib
+//     knows (Z, UTC, GMT, EST, CEST, PST, military letters…);
 //   - keywords: now, today, midnight, noon, tomorrow, yesterday; "@<timestamp>[.<fraction>]";
 //   - relative: ±N sec/min/hour/day/week/fortnight/month/year, ms/µs, or weekday name, singular or
 //     plural ("+1 week 2 days", "-3 days", "--1 day"), "… ago"; first…twelfth/next/last/previous/this +
@@ -46,17 +48,17 @@ const DBDateTimeLayout = "2006-01-02 15:04:05"
 // ("2026-02-30" is 2026-03-02, "2026-01-31 +1 month" is 2026-03-03, "24:30" is 00:30 the next day);
 // relative amounts are added to the wall clock, and the wall time is placed in loc as timelib does at
 // DST changes (a time in a spring-forward gap moves forward by the gap: New York 02:30 → 03:30 EDT; an
-// ambiguous fall-back time is EDT in New York but CET in Berlin).
+// ambiguous fall-back time is EDT in New York but CET in Berlin). A non-empty all-blank string is now.
 //
-// Rejected although PHP accepts them: zone abbreviations other than Z/UTC/GMT ("EST", military letters
-// such as "T"), zone identifiers in the string ("Europe/Paris"), the "weekday(s)" business-day unit,
-// Roman-numeral months, ISO week dates ("2026W48"), EXIF, CLF and MSSQL formats, "back of"/"front of",
-// years beyond four digits, any other non-ASCII text, strings over 256 bytes, and results before
-// 0000-01-01 or after 9999-12-31 UTC (so that every result formats as "Y-m-d H:i:s").
+// Rejected although PHP accepts them: zone identifiers in the string ("Europe/Paris", "Japan", "NZ"),
+// the "weekday(s)" business-day unit, strings over 256 bytes, and results before 0000-01-01 or after
+// 9999-12-31 UTC, including years written with five digits or more (so that every result formats as
+// "Y-m-d H:i:s"). Anything else PHP rejects is rejected too (empty string, "foo", "2026-13-45",
+// "Dec 22 10am", a second date or time).
 //
 // Like strtotime's integer result, the time has no fraction of a second. It carries the zone PHP's
-// DateTime would: UTC for timestamps and Z/UTC/GMT, the string's own offset when it has one, else loc.
-// ParseTime never panics.
+// DateTime would: UTC for timestamps and Z/UTC/GMT, the string's own offset or abbreviation when it has
+// one, else loc. ParseTime never panics.
 func ParseTime(s string, now time.Time, loc *time.Location) (time.Time, bool) {
 	if loc == nil {
 		loc = time.UTC

@@ -114,9 +114,12 @@ func DefaultEnd(now time.Time) string {
 }
 
 // Localize is Tribe__Timezones::localize_date: v read as UTC wall time unless it carries its own offset
-// (timestamps are instants), expressed in site time as "Y-m-d H:i:s". It returns "" where TEC gets false
-// (v does not parse).
+// (timestamps are instants), expressed in site time as "Y-m-d H:i:s". It returns "" where TEC gets false:
+// v does not parse, or is a timestamp DateTime("@…") refuses ("1e3", "+5", " 123").
 func Localize(v string, now time.Time, site *time.Location) string {
+	if _, ok := IsTimestamp(v); ok {
+		v = "@" + v
+	}
 	t, ok := ParseTime(v, now, time.UTC)
 	if !ok {
 		return ""
@@ -125,32 +128,32 @@ func Localize(v string, now time.Time, site *time.Location) string {
 }
 
 // BeginningOfDay is tribe_beginning_of_day: the UTC calendar date of v at 00:00:00 plus the
-// multiDayCutoff ("HH:MM", "" = "00:00"). As in PHP, an empty v or "0" means today, and a v that does
-// not parse gives 1970-01-01 (validation keeps both from happening).
+// multiDayCutoff ("HH:MM", "" = "00:00"). As in PHP, an empty v or "0" means today (PHP's empty()),
+// and a v that does not parse gives 1970-01-01 (validation keeps that from happening).
 func BeginningOfDay(v string, now time.Time, cutoff string) string {
-	return dayStart(v, now, cutoff).Format(DBDateTimeLayout)
+	return winDayStart(v, now, cutoff).Format(DBDateTimeLayout)
 }
 
 // EndOfDay is tribe_end_of_day: one second before the next day's BeginningOfDay, so 23:59:59 with the
 // default cutoff.
 func EndOfDay(v string, now time.Time, cutoff string) string {
-	return dayStart(v, now, cutoff).AddDate(0, 0, 1).Add(-time.Second).Format(DBDateTimeLayout)
+	return winDayStart(v, now, cutoff).AddDate(0, 0, 1).Add(-time.Second).Format(DBDateTimeLayout)
 }
 
-// dayStart is the UTC date of v (PHP's date('Y-m-d', strtotime($v))) at 00:00 plus the cutoff.
-func dayStart(v string, now time.Time, cutoff string) time.Time {
+// winDayStart is the UTC date of v (PHP's date('Y-m-d', strtotime($v))) at 00:00 plus the cutoff.
+func winDayStart(v string, now time.Time, cutoff string) time.Time {
 	day := time.Unix(0, 0).UTC() // date('Y-m-d', false)
 	if v == "" || v == "0" {     // PHP's empty()
 		day = now.UTC()
 	} else if t, ok := ParseTime(v, now, time.UTC); ok {
 		day = t.UTC()
 	}
-	h, m := parseCutoff(cutoff)
+	h, m := winCutoff(cutoff)
 	return time.Date(day.Year(), day.Month(), day.Day(), h, m, 0, 0, time.UTC)
 }
 
-// parseCutoff reads multiDayCutoff "H:MM"/"HH:MM"; anything else counts as "00:00".
-func parseCutoff(c string) (hours, minutes int) {
+// winCutoff reads multiDayCutoff "H:MM"/"HH:MM"; anything else counts as "00:00".
+func winCutoff(c string) (hours, minutes int) {
 	hs, ms, ok := strings.Cut(c, ":")
 	h, err1 := strconv.Atoi(hs)
 	m, err2 := strconv.Atoi(ms)
@@ -187,7 +190,7 @@ func FilterBool(v string) bool {
 // them to event dates (§6.3). "Local" and "" are refused.
 func LoadZone(name string) (*time.Location, error) {
 	name = strings.TrimSpace(name)
-	if off, ok := utcOffset(name); ok {
+	if off, ok := winUTCOffset(name); ok {
 		return time.FixedZone(name, off), nil
 	}
 	if name == "" || name == "Local" {
@@ -218,9 +221,9 @@ func LocalizeZone(name string) (*time.Location, error) {
 	return time.FixedZone(name, secs), nil
 }
 
-// utcOffset parses "UTC±h[.frac]", "UTC±h:mm" and "±hh:mm" into seconds east of UTC ("UTC" itself is
+// winUTCOffset parses "UTC±h[.frac]", "UTC±h:mm" and "±hh:mm" into seconds east of UTC ("UTC" itself is
 // left to time.LoadLocation).
-func utcOffset(name string) (int, bool) {
+func winUTCOffset(name string) (int, bool) {
 	rest, isUTC := strings.CutPrefix(name, "UTC")
 	if name == "UTC" || !isUTC && !strings.HasPrefix(name, "+") && !strings.HasPrefix(name, "-") {
 		return 0, false
@@ -241,7 +244,7 @@ func utcOffset(name string) (int, bool) {
 		}
 		secs = float64(h*3600 + m*60)
 	} else {
-		if !isDecimal(rest) {
+		if !winDecimal(rest) {
 			return 0, false
 		}
 		h, _ := strconv.ParseFloat(rest, 64)
@@ -264,7 +267,7 @@ func tecOffsetSeconds(name string) (int, bool) {
 	if ms == "" {
 		ms = "0"
 	}
-	if !isDecimal(strings.TrimLeft(hs, "+-")) || len(hs)-len(strings.TrimLeft(hs, "+-")) > 1 || !isDecimal(ms) {
+	if !winDecimal(strings.TrimLeft(hs, "+-")) || len(hs)-len(strings.TrimLeft(hs, "+-")) > 1 || !winDecimal(ms) {
 		return 0, false
 	}
 	h, _ := strconv.ParseFloat(hs, 64)
@@ -275,8 +278,8 @@ func tecOffsetSeconds(name string) (int, bool) {
 	return int(h*3600 + m*60), true
 }
 
-// isDecimal reports whether s is digits with at most one decimal point.
-func isDecimal(s string) bool {
+// winDecimal reports whether s is digits with at most one decimal point.
+func winDecimal(s string) bool {
 	if s == "" || s == "." || strings.Count(s, ".") > 1 {
 		return false
 	}
