@@ -40,3 +40,7 @@ test: seed
 
 clean:
 	rm -rf bin
+
+# Load time, RSS and requests/s next to WordPress (reseeds the rig; see scripts/bench.sh).
+bench: build
+	scripts/bench.sh
