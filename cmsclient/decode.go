@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"calshim/mapping"
@@ -26,9 +27,9 @@ func (c *Client) Site(ctx context.Context) (*Site, error) {
 		return nil, err
 	}
 	var idx struct {
-		Home           string  `json:"home"`
-		TimezoneString string  `json:"timezone_string"`
-		GMTOffset      float64 `json:"gmt_offset"`
+		Home           string    `json:"home"`
+		TimezoneString string    `json:"timezone_string"`
+		GMTOffset      gmtOffset `json:"gmt_offset"`
 		Calshim        *struct {
 			Version      string `json:"version"`
 			PostsPerPage int    `json:"posts_per_page"`
@@ -45,7 +46,7 @@ func (c *Client) Site(ctx context.Context) (*Site, error) {
 	s := &Site{Site: mapping.Site{Home: idx.Home, Timezone: idx.TimezoneString,
 		DefaultCurrencySymbol: "$", DefaultCurrencyCode: "USD"}, MultiDayCutoff: "00:00"}
 	if s.Timezone == "" {
-		s.Timezone = utcOffsetZone(idx.GMTOffset)
+		s.Timezone = utcOffsetZone(float64(idx.GMTOffset))
 	}
 	if p := idx.Calshim; p != nil {
 		s.PluginVersion, s.PostsPerPage = p.Version, p.PostsPerPage
@@ -54,6 +55,37 @@ func (c *Client) Site(ctx context.Context) (*Site, error) {
 		s.DefaultCurrencyCode = firstNonEmpty(p.TEC.DefaultCurrencyCode, s.DefaultCurrencyCode)
 	}
 	return s, nil
+}
+
+// gmtOffset is the REST index's gmt_offset: a number when WordPress computes it from timezone_string, but
+// the stored option as is — a string such as "5.5", or "" when never set — when there is no
+// timezone_string, which is exactly when calshim needs it.
+type gmtOffset float64
+
+func (g *gmtOffset) UnmarshalJSON(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	switch v := v.(type) {
+	case float64:
+		*g = gmtOffset(v)
+	case string:
+		if strings.TrimSpace(v) == "" {
+			*g = 0
+			return nil
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			return fmt.Errorf("gmt_offset %q: %w", v, err)
+		}
+		*g = gmtOffset(f)
+	case nil, bool: // false: get_option() found nothing
+		*g = 0
+	default:
+		return fmt.Errorf("gmt_offset: unexpected %s", b)
+	}
+	return nil
 }
 
 // utcOffsetZone builds WordPress' "UTC+5.5" pseudo zone from gmt_offset, as TEC does when no
