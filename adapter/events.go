@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"calshim/mapping"
 )
@@ -57,7 +58,7 @@ func archiveResponse(body mapping.Object, total int, pg page) *response {
 func (s *Server) eventQuery(r *request) (*mapping.EventFilter, []queryArg, page, error) {
 	bad := mapping.Object{}
 	pg := s.pageArgs(r, &bad)
-	f := &mapping.EventFilter{Anonymous: true}
+	f := &mapping.EventFilter{Anonymous: r.viewer == nil}
 	dates := s.archiveDates(r, f, &bad)
 	if v, ok := r.params["search"]; ok {
 		if str, isStr := v.(string); !isStr || str == "" {
@@ -77,8 +78,8 @@ func (s *Server) eventQuery(r *request) (*mapping.EventFilter, []queryArg, page,
 		}
 		f.Featured = &b
 	}
-	status := s.statusArg(r, &bad)
-	f.Statuses = []string{status}
+	status, statuses := s.statusArg(r, &bad, "edit_tribe_events")
+	f.Statuses = statuses
 	if r.params.has("include") {
 		for _, item := range r.params.list("include") {
 			n, ok := positiveInt(item)
@@ -147,17 +148,38 @@ func appendIf(args []queryArg, key, value string) []queryArg {
 	return append(args, queryArg{key, value})
 }
 
-// statusArg validates `status`. Callers without edit rights may only ask for "publish" (the default).
-func (s *Server) statusArg(r *request, bad *mapping.Object) string {
+// statusArg validates `status` and returns it as rest_url shows it and as the statuses it selects.
+// Callers without the edit capability of the post type may only ask for "publish" (the default);
+// those with it default to "any" (every status but trash) and may ask for any registered ones.
+func (s *Server) statusArg(r *request, bad *mapping.Object, editCap string) (string, []string) {
+	editor := r.viewer.can(editCap)
 	if !r.params.has("status") {
-		return "publish"
+		if editor {
+			return "any", anyStatus
+		}
+		return "publish", []string{"publish"}
 	}
 	l := r.params.list("status")
-	if len(l) != 1 || l[0] != "publish" {
+	var out []string
+	for _, st := range l {
+		switch {
+		case st == "any" && editor:
+			out = append(out, anyStatus...)
+		case st == "publish" || (editor && postStatuses[st]):
+			out = append(out, st)
+		default:
+			bad.Set("status", "Invalid parameter.")
+			return "publish", []string{"publish"}
+		}
+	}
+	if len(out) == 0 {
 		bad.Set("status", "Invalid parameter.")
 	}
-	return "publish"
+	return strings.Join(l, ","), out
 }
+
+// anyStatus is WordPress' "any": every status not excluded from searches (trash, auto-draft).
+var anyStatus = []string{"publish", "future", "draft", "pending", "private"}
 
 // termFilter resolves `categories` / `tags`: each item must exist as a term ID, slug or name (else the
 // argument is invalid); items resolve by slug first, then by ID (a name passes validation but matches
@@ -240,9 +262,9 @@ func singleEvent(s *Server, r *request) (*response, error) {
 	switch {
 	case p.Status == "trash":
 		return nil, newError(http.StatusForbidden, "event-no-longer-available", "This event is no longer available")
-	case p.Status != "publish":
+	case !r.viewer.mayRead(p):
 		return nil, newError(http.StatusForbidden, "event-not-accessible", "The requested event is not accessible")
-	case p.Protected && !r.ctx(true).Unlocked(p):
+	case p.Protected && !r.ctx(true).Unlocked(p) && !r.editContext(p):
 		return nil, newError(http.StatusForbidden, "event-password-protected", "The requested event is not accessible without a password")
 	}
 	return &response{status: http.StatusOK, body: r.ctx(true).Event(p)}, nil

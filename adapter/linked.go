@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 
 	"calshim/catalog"
@@ -58,14 +59,14 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 		}
 		event = p
 	}
-	status := s.statusArg(r, &bad)
+	status, statuses := s.statusArg(r, &bad, k.cap("edit"))
 	if len(bad) > 0 {
 		return nil, invalidParams(bad)
 	}
 	linked := k.linkedIDs(r, event)
 	var matches []*mapping.Post
 	for _, p := range k.list(r) {
-		if p.Status == status && (linked == nil || linked[p.ID]) && (words == nil || mapping.MatchLinkedSearch(p, words, k.searchMeta)) {
+		if slices.Contains(statuses, p.Status) && (linked == nil || linked[p.ID]) && (words == nil || mapping.MatchLinkedSearch(p, words, k.searchMeta)) {
 			matches = append(matches, p)
 		}
 	}
@@ -177,7 +178,7 @@ func (k linkedKind) single(s *Server, r *request) (*response, error) {
 			return nil, invalidParam("id")
 		}
 	}
-	if p.Status != "publish" {
+	if !r.viewer.mayRead(p) {
 		return nil, newError(http.StatusForbidden, k.name+"-not-accessible", "The requested "+k.name+" is not accessible")
 	}
 	return &response{status: http.StatusOK, body: k.render(r.ctx(true), p)}, nil

@@ -13,6 +13,21 @@ type Params map[string]any
 // parseQuery parses a raw query string with PHP's parse_str rules (the subset WordPress clients use).
 func parseQuery(raw string) Params {
 	p := Params{}
+	eachPair(raw, func(key, val string) {
+		if i := strings.IndexByte(key, '['); i > 0 && strings.HasSuffix(key, "]") {
+			name := key[:i]
+			list, _ := p[name].([]string)
+			p[name] = append(list, val)
+			return
+		}
+		p[key] = val
+	})
+	return p
+}
+
+// eachPair calls f with every decoded key=value pair of a query string or form body; pairs that do
+// not decode, or have no key, are skipped as PHP skips them.
+func eachPair(raw string, f func(key, val string)) {
 	for _, part := range strings.Split(raw, "&") {
 		if part == "" {
 			continue
@@ -20,18 +35,10 @@ func parseQuery(raw string) Params {
 		k, v, _ := strings.Cut(part, "=")
 		key, err1 := url.QueryUnescape(k)
 		val, err2 := url.QueryUnescape(v)
-		if err1 != nil || err2 != nil || key == "" {
-			continue
+		if err1 == nil && err2 == nil && key != "" {
+			f(key, val)
 		}
-		if i := strings.IndexByte(key, '['); i > 0 && strings.HasSuffix(key, "]") {
-			name := key[:i]
-			list, _ := p[name].([]string)
-			p[name] = append(list, val)
-			continue
-		}
-		p[key] = val
 	}
-	return p
 }
 
 // has reports whether name was given at all (an empty string counts: WordPress validates it).

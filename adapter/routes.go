@@ -7,35 +7,54 @@ import (
 	"calshim/adapter/apidoc"
 )
 
+// op is one method of a route and its handler.
+type op struct {
+	method string
+	h      handler
+}
+
 // v1Routes is the whole v1 surface: the route patterns come from the route table that also generates
 // the namespace index and /doc (apidoc.Routes, in the original's registration order), the handlers
-// from this one block. {id} matches digits only, {slug} anything but "/".
+// from this one block, methods in the original's order (it shows in the Allow header). {id} matches
+// digits only, {slug} anything but "/".
 func v1Routes() []route {
-	get := func(h handler) map[string]handler { return map[string]handler{http.MethodGet: h} }
-	handlers := map[string]map[string]handler{
-		``:                                    get(namespaceIndex),
-		`/doc`:                                get(documentation),
-		`/events`:                             get(eventArchive),
-		`/events/(?P<id>\d+)`:                 get(singleEvent),
-		`/events/by-slug/(?P<slug>[^/]+)`:     get(singleEvent),
-		`/venues`:                             get(venues.archive),
-		`/venues/(?P<id>\d+)`:                 get(venues.single),
-		`/venues/by-slug/(?P<slug>[^/]+)`:     get(venues.single),
-		`/organizers`:                         get(organizers.archive),
-		`/organizers/(?P<id>\d+)`:             get(organizers.single),
-		`/organizers/by-slug/(?P<slug>[^/]+)`: get(organizers.single),
-		`/categories`:                         get(categories.archive),
-		`/categories/(?P<id>\d+)`:             get(categories.single),
-		`/tags`:                               get(tags.archive),
-		`/tags/(?P<id>\d+)`:                   get(tags.single),
+	const get, post, put, patch, del = http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete
+	single := func(read, update, remove handler) []op { // /{id} and /by-slug/{slug} of posts
+		return []op{{get, read}, {del, remove}, {post, update}, {put, update}, {patch, update}}
+	}
+	term := func(read, update, remove handler) []op { // /{id} of terms
+		return []op{{get, read}, {post, update}, {put, update}, {patch, update}, {del, remove}}
+	}
+	handlers := map[string][]op{
+		``:                                    {{get, namespaceIndex}},
+		`/doc`:                                {{get, documentation}},
+		`/events`:                             {{get, eventArchive}, {post, createEvent}},
+		`/events/(?P<id>\d+)`:                 single(singleEvent, updateEvent, deleteEvent),
+		`/events/by-slug/(?P<slug>[^/]+)`:     single(singleEvent, updateEvent, deleteEvent),
+		`/venues`:                             {{get, venues.archive}, {post, venues.create}},
+		`/venues/(?P<id>\d+)`:                 single(venues.single, venues.update, venues.remove),
+		`/venues/by-slug/(?P<slug>[^/]+)`:     single(venues.single, venues.update, venues.remove),
+		`/organizers`:                         {{get, organizers.archive}, {post, organizers.create}},
+		`/organizers/(?P<id>\d+)`:             single(organizers.single, organizers.update, organizers.remove),
+		`/organizers/by-slug/(?P<slug>[^/]+)`: single(organizers.single, organizers.update, organizers.remove),
+		`/categories`:                         {{get, categories.archive}, {post, categories.create}},
+		`/categories/(?P<id>\d+)`:             term(categories.single, categories.update, categories.remove),
+		`/tags`:                               {{get, tags.archive}, {post, tags.create}},
+		`/tags/(?P<id>\d+)`:                   term(tags.single, tags.update, tags.remove),
 	}
 	var routes []route
 	for _, r := range apidoc.Routes() {
-		h, ok := handlers[r.Path]
+		ops, ok := handlers[r.Path]
 		if !ok {
 			panic(fmt.Sprintf("adapter: no handlers for route %q", r.Path))
 		}
-		routes = append(routes, newRoute(r.Path, h))
+		rt := newRoute(r.Path, map[string]handler{})
+		for _, o := range ops {
+			rt.methods[o.method] = o.h
+			rt.order = append(rt.order, o.method)
+		}
+		rt.allowed = writePermission(r.Path)
+		routes = append(routes, rt)
 	}
 	return routes
 }

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"calshim/catalog"
+	"calshim/cmsclient"
 	"calshim/mapping"
 )
 
@@ -29,6 +30,11 @@ type Options struct {
 	// index and /doc; nil (or a nil result) means English.
 	Translate  func(lang string) func(string) string
 	MaxPerPage int // per_page cap (the original: 50)
+	// ImageAllowPrivate lets image URLs of writes point at loopback and private addresses (off: such
+	// URLs are refused, so a caller cannot make calshim fetch from its own network).
+	ImageAllowPrivate bool
+	// ImageMaxBytes caps a fetched image; 0 = 10 MiB.
+	ImageMaxBytes int64
 	// Now is the clock (tests inject one); nil = time.Now.
 	Now func() time.Time
 }
@@ -40,6 +46,8 @@ type Server struct {
 	opt    Options
 	routes []route
 	cache  *gocache.Cache // rendered anonymous GET responses, keyed by request and catalog version
+	// viewers caches who a credential belongs to (auth.go); writes and authenticated reads need it.
+	viewers *viewers
 }
 
 // NewServer returns the HTTP handler of calshim.
@@ -48,7 +56,7 @@ func NewServer(cat *catalog.Catalog, log *zap.Logger, opt Options) http.Handler 
 		opt.Now = time.Now
 	}
 	s := &Server{cat: cat, log: log, opt: opt, routes: v1Routes(),
-		cache: gocache.New(time.Minute, 5*time.Minute)}
+		cache: gocache.New(time.Minute, 5*time.Minute), viewers: newViewers()}
 	gin.SetMode(gin.ReleaseMode)
 	g := gin.New()
 	g.Use(s.accessLog, s.recoverPanic)
@@ -73,6 +81,10 @@ type request struct {
 	ns     string // namespace the client used
 	lang   string // language variant, "" for the default
 	now    time.Time
+	viewer *viewer // the caller; nil when anonymous (auth.go)
+	// cms is the upstream client of the request's catalog: reads with its service credential, writes
+	// with the caller's (write_tx.go).
+	cms *cmsclient.Client
 }
 
 // base is the namespace URL every rest_url of the response is built on.
@@ -93,6 +105,7 @@ type response struct {
 	body   any
 	// total and totalPages become X-TEC-Total / X-TEC-TotalPages when set (archives).
 	total, totalPages *int
+	headers           [][2]string // further headers (e.g. Location of a created term)
 }
 
 type handler func(s *Server, r *request) (*response, error)
@@ -102,6 +115,9 @@ type route struct {
 	pattern string
 	re      *regexp.Regexp
 	methods map[string]handler
+	order   []string // methods in registration order, for the Allow header
+	// allowed reports whether a caller passes the general permission of a write method (Allow header).
+	allowed func(v *viewer, method string) bool
 }
 
 func newRoute(pattern string, methods map[string]handler) route {
@@ -139,6 +155,10 @@ func (s *Server) dispatch(gc *gin.Context) {
 // window is covered by the one-minute expiry.
 func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
 	cacheable := r.method == http.MethodGet && gc.GetHeader("Authorization") == "" && gc.GetHeader("Cookie") == ""
+	if err := s.prepare(r); err != nil {
+		s.write(gc, rt, err)
+		return
+	}
 	key := strconv.FormatUint(r.snap.Version, 10) + " " + r.root + " " + gc.Request.URL.RequestURI()
 	if cacheable {
 		if hit, ok := s.cache.Get(key); ok {

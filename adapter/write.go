@@ -3,9 +3,7 @@ package adapter
 import (
 	"fmt"
 	"net/http"
-	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -33,13 +31,14 @@ func (s *Server) render(gc *gin.Context, rt *route, res *response, err error) *r
 		}
 	} else {
 		status, body = res.status, res.body
+		headers = append(headers, res.headers...)
 		if res.total != nil {
 			headers = append(headers, [2]string{"X-TEC-Total", strconv.Itoa(*res.total)},
 				[2]string{"X-TEC-TotalPages", strconv.Itoa(*res.totalPages)})
 		}
 	}
 	if rt != nil {
-		headers = append(headers, [2]string{"Allow", allow(rt)})
+		headers = append(headers, [2]string{"Allow", allow(gc, rt)})
 	}
 	if _, ok := gc.GetQuery("_envelope"); ok {
 		env := mapping.Object{}
@@ -54,16 +53,6 @@ func (s *Server) render(gc *gin.Context, rt *route, res *response, err error) *r
 		status, headers = http.StatusOK, nil
 	}
 	return &rendered{status: status, headers: headers, body: mapping.EncodeJSON(body)}
-}
-
-// allow lists the methods of a route, as WordPress' Allow header does.
-func allow(rt *route) string {
-	var m []string
-	for k := range rt.methods {
-		m = append(m, k)
-	}
-	sort.Strings(m)
-	return strings.Join(m, ", ")
 }
 
 // send writes a rendered response with the headers every WordPress REST answer carries.

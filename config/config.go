@@ -28,6 +28,16 @@ type Config struct {
 	Upstream  Upstream `yaml:"upstream"`
 	Catalog   Catalog  `yaml:"catalog"`
 	Mapping   Mapping  `yaml:"mapping"`
+	Writes    Writes   `yaml:"writes"`
+}
+
+// Writes tunes what writes may make calshim do on the caller's behalf.
+type Writes struct {
+	// ImageAllowPrivate lets image URLs point at loopback and private addresses (off by default, so
+	// callers cannot make calshim fetch from its own network).
+	ImageAllowPrivate bool `yaml:"image_allow_private"`
+	// ImageMaxBytes caps a fetched image.
+	ImageMaxBytes int `yaml:"image_max_bytes"`
 }
 
 // Upstream describes the WordPress REST API calshim reads from and writes to.
@@ -82,6 +92,7 @@ func Default() Config {
 		Catalog:          Catalog{PollInterval: 3 * time.Second, ReconcileEvery: 20, PerPage: 10, MaxPerPage: 50},
 		Mapping: Mapping{EventType: "tribe_events", VenueType: "tribe_venue", OrganizerType: "tribe_organizer",
 			CategoryTax: "tribe_events_cat", TagTax: "tags"},
+		Writes: Writes{ImageMaxBytes: 10 << 20},
 	}
 }
 
@@ -106,26 +117,28 @@ func Load(file string, getenv func(string) string) (Config, error) {
 // env lists every CALSHIM_* variable and the field it sets; one table so the README and the code agree.
 func envTable(c *Config) map[string]any {
 	return map[string]any{
-		"CALSHIM_LISTEN":                    &c.Listen,
-		"CALSHIM_REST_ROOT":                 &c.RESTRoot,
-		"CALSHIM_LOG_LEVEL":                 &c.LogLevel,
-		"CALSHIM_NAMESPACE_ALIASES":         &c.NamespaceAliases,
-		"CALSHIM_LANGUAGES":                 &c.Languages,
-		"CALSHIM_UPSTREAM_LANGUAGE_PARAM":   &c.Upstream.LanguageParam,
-		"CALSHIM_UPSTREAM_URL":              &c.Upstream.URL,
-		"CALSHIM_UPSTREAM_USER":             &c.Upstream.User,
-		"CALSHIM_UPSTREAM_APP_PASSWORD":     &c.Upstream.AppPassword,
-		"CALSHIM_UPSTREAM_TIMEOUT":          &c.Upstream.Timeout,
-		"CALSHIM_UPSTREAM_CONCURRENCY":      &c.Upstream.Concurrency,
-		"CALSHIM_CATALOG_POLL_INTERVAL":     &c.Catalog.PollInterval,
-		"CALSHIM_CATALOG_RECONCILE_EVERY":   &c.Catalog.ReconcileEvery,
-		"CALSHIM_CATALOG_PER_PAGE":          &c.Catalog.PerPage,
-		"CALSHIM_CATALOG_MAX_PER_PAGE":      &c.Catalog.MaxPerPage,
-		"CALSHIM_MAPPING_EVENT_TYPE":        &c.Mapping.EventType,
-		"CALSHIM_MAPPING_VENUE_TYPE":        &c.Mapping.VenueType,
-		"CALSHIM_MAPPING_ORGANIZER_TYPE":    &c.Mapping.OrganizerType,
-		"CALSHIM_MAPPING_CATEGORY_TAXONOMY": &c.Mapping.CategoryTax,
-		"CALSHIM_MAPPING_TAG_TAXONOMY":      &c.Mapping.TagTax,
+		"CALSHIM_LISTEN":                     &c.Listen,
+		"CALSHIM_REST_ROOT":                  &c.RESTRoot,
+		"CALSHIM_LOG_LEVEL":                  &c.LogLevel,
+		"CALSHIM_NAMESPACE_ALIASES":          &c.NamespaceAliases,
+		"CALSHIM_LANGUAGES":                  &c.Languages,
+		"CALSHIM_UPSTREAM_LANGUAGE_PARAM":    &c.Upstream.LanguageParam,
+		"CALSHIM_UPSTREAM_URL":               &c.Upstream.URL,
+		"CALSHIM_UPSTREAM_USER":              &c.Upstream.User,
+		"CALSHIM_UPSTREAM_APP_PASSWORD":      &c.Upstream.AppPassword,
+		"CALSHIM_UPSTREAM_TIMEOUT":           &c.Upstream.Timeout,
+		"CALSHIM_UPSTREAM_CONCURRENCY":       &c.Upstream.Concurrency,
+		"CALSHIM_CATALOG_POLL_INTERVAL":      &c.Catalog.PollInterval,
+		"CALSHIM_CATALOG_RECONCILE_EVERY":    &c.Catalog.ReconcileEvery,
+		"CALSHIM_CATALOG_PER_PAGE":           &c.Catalog.PerPage,
+		"CALSHIM_CATALOG_MAX_PER_PAGE":       &c.Catalog.MaxPerPage,
+		"CALSHIM_MAPPING_EVENT_TYPE":         &c.Mapping.EventType,
+		"CALSHIM_MAPPING_VENUE_TYPE":         &c.Mapping.VenueType,
+		"CALSHIM_MAPPING_ORGANIZER_TYPE":     &c.Mapping.OrganizerType,
+		"CALSHIM_MAPPING_CATEGORY_TAXONOMY":  &c.Mapping.CategoryTax,
+		"CALSHIM_MAPPING_TAG_TAXONOMY":       &c.Mapping.TagTax,
+		"CALSHIM_WRITES_IMAGE_ALLOW_PRIVATE": &c.Writes.ImageAllowPrivate,
+		"CALSHIM_WRITES_IMAGE_MAX_BYTES":     &c.Writes.ImageMaxBytes,
 	}
 }
 
@@ -141,6 +154,8 @@ func applyEnv(c *Config, getenv func(string) string) error {
 			*f = v
 		case *int:
 			*f, err = strconv.Atoi(v)
+		case *bool:
+			*f, err = strconv.ParseBool(v)
 		case *time.Duration:
 			*f, err = time.ParseDuration(v)
 		case *[]string:

@@ -1,0 +1,164 @@
+package adapter
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"calshim/mapping"
+)
+
+// maxBody bounds a write's body: the largest legitimate payload (an event with nested venue and
+// organizers) is a few kilobytes.
+const maxBody = 1 << 20
+
+var errInvalidJSON = &apiError{Status: http.StatusBadRequest, Code: "rest_invalid_json", Message: "Invalid JSON body passed.",
+	Extra: mapping.Object{{Key: "json_error_code", Value: 4}, {Key: "json_error_message", Value: "Syntax error"}}}
+
+// readBody parses a write's body into parameters, as WordPress does: a JSON object when the content
+// type is application/json (malformed → rest_invalid_json; a valid non-object is ignored), PHP-style
+// form fields for application/x-www-form-urlencoded, nothing for other types. JSON values keep their
+// JSON types (json.Number, bool, nil, []any, map[string]any) so type checks can tell "1" from 1;
+// form values are strings, []any lists ("a[]=") and map[string]any ("a[k]=").
+func readBody(req *http.Request) (Params, error) {
+	if req.Body == nil {
+		return nil, nil
+	}
+	raw, err := io.ReadAll(io.LimitReader(req.Body, maxBody+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) > maxBody {
+		return nil, newError(http.StatusRequestEntityTooLarge, "rest_request_too_large", "The request body is too large.")
+	}
+	ct, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
+	switch ct {
+	case "application/json":
+		return parseJSONBody(raw)
+	case "application/x-www-form-urlencoded":
+		return parseForm(string(raw)), nil
+	}
+	return nil, nil
+}
+
+// parseJSONBody decodes a JSON body; an empty body is no parameters.
+func parseJSONBody(raw []byte) (Params, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, errInvalidJSON
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errInvalidJSON
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, nil
+	}
+	return Params(obj), nil
+}
+
+// parseForm is PHP's parse_str: "a=1", "a[]=1&a[]=2" (a list), "a[k]=v" and deeper nesting
+// ("organizer[0][organizer]=X"). Lists whose keys are 0..n-1 become []any.
+func parseForm(raw string) Params {
+	root := map[string]any{}
+	eachPair(raw, func(key, val string) {
+		name, path := splitFormKey(key)
+		setForm(root, name, path, val)
+	})
+	for k, v := range root {
+		root[k] = listify(v)
+	}
+	return Params(root)
+}
+
+// splitFormKey splits "a[b][]" into "a" and ["b", ""]. A key without a closing bracket is taken whole,
+// as PHP does.
+func splitFormKey(key string) (string, []string) {
+	i := strings.IndexByte(key, '[')
+	if i <= 0 {
+		return key, nil
+	}
+	name, rest := key[:i], key[i:]
+	var path []string
+	for strings.HasPrefix(rest, "[") {
+		j := strings.IndexByte(rest, ']')
+		if j < 0 {
+			break
+		}
+		path = append(path, rest[1:j])
+		rest = rest[j+1:]
+	}
+	if len(path) == 0 {
+		return key, nil
+	}
+	return name, path
+}
+
+// setForm stores val at m[name][path...]; "" path members append (PHP's next numeric index).
+func setForm(m map[string]any, name string, path []string, val string) {
+	if len(path) == 0 {
+		m[name] = val
+		return
+	}
+	child, ok := m[name].(map[string]any)
+	if !ok {
+		child = map[string]any{}
+		m[name] = child
+	}
+	key := path[0]
+	if key == "" {
+		key = strconv.Itoa(nextIndex(child))
+	}
+	setForm(child, key, path[1:], val)
+}
+
+func nextIndex(m map[string]any) int {
+	n := 0
+	for k := range m {
+		if i, err := strconv.Atoi(k); err == nil && i >= n {
+			n = i + 1
+		}
+	}
+	return n
+}
+
+// listify turns maps keyed 0..n-1 into lists, recursively.
+func listify(v any) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	for k, c := range m {
+		m[k] = listify(c)
+	}
+	list := make([]any, len(m))
+	for i := range list {
+		c, ok := m[strconv.Itoa(i)]
+		if !ok {
+			return m
+		}
+		list[i] = c
+	}
+	return list
+}
+
+// mergeParams applies WordPress' precedence, first found wins: body (JSON or form), then query.
+func mergeParams(query, body Params) Params {
+	out := Params{}
+	for k, v := range query {
+		out[k] = v
+	}
+	for k, v := range body {
+		out[k] = v
+	}
+	return out
+}

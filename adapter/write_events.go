@@ -1,0 +1,301 @@
+package adapter
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"calshim/mapping"
+)
+
+// eventArgs are the arguments of event create and update (reference §3.2), in declaration order;
+// title, start_date and end_date are required on create only.
+func eventArgs(create bool) []arg {
+	return []arg{
+		{name: "title", typ: "string", required: create, valid: nonEmptyString},
+		{name: "description", typ: "string", valid: nonEmptyString},
+		{name: "excerpt", typ: "string", valid: nonEmptyString},
+		{name: "slug", typ: "string", valid: nonEmptyString},
+		{name: "status", typ: "string", valid: isPostStatus},
+		{name: "author", typ: "integer", valid: isUserID},
+		{name: "date", typ: "string", valid: isTime},
+		{name: "date_utc", typ: "string", valid: isTime},
+		{name: "timezone", typ: "string", valid: isTimezone},
+		{name: "all_day", typ: "boolean"},
+		{name: "start_date", typ: "string", required: create, valid: isTime},
+		{name: "end_date", typ: "string", required: create, valid: isTime},
+		{name: "image", typ: "string", valid: isImage},
+		{name: "cost"},
+		{name: "website", valid: isURLOrEmpty},
+		{name: "show_map", typ: "boolean"},
+		{name: "show_map_link", typ: "boolean"},
+		{name: "hide_from_listings", typ: "boolean"},
+		{name: "sticky", typ: "boolean"},
+		{name: "featured", typ: "boolean"},
+		{name: "categories"},
+		{name: "tags"},
+		{name: "venue", valid: venues.validLink},
+		{name: "organizer", valid: organizers.validLink},
+	}
+}
+
+// createEvent answers POST /events: 201 with the created event.
+func createEvent(s *Server, r *request) (*response, error) {
+	if err := checkArgs(r, eventArgs(true)); err != nil {
+		return nil, err
+	}
+	if !r.viewer.can("edit_tribe_events") {
+		return nil, forbidden(r.viewer)
+	}
+	t := s.begin(r)
+	id, err := t.saveEvent(nil)
+	if err := t.done(err); err != nil {
+		return nil, err
+	}
+	return r.eventResponse(id, http.StatusCreated)
+}
+
+// updateEvent answers POST/PUT/PATCH /events/{id} and /events/by-slug/{slug}. Only the fields given
+// change (the original resets several omitted ones, reference §6.6; README).
+func updateEvent(s *Server, r *request) (*response, error) {
+	p, err := s.eventForWrite(r, "edit")
+	if err != nil {
+		return nil, err
+	}
+	t := s.begin(r)
+	id, err := t.saveEvent(p)
+	if err := t.done(err); err != nil {
+		return nil, err
+	}
+	return r.eventResponse(id, http.StatusOK)
+}
+
+// deleteEvent answers DELETE /events/{id} and /events/by-slug/{slug}: the event goes to the trash
+// (never deleted for good, `force` is ignored) and the trashed event is returned; 410 when it is there
+// already.
+func deleteEvent(s *Server, r *request) (*response, error) {
+	p, err := s.eventForWrite(r, "delete")
+	if err != nil {
+		return nil, err
+	}
+	if p.Status == "trash" {
+		return nil, newError(http.StatusGone, "event-is-in-trash", "The event is already trashed")
+	}
+	t := s.begin(r)
+	if err := t.done(t.trashPost(p.Type, p.ID)); err != nil {
+		return nil, err
+	}
+	return r.eventResponse(p.ID, http.StatusOK)
+}
+
+// eventForWrite runs the original's order for writes on one event: the slug (validated as an
+// argument), the update arguments, the permission (on the event when it exists, else the general
+// capability), then the handler's not-found / not-an-event answers.
+func (s *Server) eventForWrite(r *request, action string) (*mapping.Post, error) {
+	p, findErr := s.findEvent(r)
+	if _, bySlug := r.vars["slug"]; bySlug && findErr != nil {
+		return nil, findErr
+	}
+	if action == "edit" {
+		if err := checkArgs(r, eventArgs(false)); err != nil {
+			return nil, err
+		}
+	}
+	if findErr == nil && !r.viewer.mayAct(p, action) || findErr != nil && !r.viewer.can(action+"_tribe_events") {
+		return nil, forbidden(r.viewer)
+	}
+	return p, findErr
+}
+
+// eventResponse renders a written event from the refreshed catalog (list context: no json_ld, never
+// blanked for a password).
+func (r *request) eventResponse(id int, status int) (*response, error) {
+	p, ok := r.snap.Post(id)
+	if !ok {
+		return nil, newError(http.StatusInternalServerError, "event-not-found", "The requested post ID does not exist or is not an event")
+	}
+	ctx := r.ctx(false)
+	ctx.Unlocked = func(*mapping.Post) bool { return true }
+	return &response{status: status, body: ctx.Event(p)}, nil
+}
+
+// saveEvent creates (p nil) or updates an event from r's arguments: linked terms, venue, organizers
+// and image are resolved (and created) first, then the post and its meta are written in one wp/v2 call.
+func (t *tx) saveEvent(p *mapping.Post) (int, error) {
+	r, create := t.r, p == nil
+	body, meta := map[string]any{}, map[string]any{}
+	postFields(r.params, body, [][2]string{{"title", "title"}, {"description", "content"}, {"excerpt", "excerpt"}, {"slug", "slug"}})
+	if status, ok := scaleStatus(r.params, r.viewer, create); ok {
+		body["status"] = status
+	}
+	tz, _ := r.params.text("timezone")
+	postDates(r.params, r.now, body, mapping.EventZone(tz, r.snap.Location), false)
+	eventDateMeta(r, p, meta)
+	eventFlags(r.params, create, body, meta)
+	eventCost(r.params, create, meta)
+	if v, ok := r.params.text("website"); ok {
+		meta["_EventURL"] = mapping.SanitizeURL(v)
+	}
+	steps := []func(map[string]any, map[string]any) error{t.eventImage, t.eventTerms, t.eventVenue, t.eventOrganizers}
+	for _, step := range steps {
+		if err := step(body, meta); err != nil {
+			return 0, err
+		}
+	}
+	body["meta"] = meta
+	id := 0
+	if !create {
+		id = p.ID
+	}
+	return t.savePost(r.snap.Types().Event, id, body)
+}
+
+// eventDateMeta writes the date meta (reference §6.3) when any of the date arguments is given. On
+// update the missing ones come from the stored event, so a new time zone alone re-reads the stored
+// wall times in it and keeps the UTC values consistent.
+func eventDateMeta(r *request, p *mapping.Post, meta map[string]any) {
+	start, sOK := r.params.text("start_date")
+	end, eOK := r.params.text("end_date")
+	tz, tzOK := r.params.text("timezone")
+	allDay, adOK := r.params.truthy("all_day")
+	if p != nil {
+		if !sOK && !eOK && !tzOK && !adOK {
+			return
+		}
+		start, end = keep(start, sOK, p, "_EventStartDate"), keep(end, eOK, p, "_EventEndDate")
+		tz = keep(tz, tzOK, p, "_EventTimezone")
+		if !adOK {
+			v, _ := p.MetaFirst("_EventAllDay")
+			allDay = v == "yes" || v == "1" || v == "true"
+		}
+	}
+	loc := mapping.EventZone(tz, r.snap.Location)
+	st, _ := mapping.ParseTime(start, r.now, loc)
+	en, _ := mapping.ParseTime(end, r.now, loc)
+	d := mapping.NewEventDates(st, en, allDay, tz, r.snap.Site.Timezone, r.snap.MultiDayCutoff, r.snap.Location)
+	meta["_EventStartDate"], meta["_EventEndDate"] = d.Start, d.End
+	meta["_EventStartDateUTC"], meta["_EventEndDateUTC"] = d.StartUTC, d.EndUTC
+	meta["_EventTimezone"], meta["_EventTimezoneAbbr"] = d.Timezone, d.Abbr
+	switch {
+	case d.AllDay:
+		meta["_EventAllDay"] = "yes"
+	case p == nil:
+		meta["_EventAllDay"] = nil // TEC deletes it on create and writes "no" on update
+	default:
+		meta["_EventAllDay"] = "no"
+	}
+	if d.Duration >= 0 {
+		meta["_EventDuration"] = strconv.Itoa(d.Duration)
+	}
+}
+
+// keep returns the given value, or the stored meta when it was not given.
+func keep(v string, given bool, p *mapping.Post, key string) string {
+	if given {
+		return v
+	}
+	stored, _ := p.MetaFirst(key)
+	return stored
+}
+
+// eventFlags stores show_map, show_map_link, hide_from_listings, featured and sticky as TEC does:
+// "1"/"" for the map flags (created events default to off, QUIRK 15), "yes" or no row for hidden,
+// "1" or no row for featured, menu_order -1 for sticky.
+func eventFlags(in Params, create bool, body, meta map[string]any) {
+	for _, f := range [][2]string{{"show_map", "_EventShowMap"}, {"show_map_link", "_EventShowMapLink"}} {
+		if b, ok := in.truthy(f[0]); ok || create {
+			meta[f[1]] = map[bool]string{true: "1", false: ""}[b]
+		}
+	}
+	if b, ok := in.truthy("hide_from_listings"); ok {
+		meta["_EventHideFromUpcoming"] = map[bool]any{true: "yes", false: nil}[b]
+	}
+	if b, ok := in.truthy("featured"); ok {
+		meta["_tribe_featured"] = map[bool]any{true: "1", false: nil}[b]
+	}
+	if b, ok := in.truthy("sticky"); ok {
+		body["menu_order"] = map[bool]int{true: -1, false: 0}[b]
+	}
+}
+
+// eventCost stores the cost rows raw (an array gives one row each) and the currency symbol and
+// position parsed from them.
+func eventCost(in Params, create bool, meta map[string]any) {
+	v, ok := in.given("cost")
+	if !ok {
+		return
+	}
+	rows := []string{}
+	for _, item := range costItems(v) {
+		if s, ok := scalar(item); ok && s != "" {
+			rows = append(rows, s)
+		}
+	}
+	meta["_EventCost"] = rows
+	if sym, pos, ok := mapping.CostCurrency(rows); ok {
+		meta["_EventCurrencySymbol"], meta["_EventCurrencyPosition"] = sym, pos
+	} else if !create {
+		meta["_EventCurrencySymbol"], meta["_EventCurrencyPosition"] = nil, nil
+	}
+}
+
+// costItems is the cost as rows: an array's members, or the value itself (a cost string is not CSV).
+func costItems(v any) []any {
+	if l, ok := v.([]any); ok {
+		return l
+	}
+	return []any{v}
+}
+
+// eventTerms resolves categories and tags: IDs of existing terms (unknown IDs skipped), else slugs or
+// names, created when missing. Given but empty removes them all; absent leaves them.
+func (t *tx) eventTerms(body, _ map[string]any) error {
+	types := t.r.snap.Types()
+	for _, k := range []termKind{categories, tags} {
+		v, ok := t.r.params.given(k.collection)
+		if !ok {
+			continue
+		}
+		ids := []int{}
+		for _, item := range items(v) {
+			s, ok := scalar(item)
+			if !ok || strings.TrimSpace(s) == "" {
+				continue
+			}
+			id, err := t.resolveTerm(k, strings.TrimSpace(s))
+			if err != nil {
+				return err
+			}
+			if id != 0 {
+				ids = append(ids, id)
+			}
+		}
+		base := types.CategoryBase
+		if !k.hierarchical {
+			base = types.TagBase
+		}
+		body[base] = ids
+	}
+	return nil
+}
+
+// resolveTerm finds a term of k by ID, slug or name, creating it (as the caller) when a name is new.
+// The original turns an existing tag given by name into a new tag named after its ID; calshim assigns
+// the existing tag (README).
+func (t *tx) resolveTerm(k termKind, item string) (int, error) {
+	terms := k.terms(t.r)
+	if n, err := strconv.Atoi(item); err == nil {
+		for _, term := range terms {
+			if term.ID == n {
+				return n, nil
+			}
+		}
+		return 0, nil
+	}
+	for _, term := range terms {
+		if term.Slug == item || strings.EqualFold(term.Name, item) {
+			return term.ID, nil
+		}
+	}
+	return t.createTerm(k, map[string]any{"name": item})
+}

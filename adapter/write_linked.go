@@ -1,0 +1,380 @@
+package adapter
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"calshim/mapping"
+)
+
+// linkedMeta maps the plain-text arguments of venues and organizers to their meta keys (reference
+// §3.5, §3.6); website is URL-sanitized.
+func (k linkedKind) linkedMeta() [][2]string {
+	if k.name == "venue" {
+		return [][2]string{{"address", "_VenueAddress"}, {"city", "_VenueCity"}, {"country", "_VenueCountry"},
+			{"province", "_VenueProvince"}, {"state", "_VenueState"}, {"zip", "_VenueZip"}, {"phone", "_VenuePhone"},
+			{"website", "_VenueURL"}}
+	}
+	return [][2]string{{"phone", "_OrganizerPhone"}, {"website", "_OrganizerWebsite"}, {"email", "_OrganizerEmail"}}
+}
+
+// args are the create/update arguments, in declaration order; the name is required on create only.
+func (k linkedKind) args(create bool) []arg {
+	a := []arg{
+		{name: k.name, typ: "string", required: create, valid: nonEmptyString},
+		{name: "author", typ: "integer", valid: isUserID},
+		{name: "date", typ: "string", valid: isTime},
+		{name: "date_utc", typ: "string", valid: isTime},
+		{name: "description", typ: "string", valid: anyString},
+		{name: "status", typ: "string", valid: isPostStatus},
+	}
+	for _, f := range k.linkedMeta() {
+		valid := anyString
+		if f[0] == "website" {
+			valid = isURLOrEmpty
+		}
+		a = append(a, arg{name: f[0], typ: "string", valid: valid})
+	}
+	if k.name == "venue" {
+		a = append(a, arg{name: "stateprovince", typ: "string", valid: anyString},
+			arg{name: "show_map", typ: "string"}, arg{name: "show_map_link", typ: "string"})
+	}
+	return append(a, arg{name: "image", typ: "string", valid: isImageOrEmpty})
+}
+
+// cap is the general capability of an action on this kind, e.g. edit_tribe_venues.
+func (k linkedKind) cap(action string) string { return action + "_tribe_" + k.collection }
+
+// create answers POST /venues and /organizers: 201 with the new one, or with an existing one of the
+// same name (and description, when given) — the original's duplicate avoidance.
+func (k linkedKind) create(s *Server, r *request) (*response, error) {
+	if err := checkArgs(r, k.args(true)); err != nil {
+		return nil, err
+	}
+	if !r.viewer.can(k.cap("edit")) {
+		return nil, forbidden(r.viewer)
+	}
+	t := s.begin(r)
+	id, err := t.saveLinked(k, nil, r.params)
+	if err := t.done(err); err != nil {
+		return nil, err
+	}
+	return k.response(r, id, http.StatusCreated)
+}
+
+// update answers POST/PUT/PATCH on one venue or organizer; only the fields given change.
+func (k linkedKind) update(s *Server, r *request) (*response, error) {
+	p, err := k.forWrite(r, "edit")
+	if err != nil {
+		return nil, err
+	}
+	t := s.begin(r)
+	id, err := t.saveLinked(k, p, r.params)
+	if err := t.done(err); err != nil {
+		return nil, err
+	}
+	return k.response(r, id, http.StatusOK)
+}
+
+// remove answers DELETE on one venue or organizer: to the trash, 410 when it is there already.
+func (k linkedKind) remove(s *Server, r *request) (*response, error) {
+	p, err := k.forWrite(r, "delete")
+	if err != nil {
+		return nil, err
+	}
+	if p.Status == "trash" {
+		return nil, newError(http.StatusGone, k.name+"-is-in-trash", "The "+k.name+" is already trashed")
+	}
+	t := s.begin(r)
+	err = t.trashPost(p.Type, p.ID)
+	if err == nil {
+		t.unlink(k, p.ID)
+	}
+	if err := t.done(err); err != nil {
+		return nil, err
+	}
+	return k.response(r, p.ID, http.StatusOK)
+}
+
+// forWrite validates the ID or slug (400 before any permission check, as the original), the update
+// arguments, then the permission.
+func (k linkedKind) forWrite(r *request, action string) (*mapping.Post, error) {
+	p, err := k.find(r)
+	if err != nil {
+		return nil, err
+	}
+	if action == "edit" {
+		if err := checkArgs(r, k.args(false)); err != nil {
+			return nil, err
+		}
+	}
+	if !r.viewer.mayAct(p, action) {
+		return nil, forbidden(r.viewer)
+	}
+	return p, nil
+}
+
+// find locates the venue or organizer of an {id} or {slug} route; unknown → 400 on the argument.
+func (k linkedKind) find(r *request) (*mapping.Post, error) {
+	if slug, ok := r.vars["slug"]; ok {
+		p, found := r.snap.BySlug(k.typ(r), slug)
+		if !found {
+			return nil, invalidParam("slug")
+		}
+		return p, nil
+	}
+	id, _ := strconv.Atoi(r.vars["id"])
+	p, found := r.snap.Post(id)
+	if !found || p.Type != k.typ(r) {
+		return nil, invalidParam("id")
+	}
+	return p, nil
+}
+
+func (k linkedKind) response(r *request, id, status int) (*response, error) {
+	p, ok := r.snap.Post(id)
+	if !ok {
+		return nil, newError(http.StatusInternalServerError, k.name+"-not-found", "The requested post ID does not exist or is not an "+k.name)
+	}
+	ctx := r.ctx(false)
+	ctx.Unlocked = func(*mapping.Post) bool { return true }
+	return &response{status: status, body: k.render(ctx, p)}, nil
+}
+
+// saveLinked creates (p nil) or updates a venue or organizer from in: the route's arguments or a
+// payload nested in an event. Empty strings clear meta fields; post title and content are never
+// cleared (the original ignores empty values there).
+func (t *tx) saveLinked(k linkedKind, p *mapping.Post, in Params) (int, error) {
+	r, create := t.r, p == nil
+	name, _ := in.text(k.name)
+	desc, _ := in.text("description")
+	if create {
+		if dup := k.duplicate(r, name, desc); dup != nil {
+			return dup.ID, nil
+		}
+	}
+	body, meta := map[string]any{}, map[string]any{}
+	postFields(in, body, [][2]string{{k.name, "title"}, {"description", "content"}})
+	if status, ok := scaleStatus(in, r.viewer, create); ok {
+		body["status"] = status
+	}
+	postDates(in, r.now, body, r.snap.Location, true)
+	for _, f := range k.linkedMeta() {
+		v, ok := in.text(f[0])
+		switch {
+		case !ok || (create && v == ""):
+		case v == "":
+			meta[f[1]] = nil
+		case f[0] == "website":
+			meta[f[1]] = mapping.SanitizeURL(v)
+		default:
+			meta[f[1]] = v
+		}
+	}
+	if k.name == "venue" {
+		venueMaps(in, p, meta)
+	}
+	if err := t.linkedImage(in, body); err != nil {
+		return 0, err
+	}
+	body["meta"] = meta
+	id := 0
+	if !create {
+		id = p.ID
+	}
+	return t.savePost(k.typ(r), id, body)
+}
+
+// venueMaps stores the venue's map flags ("1" or the string "false", on by default; mirrored into the
+// _EventShowMap keys as TEC does) and its derived state/province.
+func venueMaps(in Params, p *mapping.Post, meta map[string]any) {
+	for _, f := range [][3]string{{"show_map", "_VenueShowMap", "_EventShowMap"}, {"show_map_link", "_VenueShowMapLink", "_EventShowMapLink"}} {
+		v, ok := in.text(f[0])
+		if !ok && p != nil {
+			continue
+		}
+		flag := "1"
+		if ok && !phpTruthy(v) {
+			flag = "false"
+		}
+		meta[f[1]], meta[f[2]] = flag, flag
+	}
+	if v, ok := in.text("stateprovince"); ok && v != "" {
+		meta["_VenueStateProvince"] = v
+		return
+	}
+	_, sOK := in.given("state")
+	_, pOK := in.given("province")
+	_, cOK := in.given("country")
+	if p != nil && !sOK && !pOK && !cOK {
+		return
+	}
+	field := func(name, key string) string {
+		if v, ok := in.text(name); ok {
+			return v
+		}
+		if p != nil {
+			v, _ := p.MetaFirst(key)
+			return v
+		}
+		return ""
+	}
+	sp := mapping.StateProvince(field("state", "_VenueState"), field("province", "_VenueProvince"), field("country", "_VenueCountry"))
+	meta["_VenueStateProvince"] = sp
+	if sp == "" && p != nil {
+		meta["_VenueStateProvince"] = nil
+	}
+}
+
+// duplicate is the original's duplicate avoidance on create: a venue or organizer (not trashed) whose
+// title equals name case-insensitively and, when a description is given, whose content equals it.
+func (k linkedKind) duplicate(r *request, name, desc string) *mapping.Post {
+	for _, p := range k.list(r) {
+		if p.Status == "trash" || !strings.EqualFold(strings.TrimSpace(p.Title), name) {
+			continue
+		}
+		content := strings.TrimSpace(p.Content)
+		if desc == "" || content == desc || content == "<p>"+desc+"</p>" {
+			return p
+		}
+	}
+	return nil
+}
+
+// unlink removes a trashed venue or organizer from the published events that point at it, as TEC
+// does (the whole _EventOrganizerID key for organizers, QUIRK 21; limited like the original to one
+// page of events). Events the caller may not edit are left alone: the CMS decides.
+func (t *tx) unlink(k linkedKind, id int) {
+	n := 0
+	for _, e := range t.r.snap.Events {
+		if n >= t.r.snap.PerPage || e.Status != "publish" || !k.idsOf([]*mapping.Post{e})[id] || !t.r.viewer.mayEdit(e) {
+			continue
+		}
+		n++
+		_, _ = t.savePost(e.Type, e.ID, map[string]any{"meta": map[string]any{k.metaKey: []string{}}})
+	}
+}
+
+// validLink is the validator of an event's venue / organizer argument: empty; a CSV or list of IDs of
+// that type; or objects, each {id} of that type or a creation payload with a non-empty name.
+func (k linkedKind) validLink(r *request, v any) bool {
+	if isEmptyValue(v) {
+		return true
+	}
+	if m, ok := v.(map[string]any); ok {
+		return k.validObject(r, m)
+	}
+	for _, item := range items(v) {
+		if m, ok := item.(map[string]any); ok {
+			if !k.validObject(r, m) {
+				return false
+			}
+		} else if !isPostOf(r, item, k.typ(r)) {
+			return false
+		}
+	}
+	return true
+}
+
+func (k linkedKind) validObject(r *request, m map[string]any) bool {
+	if id, ok := Params(m).given("id"); ok {
+		return isPostOf(r, id, k.typ(r))
+	}
+	name, _ := Params(m).text(k.name)
+	return name != ""
+}
+
+// linkFromObject links ({id}) or creates (a payload) one venue or organizer named in an event.
+func (t *tx) linkFromObject(k linkedKind, m map[string]any) (int, error) {
+	if id, ok := Params(m).given("id"); ok {
+		if !isPostOf(t.r, id, k.typ(t.r)) {
+			return 0, newError(http.StatusBadRequest, "invalid-linked-post-id", "The provided linked post ID is not valid")
+		}
+		s, _ := scalar(id)
+		n, _ := positiveInt(strings.TrimSpace(s))
+		return n, nil
+	}
+	if name, _ := Params(m).text(k.name); name == "" {
+		return 0, k.notCreated()
+	}
+	return t.saveLinked(k, nil, Params(m))
+}
+
+func (k linkedKind) notCreated() error {
+	return newError(http.StatusBadRequest, "could-not-create-"+k.name, "The "+k.name+" could not be created from the provided data")
+}
+
+// eventVenue links the event's venue: an ID, an {id} object or a creation payload. Lists and CSV
+// strings fail as in the original (one venue per event); empty leaves the venue as it is (QUIRK 17).
+func (t *tx) eventVenue(_, meta map[string]any) error {
+	v, ok := t.r.params.given("venue")
+	if !ok || isEmptyValue(v) {
+		return nil
+	}
+	if l, isList := v.([]any); isList && len(l) == 1 {
+		v = l[0]
+	}
+	var id int
+	var err error
+	switch x := v.(type) {
+	case map[string]any:
+		id, err = t.linkFromObject(venues, x)
+	case []any:
+		err = venues.notCreated()
+	default:
+		s, _ := scalar(x)
+		if strings.Contains(s, ",") || !isPostOf(t.r, x, venues.typ(t.r)) {
+			return venues.notCreated()
+		}
+		id, _ = positiveInt(strings.TrimSpace(s))
+	}
+	if err != nil {
+		return err
+	}
+	meta["_EventVenueID"] = []string{strconv.Itoa(id)}
+	return nil
+}
+
+// eventOrganizers links the event's organizers in the order given: IDs, {id} objects, creation
+// payloads. "" or [] removes them all; a CSV string or an unwrapped object fails as in the original.
+func (t *tx) eventOrganizers(_, meta map[string]any) error {
+	v, ok := t.r.params.given("organizer")
+	if !ok {
+		return nil
+	}
+	var list []any
+	switch x := v.(type) {
+	case map[string]any:
+		return organizers.notCreated()
+	case []any:
+		list = x
+	default:
+		s, _ := scalar(x)
+		if strings.Contains(s, ",") {
+			return organizers.notCreated()
+		}
+		if !isEmptyValue(x) {
+			list = []any{x}
+		}
+	}
+	ids := []string{}
+	for _, item := range list {
+		var id int
+		var err error
+		if m, isObj := item.(map[string]any); isObj {
+			id, err = t.linkFromObject(organizers, m)
+		} else if isPostOf(t.r, item, organizers.typ(t.r)) {
+			s, _ := scalar(item)
+			id, _ = positiveInt(strings.TrimSpace(s))
+		} else {
+			err = organizers.notCreated()
+		}
+		if err != nil {
+			return err
+		}
+		ids = append(ids, strconv.Itoa(id))
+	}
+	meta["_EventOrganizerID"] = ids
+	return nil
+}

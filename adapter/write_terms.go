@@ -1,0 +1,179 @@
+package adapter
+
+import (
+	"net/http"
+	"strconv"
+
+	"calshim/mapping"
+)
+
+// base is the wp/v2 REST base of the taxonomy.
+func (k termKind) base(r *request) string {
+	if k.hierarchical {
+		return r.snap.Types().CategoryBase
+	}
+	return r.snap.Types().TagBase
+}
+
+// mayManage is the original's permission for term writes (reference §2): edit_tribe_events and the
+// taxonomy's manage capability (publish_tribe_events for categories, manage_categories for tags).
+func (k termKind) mayManage(v *viewer) bool {
+	if k.hierarchical {
+		return v.canAll("edit_tribe_events", "publish_tribe_events")
+	}
+	return v.canAll("edit_tribe_events", "manage_categories")
+}
+
+// args are the create/update arguments; name is required on create only.
+func (k termKind) args(create bool) []arg {
+	a := []arg{
+		{name: "name", typ: "string", required: create, valid: nonEmptyString},
+		{name: "description", typ: "string", valid: nonEmptyString},
+		{name: "slug", typ: "string", valid: nonEmptyString},
+	}
+	if k.hierarchical {
+		a = append(a, arg{name: "parent", typ: "integer", valid: func(r *request, v any) bool {
+			s, _ := scalar(v)
+			n, ok := positiveInt(s)
+			t, exists := r.snap.Term(n)
+			return ok && exists && k.owns(r, t)
+		}})
+	}
+	return a
+}
+
+// create answers POST /categories and /tags: 201, the term with core's _links, and a Location header
+// pointing at the core route, as the original (which delegates to the core terms controller).
+func (k termKind) create(s *Server, r *request) (*response, error) {
+	if err := checkArgs(r, k.args(true)); err != nil {
+		return nil, err
+	}
+	if err := k.permitted(r); err != nil {
+		return nil, err
+	}
+	t := s.begin(r)
+	id, err := t.createTerm(k, k.body(r))
+	if err := t.done(err); err != nil {
+		return nil, err
+	}
+	res, err := k.termResponse(r, id, http.StatusCreated)
+	if err == nil {
+		res.headers = [][2]string{{"Location", r.snap.Site.Home + "/wp-json/wp/v2/" + k.base(r) + "/" + strconv.Itoa(id)}}
+	}
+	return res, err
+}
+
+// update answers POST/PUT/PATCH /categories/{id} and /tags/{id}.
+func (k termKind) update(s *Server, r *request) (*response, error) {
+	term, err := k.forWrite(r, k.args(false))
+	if err != nil {
+		return nil, err
+	}
+	t := s.begin(r)
+	err = t.send(http.MethodPost, "/wp/v2/"+k.base(r)+"/"+strconv.Itoa(term.ID), nil, k.body(r), nil)
+	if err := t.done(err); err != nil {
+		return nil, err
+	}
+	return k.termResponse(r, term.ID, http.StatusOK)
+}
+
+// remove answers DELETE /categories/{id} and /tags/{id}: always a permanent delete; the answer is the
+// term as it was, without _links.
+func (k termKind) remove(s *Server, r *request) (*response, error) {
+	term, err := k.forWrite(r, nil)
+	if err != nil {
+		return nil, err
+	}
+	before := r.ctx(true).ArchiveTerm(term)
+	t := s.begin(r)
+	err = t.send(http.MethodDelete, "/wp/v2/"+k.base(r)+"/"+strconv.Itoa(term.ID), map[string][]string{"force": {"true"}}, nil, nil)
+	if err := t.done(err); err != nil {
+		return nil, err
+	}
+	return &response{status: http.StatusOK, body: before}, nil
+}
+
+// forWrite validates the term ID (400 before permission, as the original), the arguments, then the
+// permission.
+func (k termKind) forWrite(r *request, args []arg) (*mapping.Term, error) {
+	id, _ := strconv.Atoi(r.vars["id"])
+	term, ok := r.snap.Term(id)
+	if !ok || !k.owns(r, term) {
+		return nil, invalidParam("id")
+	}
+	if err := checkArgs(r, args); err != nil {
+		return nil, err
+	}
+	return term, k.permitted(r)
+}
+
+// permitted checks the permission, then the core controller's refusal of a parent for tags.
+func (k termKind) permitted(r *request) error {
+	if !k.mayManage(r.viewer) {
+		return forbidden(r.viewer)
+	}
+	if _, ok := r.given("parent"); ok && !k.hierarchical {
+		return newError(http.StatusBadRequest, "rest_taxonomy_not_hierarchical", "Cannot set parent term, taxonomy is not hierarchical.")
+	}
+	return nil
+}
+
+// body is the wp/v2 body of a term write.
+func (k termKind) body(r *request) map[string]any {
+	body := map[string]any{}
+	for _, f := range []string{"name", "description", "slug"} {
+		if v, ok := r.params.text(f); ok {
+			body[f] = v
+		}
+	}
+	if v, ok := r.given("parent"); ok {
+		body["parent"], _ = asInt(v)
+	}
+	return body
+}
+
+func (k termKind) termResponse(r *request, id, status int) (*response, error) {
+	term, ok := r.snap.Term(id)
+	if !ok {
+		return nil, invalidParam("id")
+	}
+	body := r.ctx(true).ArchiveTerm(term)
+	body = append(body, mapping.KV{Key: "_links", Value: r.ctx(true).TermLinks(term, r.snap.Site.Home+"/wp-json/")})
+	return &response{status: status, body: body}, nil
+}
+
+// createTerm creates a term as the caller and returns its ID.
+func (t *tx) createTerm(k termKind, body map[string]any) (int, error) {
+	var saved struct {
+		ID int `json:"id"`
+	}
+	if err := t.send(http.MethodPost, "/wp/v2/"+k.base(t.r), nil, body, &saved); err != nil {
+		return 0, err
+	}
+	return saved.ID, nil
+}
+
+// writePermission returns the general permission of a route's write methods, for the Allow header.
+func writePermission(path string) func(v *viewer, method string) bool {
+	return func(v *viewer, method string) bool {
+		action := "edit"
+		if method == http.MethodDelete {
+			action = "delete"
+		}
+		switch {
+		case hasPrefix(path, "/events"):
+			return v.can(action + "_tribe_events")
+		case hasPrefix(path, "/venues"):
+			return v.can(venues.cap(action))
+		case hasPrefix(path, "/organizers"):
+			return v.can(organizers.cap(action))
+		case hasPrefix(path, "/categories"):
+			return categories.mayManage(v)
+		case hasPrefix(path, "/tags"):
+			return tags.mayManage(v)
+		}
+		return false
+	}
+}
+
+func hasPrefix(s, prefix string) bool { return len(s) >= len(prefix) && s[:len(prefix)] == prefix }

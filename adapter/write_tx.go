@@ -1,0 +1,191 @@
+package adapter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"calshim/catalog"
+	"calshim/cmsclient"
+	"calshim/mapping"
+)
+
+// refreshTimeout bounds the read-back after a write; it runs even when the client has gone away, so the
+// catalog never misses a change that was made.
+const refreshTimeout = 20 * time.Second
+
+// tx is one write request's conversation with the CMS: every call carries the caller's credentials, and
+// every post it touches is re-read into the catalog when it ends (done), whether the write as a whole
+// succeeded or not — a venue created before the event was refused is in the CMS, so it is in the
+// catalog too.
+type tx struct {
+	s       *Server
+	r       *request
+	cat     *catalog.Catalog
+	touched []catalog.PostRef
+}
+
+func (s *Server) begin(r *request) *tx { return &tx{s: s, r: r, cat: s.catalog(r.lang)} }
+
+// send makes one wp/v2 call as the caller and decodes the answer into out (when not nil).
+func (t *tx) send(method, path string, query url.Values, body, out any) error {
+	res, err := t.cat.Client().Send(t.r.gc.Request.Context(), method, path, query, t.r.viewer.auth, body)
+	if err != nil {
+		return t.upstreamError(err)
+	}
+	if out != nil {
+		return json.Unmarshal(res.Body, out)
+	}
+	return nil
+}
+
+// savePost creates (id 0) or updates a post of a type with a wp/v2 body and returns its ID.
+func (t *tx) savePost(postType string, id int, body map[string]any) (int, error) {
+	path := "/wp/v2/" + postType
+	if id != 0 {
+		path += "/" + strconv.Itoa(id)
+	}
+	var saved struct {
+		ID int `json:"id"`
+	}
+	if err := t.send(http.MethodPost, path, nil, body, &saved); err != nil {
+		return 0, err
+	}
+	t.touch(postType, saved.ID)
+	return saved.ID, nil
+}
+
+// trashPost moves a post to the trash (wp/v2 DELETE without force).
+func (t *tx) trashPost(postType string, id int) error {
+	err := t.send(http.MethodDelete, "/wp/v2/"+postType+"/"+strconv.Itoa(id), nil, nil, nil)
+	t.touch(postType, id)
+	return err
+}
+
+func (t *tx) touch(postType string, id int) {
+	t.touched = append(t.touched, catalog.PostRef{Type: postType, ID: id})
+}
+
+// done re-reads what the write touched (and every term) into the catalog and points the request at the
+// new snapshot, so the response and the next read show the write. err is the write's own outcome: it
+// wins over a failed refresh, which is logged (the next poll catches up).
+func (t *tx) done(err error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.r.gc.Request.Context()), refreshTimeout)
+	defer cancel()
+	rerr := t.cat.Refresh(ctx, t.touched...)
+	if rerr != nil {
+		t.s.log.Warn("catalog refresh after write failed", zap.String("route", t.r.gc.GetString("route")), zap.Error(rerr))
+	}
+	t.r.snap = t.cat.Snapshot()
+	if err != nil {
+		return err
+	}
+	return rerr
+}
+
+// upstreamError translates a refused wp/v2 call into the original's vocabulary: refusals become
+// rest_forbidden (401 without credentials, 403 with), an unknown author the original's invalid
+// `author`, other WordPress errors keep their code, message and status (term_exists with term_id).
+func (t *tx) upstreamError(err error) error {
+	var ue *cmsclient.Error
+	if !errors.As(err, &ue) {
+		return err
+	}
+	switch {
+	case ue.Status == http.StatusUnauthorized || ue.Status == http.StatusForbidden:
+		return forbidden(t.r.viewer)
+	case ue.Code == "rest_invalid_author":
+		return invalidParam("author")
+	case ue.Code == "term_exists":
+		e := newError(ue.Status, ue.Code, ue.Message)
+		e.Extra = mapping.Object{{Key: "term_id", Value: ue.DataInt("term_id")}}
+		return e
+	case ue.Code == "rest_invalid_param":
+		return newError(http.StatusBadRequest, ue.Code, ue.Message)
+	}
+	return newError(ue.Status, ue.Code, ue.Message)
+}
+
+// scaleStatus is the original's status scale-back (reference §6.1), always judged with the event post
+// type's publish capability: publishers get what they ask for (publish by default); others get pending
+// instead of publish/future, draft by default. ok is false when nothing was asked on an update, which
+// then keeps the status (only given fields change).
+func scaleStatus(in Params, v *viewer, create bool) (string, bool) {
+	status, asked := in.given("status")
+	s, _ := scalar(status)
+	canPublish := v.can("publish_tribe_events")
+	switch {
+	case !asked && !create:
+		return "", false
+	case !asked && canPublish:
+		return "publish", true
+	case !asked:
+		return "draft", true
+	case !canPublish && (s == "publish" || s == "future"):
+		return "pending", true
+	}
+	return s, true
+}
+
+// postDates turns `date` and `date_utc` into wp/v2's date and date_gmt. date is read in loc; events
+// keep the wall time the value names (a timestamp's UTC one, as the original), venues and organizers
+// express it in loc (inLoc).
+func postDates(in Params, now time.Time, body map[string]any, loc *time.Location, inLoc bool) {
+	if v, ok := in.given("date"); ok {
+		s, _ := scalar(v)
+		if t, ok := mapping.ParseTime(s, now, loc); ok {
+			if inLoc {
+				t = t.In(loc)
+			}
+			body["date"] = t.Format("2006-01-02T15:04:05")
+		}
+	}
+	if v, ok := in.given("date_utc"); ok {
+		s, _ := scalar(v)
+		if t, ok := mapping.ParseTime(s, now, time.UTC); ok {
+			body["date_gmt"] = t.UTC().Format("2006-01-02T15:04:05")
+		}
+	}
+}
+
+// postFields copies the plain post fields given in r into a wp/v2 body: each v1 name → wp/v2 name.
+// Empty values of fields that cannot be cleared are skipped, as the original ignores them.
+func postFields(in Params, body map[string]any, fields [][2]string) {
+	for _, f := range fields {
+		if v, ok := in.given(f[0]); ok {
+			if s, _ := scalar(v); s != "" {
+				body[f[1]] = s
+			}
+		}
+	}
+	if v, ok := in.given("author"); ok {
+		body["author"], _ = asInt(v)
+	}
+}
+
+// truthy reads a boolean argument that passed validation.
+func (p Params) truthy(name string) (bool, bool) {
+	v, ok := p.given(name)
+	if !ok {
+		return false, false
+	}
+	b, _ := asBool(v)
+	return b, true
+}
+
+// text reads a string-ish argument, trimmed.
+func (p Params) text(name string) (string, bool) {
+	v, ok := p.given(name)
+	if !ok {
+		return "", false
+	}
+	s, _ := scalar(v)
+	return strings.TrimSpace(s), true
+}

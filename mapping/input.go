@@ -1,0 +1,141 @@
+package mapping
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// EventDates is the date meta TEC stores for an event (reference §6.3, §7.2).
+type EventDates struct {
+	Start, End       string // _EventStartDate, _EventEndDate: local wall time "Y-m-d H:i:s"
+	StartUTC, EndUTC string // _EventStartDateUTC, _EventEndDateUTC
+	Timezone         string // _EventTimezone
+	Abbr             string // _EventTimezoneAbbr
+	// Duration is _EventDuration in seconds; -1 on the all-day path, which does not write it.
+	Duration int
+	AllDay   bool
+}
+
+// ValidEventTimezone is TEC's timezone validator: empty, a zone identifier PHP knows, or any string
+// starting with "UTC" longer than three characters.
+func ValidEventTimezone(tz string) bool {
+	if tz == "" || isUTCOffset(tz) {
+		return true
+	}
+	_, err := loadZone(tz)
+	return err == nil
+}
+
+// EventZone returns the zone event wall times are read and converted in: the event's own time zone
+// when given and valid ("UTC+5.5" as a fixed offset), else site.
+func EventZone(tz string, site *time.Location) *time.Location {
+	if tz == "" {
+		return site
+	}
+	if isUTCOffset(tz) {
+		if loc, ok := pseudoZone(tz); ok {
+			return loc
+		}
+		if loc, err := LoadZone(tz); err == nil {
+			return loc
+		}
+		return site
+	}
+	if loc, err := loadZone(tz); err == nil {
+		return loc
+	}
+	return site
+}
+
+// NewEventDates computes the stored date meta from the start and end wall times (already expressed in
+// the event's time zone), as Tribe__Events__API::saveEventMeta does: all-day events span whole days
+// (from the start day's cutoff to one second before the cutoff after the end day), an end before the
+// start becomes the start, UTC values are the wall times read in tz (siteTZ when tz is ""), and the
+// abbreviation is the zone's at the start (a "UTC±h" zone is its own abbreviation).
+func NewEventDates(start, end time.Time, allDay bool, tz, siteTZ, cutoff string, site *time.Location) EventDates {
+	if tz == "" {
+		tz = siteTZ
+	}
+	loc := EventZone(tz, site)
+	s, e := start.Format(DBDateTimeLayout), end.Format(DBDateTimeLayout)
+	d := EventDates{Timezone: tz, AllDay: allDay, Duration: -1}
+	if allDay {
+		s, e = BeginningOfDay(s, start, cutoff), EndOfDay(e, end, cutoff)
+	}
+	if e < s {
+		e = s
+	}
+	d.Start, d.End = s, e
+	su, eu := wallIn(s, loc), wallIn(e, loc)
+	d.StartUTC, d.EndUTC = su.UTC().Format(DBDateTimeLayout), eu.UTC().Format(DBDateTimeLayout)
+	if !allDay {
+		d.Duration = int(eu.Sub(su).Seconds())
+	}
+	d.Abbr, _ = su.Zone()
+	if isUTCOffset(tz) {
+		d.Abbr = tz
+	}
+	return d
+}
+
+// wallIn reads a "Y-m-d H:i:s" wall time in loc.
+func wallIn(wall string, loc *time.Location) time.Time {
+	t, _ := time.ParseInLocation(DBDateTimeLayout, wall, time.UTC)
+	return inZone(t, loc)
+}
+
+// CostCurrency derives _EventCurrencySymbol and _EventCurrencyPosition from cost values, as TEC's
+// Tribe__Cost_Utils::parse_currency_symbol/position do: the text around the single number of each
+// value ("20$" → "$", "postfix"; "€ 5" → "€", "prefix"). Values must agree on the symbol; values without
+// exactly one number, or plain numbers, give no symbol (ok false).
+func CostCurrency(values []string) (symbol, position string, ok bool) {
+	for i, v := range values {
+		m := costParts.FindStringSubmatch(strings.TrimSpace(v))
+		if m == nil {
+			return "", "", false
+		}
+		sym, pos := strings.TrimSpace(m[1]), "prefix"
+		if sym == "" {
+			sym, pos = strings.TrimSpace(m[2]), "postfix"
+		}
+		if sym == "" || (i > 0 && sym != symbol) {
+			return "", "", false
+		}
+		symbol, position = sym, pos
+	}
+	return symbol, position, symbol != ""
+}
+
+var costParts = regexp.MustCompile(`^([^0-9]*?)\s*[0-9][0-9.,]*\s*([^0-9]*)$`)
+
+// StateProvince is the venue's stored _VenueStateProvince when none is given (reference §7.2): the
+// state for US addresses (or no country), else the province.
+func StateProvince(state, province, country string) string {
+	us := country == "" || country == "US" || country == "United States"
+	if state != "" && us {
+		return state
+	}
+	return province
+}
+
+// SanitizeURL is esc_url_raw's cleaning of a URL for storage: characters that cannot appear in a URL are
+// dropped, and a URL without a scheme gets "http://".
+func SanitizeURL(u string) string {
+	u = strings.TrimSpace(u)
+	if u == "" {
+		return ""
+	}
+	u = strings.ReplaceAll(u, " ", "%20")
+	u = urlJunk.ReplaceAllString(u, "")
+	if !strings.Contains(u, "://") && !strings.HasPrefix(u, "/") && !strings.HasPrefix(u, "#") && !strings.HasPrefix(u, "?") {
+		u = "http://" + u
+	}
+	return u
+}
+
+var urlJunk = regexp.MustCompile(`[^a-zA-Z0-9\-~+_.?#=!&;,/:%@$|*'()\[\]\x80-\xff]`)
+
+// FormatID writes a post ID as TEC stores it in meta.
+func FormatID(id int) string { return strconv.Itoa(id) }
