@@ -72,8 +72,17 @@ func TestAliasIndexAndDoc(t *testing.T) {
 	if got := str(at(de.body, "servers", 0, "url")); got != shim+"/de/wp-json/cal/events/v1/" {
 		t.Errorf("doc server in de = %s", got)
 	}
-	if got := keys(at(de.body, "paths")); len(got) != len(keys(at(get(t, "/doc").body, "paths"))) {
+	en := get(t, "/doc")
+	if got := keys(at(de.body, "paths")); len(got) != len(keys(at(en.body, "paths"))) {
 		t.Errorf("de doc has %d paths", len(got))
+	}
+	param := func(r reply) string { return str(at(r.body, "paths", "/events", "get", "parameters", 0, "description")) }
+	if param(en) != "The archive page to return" || param(de) == param(en) || param(de) == "" {
+		t.Errorf("page description: en %q, de %q", param(en), param(de))
+	}
+	deIdx := call(t, http.MethodGet, "/de/wp-json/cal/events/v1", nil)
+	if d := str(at(deIdx.body, "routes", "/cal/events/v1/events", "endpoints", 0, "args", "page", "description")); d != param(de) {
+		t.Errorf("de index page description %q, doc %q", d, param(de))
 	}
 	if l := idx.header.Get("Link"); l != "<"+shim+"/wp-json/>; rel=\"https://api.w.org/\"" {
 		t.Errorf("Link = %s", l)

@@ -22,6 +22,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"calshim/adapter"
+	"calshim/adapter/i18n"
 	"calshim/catalog"
 	"calshim/cmsclient"
 	"calshim/config"
@@ -99,7 +100,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logOut 
 	srv := &http.Server{
 		Handler: adapter.NewServer(cat, log, adapter.Options{RESTRoot: cfg.RESTRoot,
 			Namespaces: append([]string{"cal/events/v1"}, cfg.NamespaceAliases...), Languages: cfg.Languages[1:],
-			Catalogs: catalogs, MaxPerPage: cfg.Catalog.MaxPerPage,
+			Catalogs: catalogs, MaxPerPage: cfg.Catalog.MaxPerPage, Translate: translator(cfg.Languages, log),
 			ImageAllowPrivate: cfg.Writes.ImageAllowPrivate, ImageMaxBytes: int64(cfg.Writes.ImageMaxBytes)}),
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second,
 		IdleTimeout: 120 * time.Second,
@@ -142,6 +143,24 @@ func loadWithRetry(ctx context.Context, cat *catalog.Catalog, log *zap.Logger) e
 			return ctx.Err()
 		case <-time.After(wait):
 		}
+	}
+}
+
+// translator returns the description translations of each language variant ("" = the default
+// language); a language without a message catalog is served in English, with a warning at start.
+func translator(languages []string, log *zap.Logger) func(lang string) func(string) string {
+	for _, l := range languages {
+		if _, ok := i18n.Translator(l); !ok {
+			log.Warn("no message catalog for this language: its descriptions are served in English", zap.String("language", l),
+				zap.Strings("catalogs", i18n.Languages()))
+		}
+	}
+	return func(lang string) func(string) string {
+		if lang == "" {
+			lang = languages[0]
+		}
+		tr, _ := i18n.Translator(lang)
+		return tr
 	}
 }
 
