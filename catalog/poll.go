@@ -38,7 +38,7 @@ func (c *Catalog) Run(ctx context.Context, onError func(error)) {
 }
 
 // Poll brings the catalog up to date once.
-func (c *Catalog) Poll(ctx context.Context) error {
+func (c *Catalog) Poll(ctx context.Context) (err error) {
 	old := c.snap.Load()
 	if old == nil {
 		return c.Load(ctx)
@@ -46,6 +46,14 @@ func (c *Catalog) Poll(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.polls++
+	// A failed poll drops the changes it had read, so it must not move the modified_after marks either:
+	// the next poll asks for those changes again.
+	since := maps.Clone(c.since)
+	defer func() {
+		if err != nil {
+			c.since = since
+		}
+	}()
 	old = c.snap.Load()
 	posts := maps.Clone(old.posts)
 	changed := false
