@@ -19,7 +19,7 @@ import (
 type Options struct {
 	Types          Types
 	PollInterval   time.Duration
-	ReconcileEvery int // full ID reconciliation every N polls, even when totals agree
+	ReconcileEvery int // full ID reconciliation every N polls, even when totals agree; 0: only when they differ
 	PerPage        int // default per_page of lists
 	// Authenticated: the client carries a service credential, so every status is loaded.
 	Authenticated bool

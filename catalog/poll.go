@@ -116,7 +116,7 @@ func (c *Catalog) pollType(ctx context.Context, typ string, posts map[int]*mappi
 			have++
 		}
 	}
-	if total == have && c.polls%c.opt.ReconcileEvery != 0 {
+	if total == have && (c.opt.ReconcileEvery <= 0 || c.polls%c.opt.ReconcileEvery != 0) {
 		return changed, nil
 	}
 	removed, err := c.reconcile(ctx, typ, posts)
