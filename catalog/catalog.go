@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -115,6 +116,11 @@ func (c *Catalog) fetchPosts(ctx context.Context, typ string, after *time.Time, 
 	if err != nil {
 		return fmt.Errorf("catalog: list %s: %w", typ, err)
 	}
+	return c.decodePosts(typ, items, dst)
+}
+
+// decodePosts decodes listed posts of one type into dst.
+func (c *Catalog) decodePosts(typ string, items []json.RawMessage, dst map[int]*mapping.Post) error {
 	for _, raw := range items {
 		p, err := cmsclient.DecodePost(raw, c.opt.Types.CategoryBase, c.opt.Types.TagBase)
 		if err != nil {

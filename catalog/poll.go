@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"calshim/mapping"
@@ -133,7 +136,10 @@ func (c *Catalog) count(ctx context.Context, typ string) (int, time.Time, error)
 }
 
 // reconcile drops posts of typ that upstream no longer lists (deleted permanently, or moved to a status
-// the catalog does not hold).
+// the catalog does not hold), and reads those it lists but the catalog lacks: a post created with an
+// explicit past date (an import, a back-dated entry) gets that date as its modification time, and a
+// scheduled post published while the catalog holds published posts only keeps its own, so
+// modified_after does not return them.
 func (c *Catalog) reconcile(ctx context.Context, typ string, posts map[int]*mapping.Post) (bool, error) {
 	items, _, err := c.client.ListAll(ctx, "/wp/v2/"+typ, url.Values{"status": {c.statuses()}, "_fields": {"id"}})
 	if err != nil {
@@ -156,5 +162,36 @@ func (c *Catalog) reconcile(ctx context.Context, typ string, posts map[int]*mapp
 			removed = true
 		}
 	}
-	return removed, nil
+	var missing []int
+	for id := range live {
+		if _, ok := posts[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	if err := c.fetchIDs(ctx, typ, missing, posts); err != nil {
+		return false, err
+	}
+	return removed || len(missing) > 0, nil
+}
+
+// fetchIDs reads the posts of typ with the given IDs into dst, 100 per request.
+func (c *Catalog) fetchIDs(ctx context.Context, typ string, ids []int, dst map[int]*mapping.Post) error {
+	slices.Sort(ids)
+	for len(ids) > 0 {
+		n := min(len(ids), 100)
+		include := make([]string, n)
+		for i, id := range ids[:n] {
+			include[i] = strconv.Itoa(id)
+		}
+		ids = ids[n:]
+		q := url.Values{"status": {c.statuses()}, "include": {strings.Join(include, ",")}, "orderby": {"id"}, "order": {"asc"}}
+		items, _, err := c.client.ListAll(ctx, "/wp/v2/"+typ, q)
+		if err != nil {
+			return fmt.Errorf("catalog: list %s by id: %w", typ, err)
+		}
+		if err := c.decodePosts(typ, items, dst); err != nil {
+			return err
+		}
+	}
+	return nil
 }
