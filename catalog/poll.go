@@ -105,6 +105,9 @@ func (c *Catalog) pollType(ctx context.Context, typ string, posts map[int]*mappi
 	if err := c.fetchPosts(ctx, typ, &after, fresh); err != nil {
 		return false, err
 	}
+	if err := c.fetchIDs(ctx, typ, c.due(typ, clock, posts, fresh), fresh); err != nil {
+		return false, err
+	}
 	c.since[typ] = clock
 	changed := false
 	for id, p := range fresh {
@@ -124,6 +127,21 @@ func (c *Catalog) pollType(ctx context.Context, typ string, posts map[int]*mappi
 	}
 	removed, err := c.reconcile(ctx, typ, posts)
 	return changed || removed, err
+}
+
+// due returns the scheduled posts of typ whose publication time has come by the upstream clock and
+// that fresh does not hold. WordPress' cron publishes a scheduled post by changing its status alone
+// (wp_publish_post): its modification time stays that of its last edit and the totals do not move, so
+// only re-reading it shows the change — once per poll while the cron is late.
+func (c *Catalog) due(typ string, clock time.Time, posts, fresh map[int]*mapping.Post) []int {
+	now := clock.UTC().Format(time.DateTime)
+	var ids []int
+	for id, p := range posts {
+		if _, ok := fresh[id]; !ok && p.Type == typ && p.Status == "future" && p.DateGMT <= now {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // count asks upstream how many posts of a type exist in the statuses the catalog holds, and its clock.
