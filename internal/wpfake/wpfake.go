@@ -2,7 +2,8 @@
 // real rig (cmsclient/testdata/wp, written by cmsclient/testdata/record.sh) with httptest, and answers list
 // queries the way wp/v2 does for the parameters calshim uses: per_page and page (with X-WP-Total and
 // X-WP-TotalPages), status, include, orderby=id, modified_after, hide_empty and _fields. Tests change its
-// state (add, modify, delete objects; take it down) and inspect the requests it received.
+// state (add, modify, delete objects; take it down) and inspect the requests it received. Its clock (the
+// Date header of every answer, and the modification time Modify stamps) is the real one unless set.
 //
 // All methods are safe for concurrent use; the mutators fail the test on misuse.
 package wpfake
@@ -47,6 +48,7 @@ type Server struct {
 	index      Object
 	coll       map[string][]item
 	maxPerPage int
+	now        time.Time // zero: the real clock
 	down       int
 	intercept  func(http.ResponseWriter, *http.Request) bool
 	requests   []Request
@@ -80,6 +82,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query()})
 	down, intercept := s.down, s.intercept
 	s.mu.Unlock()
+	w.Header().Set("Date", s.Now().UTC().Format(http.TimeFormat))
 	if intercept != nil && intercept(w, r) {
 		return
 	}
@@ -146,6 +149,26 @@ func writeError(w http.ResponseWriter, status int, code, message string) {
 	b, _ := json.Marshal(map[string]any{"code": code, "message": message, "data": map[string]int{"status": status}})
 	writeJSON(w, status, b)
 }
+
+// Now returns the fake's clock.
+func (s *Server) Now() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.now.IsZero() {
+		return time.Now()
+	}
+	return s.now
+}
+
+// SetNow stops the fake's clock at t.
+func (s *Server) SetNow(t time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.now = t
+}
+
+// Advance moves the fake's clock on by d (stopping it first if it was the real one).
+func (s *Server) Advance(d time.Duration) { s.SetNow(s.Now().Add(d)) }
 
 // SetMaxPerPage caps the page size the fake serves (default 100, wp/v2's maximum), so that the recorded
 // objects span several pages of a per_page=100 list; X-WP-TotalPages follows.
@@ -217,8 +240,10 @@ func (s *Server) Update(base string, id int, fn func(Object)) {
 	s.coll[base][s.mustIndex(base, id)] = s.mustItem(o)
 }
 
-// Modify is Update as WordPress saves a post: after fn, modified_gmt (and modified, in site time) become at.
-func (s *Server) Modify(base string, id int, at time.Time, fn func(Object)) {
+// Modify is Update as WordPress saves a post: after fn, modified_gmt (and modified, in site time) become
+// the fake's clock.
+func (s *Server) Modify(base string, id int, fn func(Object)) {
+	at := s.Now()
 	s.Update(base, id, func(o Object) {
 		fn(o)
 		s.stamp(o, at)

@@ -80,7 +80,8 @@ func TestListQueries(t *testing.T) {
 	fake := wpfake.New(t)
 	bic := fake.IDs("tribe_venue")[7] // added by the seed: its ID changes with every seed
 	fake.SetMaxPerPage(3)
-	fake.Modify("tribe_events", 17, time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC), func(wpfake.Object) {})
+	fake.SetNow(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+	fake.Modify("tribe_events", 17, func(wpfake.Object) {})
 	tests := []struct {
 		name       string
 		path       string
@@ -120,6 +121,12 @@ func TestListQueries(t *testing.T) {
 			}
 		})
 	}
+	t.Run("Date is the fake's clock", func(t *testing.T) {
+		res, _ := get(t, fake, "/")
+		if got, want := res.Header.Get("Date"), "Wed, 02 Jan 2030 03:04:05 GMT"; got != want {
+			t.Errorf("Date = %q, want %q", got, want)
+		}
+	})
 	t.Run("_fields keeps only those fields", func(t *testing.T) {
 		_, body := get(t, fake, "/wp/v2/tribe_events?include=17&_fields=id")
 		if got, want := string(body), `[{"id":17}]`; got != want {
