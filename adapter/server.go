@@ -48,6 +48,7 @@ type Server struct {
 	cache  *gocache.Cache // rendered anonymous GET responses, keyed by request and catalog version
 	// viewers caches who a credential belongs to (auth.go); writes and authenticated reads need it.
 	viewers *viewers
+	metrics *metrics // Prometheus collectors, served at /metrics (ops.go)
 }
 
 // NewServer returns the HTTP handler of calshim.
@@ -57,11 +58,13 @@ func NewServer(cat *catalog.Catalog, log *zap.Logger, opt Options) http.Handler 
 	}
 	s := &Server{cat: cat, log: log, opt: opt, routes: v1Routes(),
 		cache: gocache.New(time.Minute, 5*time.Minute), viewers: newViewers()}
+	s.metrics = newMetrics(s)
 	gin.SetMode(gin.ReleaseMode)
 	g := gin.New()
 	g.Use(s.accessLog, s.recoverPanic)
 	g.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
 	g.GET("/readyz", s.readyz)
+	g.GET("/metrics", s.metrics.handler())
 	// Everything else goes through the v1 dispatcher, which matches routes the way WordPress does
 	// (anchored, case-insensitive regexes on the path below the REST root).
 	g.NoRoute(s.dispatch)
@@ -135,7 +138,7 @@ func (s *Server) dispatch(gc *gin.Context) {
 		method = http.MethodGet
 	}
 	rt, vars := s.match(addr.ns, addr.route)
-	if rt == nil || rt.methods[method] == nil {
+	if rt == nil || (rt.methods[method] == nil && method != http.MethodOptions) {
 		s.write(gc, nil, errNoRoute)
 		return
 	}
@@ -147,6 +150,10 @@ func (s *Server) dispatch(gc *gin.Context) {
 	}
 	r := &request{gc: gc, method: method, params: parseQuery(gc.Request.URL.RawQuery), vars: vars, snap: snap,
 		root: addr.root, ns: addr.ns, lang: addr.lang, now: s.opt.Now()}
+	if method == http.MethodOptions { // CORS preflights and route discovery
+		s.send(gc, s.render(gc, rt, s.options(r, rt), nil))
+		return
+	}
 	s.serve(gc, rt, r)
 }
 
@@ -171,6 +178,7 @@ func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
 	res, err := rt.methods[r.method](s, r)
 	out := s.render(gc, rt, res, err)
 	if cacheable && err == nil {
+		out.etag = etagOf(out.body)
 		s.cache.SetDefault(key, out)
 	}
 	s.send(gc, out)

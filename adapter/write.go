@@ -17,6 +17,7 @@ type rendered struct {
 	status  int
 	headers [][2]string
 	body    []byte
+	etag    string // set on cacheable (anonymous GET) responses
 }
 
 // render encodes a handler's result or error with the original's headers. WordPress' `_envelope`
@@ -67,6 +68,11 @@ func (s *Server) send(gc *gin.Context, out *rendered) {
 	for _, kv := range out.headers {
 		h.Set(kv[0], kv[1])
 	}
+	corsHeaders(gc)
+	if cacheHeaders(gc, out) {
+		gc.Status(http.StatusNotModified)
+		return
+	}
 	gc.Status(out.status)
 	if gc.Request.Method != http.MethodHead {
 		_, _ = gc.Writer.Write(out.body)
@@ -91,6 +97,7 @@ func (s *Server) write(gc *gin.Context, rt *route, err error) {
 func (s *Server) accessLog(gc *gin.Context) {
 	start := time.Now()
 	gc.Next()
+	s.metrics.observe(gc, time.Since(start))
 	s.log.Info("request",
 		zap.String("method", gc.Request.Method),
 		zap.String("route", gc.GetString("route")),

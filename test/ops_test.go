@@ -1,0 +1,56 @@
+package test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestConditionalGet(t *testing.T) {
+	first := get(t, "/events?per_page=3")
+	tag := first.header.Get("ETag")
+	if tag == "" || !strings.Contains(first.header.Get("Cache-Control"), "public") {
+		t.Fatalf("anonymous GET: ETag %q, Cache-Control %q", tag, first.header.Get("Cache-Control"))
+	}
+	again := call(t, http.MethodGet, "/wp-json/cal/events/v1/events?per_page=3", nil, "If-None-Match", tag)
+	if again.status != http.StatusNotModified || len(again.raw) != 0 {
+		t.Errorf("If-None-Match: %d, %d bytes", again.status, len(again.raw))
+	}
+	other := call(t, http.MethodGet, "/wp-json/cal/events/v1/events?per_page=3", nil, "If-None-Match", `"stale"`)
+	if other.status != http.StatusOK {
+		t.Errorf("stale tag: %d", other.status)
+	}
+	bad := get(t, "/events?page=0")
+	if bad.header.Get("ETag") != "" || !strings.Contains(bad.header.Get("Cache-Control"), "no-store") {
+		t.Errorf("error answer: ETag %q, Cache-Control %q", bad.header.Get("ETag"), bad.header.Get("Cache-Control"))
+	}
+}
+
+func TestCORSAndOptions(t *testing.T) {
+	r := call(t, http.MethodGet, "/wp-json/cal/events/v1/events?per_page=1", nil, "Origin", "https://app.example")
+	if r.header.Get("Access-Control-Allow-Origin") != "https://app.example" ||
+		!strings.Contains(r.header.Get("Access-Control-Expose-Headers"), "X-TEC-Total") {
+		t.Errorf("CORS headers: %v", r.header)
+	}
+	o := call(t, http.MethodOptions, "/wp-json/cal/events/v1/events", nil, "Origin", "https://app.example")
+	if o.status != http.StatusOK || str(at(o.body, "namespace")) != "cal/events/v1" || len(list(at(o.body, "endpoints"))) == 0 {
+		t.Errorf("OPTIONS: %d %.300s", o.status, o.raw)
+	}
+	wantError(t, call(t, http.MethodOptions, "/wp-json/cal/events/v1/nope", nil), http.StatusNotFound, "rest_no_route")
+}
+
+func TestMetrics(t *testing.T) {
+	get(t, "/events?per_page=1")
+	res, err := http.Get(shim + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	for _, want := range []string{`calshim_http_requests_total{cache=`, `route="/events"`, "calshim_catalog_events ", "calshim_catalog_last_poll_success_timestamp_seconds"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}
