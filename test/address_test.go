@@ -76,7 +76,9 @@ func TestAliasIndexAndDoc(t *testing.T) {
 	if got := keys(at(de.body, "paths")); len(got) != len(keys(at(en.body, "paths"))) {
 		t.Errorf("de doc has %d paths", len(got))
 	}
-	param := func(r reply) string { return str(at(r.body, "paths", "/events", "get", "parameters", 0, "description")) }
+	param := func(r reply) string {
+		return str(at(r.body, "paths", "/events", "get", "parameters", 0, "description"))
+	}
 	if param(en) != "The archive page to return" || param(de) == param(en) || param(de) == "" {
 		t.Errorf("page description: en %q, de %q", param(en), param(de))
 	}
