@@ -1,0 +1,142 @@
+package adapter
+
+import (
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestReadBody(t *testing.T) {
+	for _, tc := range []struct {
+		name, ctype, body string
+		want              Params
+		code              string // expected error code, "" for none
+	}{
+		{"json object", "application/json", `{"title":"A","all_day":true,"author":3,"venue":{"venue":"V"}}`,
+			Params{"title": "A", "all_day": true, "author": json.Number("3"), "venue": map[string]any{"venue": "V"}}, ""},
+		{"json with charset", "application/json; charset=utf-8", `{"a":null}`, Params{"a": nil}, ""},
+		{"json array is ignored", "application/json", `[1,2]`, nil, ""},
+		{"json empty body", "application/json", ``, nil, ""},
+		{"json malformed", "application/json", `{"title": "x", `, nil, "rest_invalid_json"},
+		{"json trailing garbage", "application/json", `{"a":1} x`, nil, "rest_invalid_json"},
+		{"form scalars", "application/x-www-form-urlencoded", "title=Hello+there&cost=20%24", Params{"title": "Hello there", "cost": "20$"}, ""},
+		{"form list", "application/x-www-form-urlencoded", "organizer[]=1&organizer[]=2", Params{"organizer": []any{"1", "2"}}, ""},
+		{"form nested objects", "application/x-www-form-urlencoded", "venue[venue]=V&venue[city]=C&organizer[0][organizer]=A&organizer[1][id]=5",
+			Params{"venue": map[string]any{"venue": "V", "city": "C"}, "organizer": []any{map[string]any{"organizer": "A"}, map[string]any{"id": "5"}}}, ""},
+		{"form unclosed bracket", "application/x-www-form-urlencoded", "a[b=1", Params{"a[b": "1"}, ""},
+		{"other content type", "text/plain", "title=x", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodPost, "/", strings.NewReader(tc.body))
+			req.Header.Set("Content-Type", tc.ctype)
+			got, err := readBody(req)
+			if tc.code != "" {
+				if ae, ok := err.(*apiError); !ok || ae.Code != tc.code {
+					t.Fatalf("err = %v, want %s", err, tc.code)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %#v, want %#v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestMergeParamsBodyWins(t *testing.T) {
+	got := mergeParams(Params{"title": "query", "page": "2"}, Params{"title": "body"})
+	if got["title"] != "body" || got["page"] != "2" {
+		t.Errorf("merge = %#v", got)
+	}
+}
+
+func TestArgTypes(t *testing.T) {
+	for _, tc := range []struct {
+		v        any
+		typ      string
+		want     bool
+		wantInt  int
+		wantBool bool
+	}{
+		{"abc", "string", true, 0, false},
+		{json.Number("1"), "string", false, 0, false},
+		{json.Number("12"), "integer", true, 12, false},
+		{"12", "integer", true, 12, false},
+		{"12.5", "integer", false, 0, false},
+		{"", "integer", false, 0, false},
+		{true, "boolean", true, 0, true},
+		{"TRUE", "boolean", true, 0, true},
+		{"0", "boolean", true, 0, false},
+		{json.Number("1"), "boolean", true, 0, true},
+		{"yes", "boolean", false, 0, false},
+		{"", "boolean", false, 0, false},
+	} {
+		if got := hasType(tc.v, tc.typ); got != tc.want {
+			t.Errorf("hasType(%#v, %s) = %v", tc.v, tc.typ, got)
+		}
+		if n, ok := asInt(tc.v); tc.typ == "integer" && ok && n != tc.wantInt {
+			t.Errorf("asInt(%#v) = %d", tc.v, n)
+		}
+		if b, ok := asBool(tc.v); tc.typ == "boolean" && ok && b != tc.wantBool {
+			t.Errorf("asBool(%#v) = %v", tc.v, b)
+		}
+	}
+}
+
+func TestItems(t *testing.T) {
+	for _, tc := range []struct {
+		v    any
+		want []any
+	}{
+		{"a, b,c", []any{"a", "b", "c"}},
+		{"", []any{}},
+		{json.Number("5"), []any{"5"}},
+		{[]any{"x", json.Number("2")}, []any{"x", json.Number("2")}},
+		{[]string{"x"}, []any{"x"}},
+	} {
+		if got := items(tc.v); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("items(%#v) = %#v, want %#v", tc.v, got, tc.want)
+		}
+	}
+}
+
+// FuzzReadBody: body parsing never panics, and a body that parses yields only the value types the
+// handlers expect.
+func FuzzReadBody(f *testing.F) {
+	for _, seed := range []string{`{"title":"x","venue":{"venue":"V"},"organizer":[1,{"id":2}]}`, `{"a":`, `[]`, "a[b][]=1&a[b][]=2&c=3", "a[=1&[]=2&a[0][x]=y"} {
+		f.Add(seed, true)
+		f.Add(seed, false)
+	}
+	f.Fuzz(func(t *testing.T, body string, isJSON bool) {
+		req, _ := http.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+		req.Header.Set("Content-Type", map[bool]string{true: "application/json", false: "application/x-www-form-urlencoded"}[isJSON])
+		p, err := readBody(req)
+		if err != nil {
+			return
+		}
+		for _, v := range p {
+			checkValue(t, v)
+		}
+	})
+}
+
+func checkValue(t *testing.T, v any) {
+	switch x := v.(type) {
+	case nil, string, bool, json.Number:
+	case []any:
+		for _, c := range x {
+			checkValue(t, c)
+		}
+	case map[string]any:
+		for _, c := range x {
+			checkValue(t, c)
+		}
+	default:
+		t.Fatalf("unexpected value type %T", v)
+	}
+}

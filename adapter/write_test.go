@@ -1,0 +1,133 @@
+package adapter
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"calshim/catalog"
+	"calshim/cmsclient"
+	"calshim/internal/wpfake"
+	"calshim/mapping"
+)
+
+// editorMe is what /wp/v2/users/me?context=edit answers for an editor (the capabilities that matter).
+const editorMe = `{"id":6,"capabilities":{"edit_tribe_events":true,"publish_tribe_events":true,"edit_others_tribe_events":true,
+"edit_published_tribe_events":true,"edit_tribe_venues":true,"publish_tribe_venues":true,"upload_files":true}}`
+
+// newFakeServer returns calshim's handler over a catalog loaded from the fake WordPress.
+func newFakeServer(t *testing.T, wp *wpfake.Server) http.Handler {
+	t.Helper()
+	client := cmsclient.New(wp.Root, "", "", 2*time.Second)
+	cat := catalog.New(client, catalog.Options{Types: catalog.Types{Event: "tribe_events", Venue: "tribe_venue",
+		Organizer: "tribe_organizer", CategoryTax: "tribe_events_cat", TagTax: "post_tag", CategoryBase: "tribe_events_cat", TagBase: "tags"},
+		PollInterval: time.Hour, ReconcileEvery: 1, PerPage: 10, Authenticated: true})
+	if err := cat.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return NewServer(cat, zap.NewNop(), Options{RESTRoot: "/wp-json", Namespaces: []string{"cal/events/v1"}, MaxPerPage: 50})
+}
+
+func post(h http.Handler, path, body string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodPost, "/wp-json/cal/events/v1"+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Basic ZWRpdG9yOnNlY3JldA==")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+// answerMe makes the fake answer the current-user endpoint as an editor.
+func answerMe(w http.ResponseWriter, r *http.Request) bool {
+	if r.URL.Path == "/wp-json/wp/v2/users/me" {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(editorMe))
+		return true
+	}
+	return false
+}
+
+// TestWriteUpstreamDown: a write while the CMS cannot be reached is a prompt 503 with the error body.
+func TestWriteUpstreamDown(t *testing.T) {
+	wp := wpfake.New(t)
+	h := newFakeServer(t, wp)
+	wp.SetIntercept(answerMe)
+	if rec := post(h, "/events", `{}`); rec.Code != http.StatusBadRequest { // resolves and caches the viewer
+		t.Fatalf("warm-up: %d %s", rec.Code, rec.Body)
+	}
+	for _, down := range []int{wpfake.Drop, http.StatusBadGateway} {
+		wp.SetDown(down)
+		start := time.Now()
+		rec := post(h, "/events", `{"title":"x","start_date":"2031-01-01 10:00","end_date":"2031-01-01 11:00"}`)
+		if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), `"code":"calshim_upstream_unavailable"`) {
+			t.Errorf("down %d: %d %s", down, rec.Code, rec.Body)
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Errorf("down %d: took %v", down, time.Since(start))
+		}
+	}
+}
+
+// TestWriteFailsHalfWay: the nested venue is created, then the event is refused: the answer is the
+// refusal, and the catalog holds the venue the CMS now has.
+func TestWriteFailsHalfWay(t *testing.T) {
+	wp := wpfake.New(t)
+	h := newFakeServer(t, wp)
+	venueID := wp.IDs("tribe_venue")[0]
+	wp.SetIntercept(func(w http.ResponseWriter, r *http.Request) bool {
+		switch {
+		case answerMe(w, r):
+		case r.Method == http.MethodPost && r.URL.Path == "/wp-json/wp/v2/tribe_venue":
+			wp.Clone("tribe_venue", venueID, 990001, func(o wpfake.Object) { o["slug"] = "half-way-hall" })
+			w.WriteHeader(http.StatusCreated)
+			_, _ = w.Write([]byte(`{"id":990001}`))
+		case r.Method == http.MethodPost && r.URL.Path == "/wp-json/wp/v2/tribe_events":
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = w.Write([]byte(`{"code":"db_insert_error","message":"Could not insert post into the database.","data":{"status":500}}`))
+		default:
+			return false
+		}
+		return true
+	})
+	rec := post(h, "/events", `{"title":"x","start_date":"2031-01-01 10:00","end_date":"2031-01-01 11:00","venue":{"venue":"Half Way Hall"}}`)
+	if rec.Code != http.StatusInternalServerError || !strings.Contains(rec.Body.String(), `"db_insert_error"`) {
+		t.Fatalf("got %d %s", rec.Code, rec.Body)
+	}
+	req := httptest.NewRequest(http.MethodGet, "/wp-json/cal/events/v1/venues/990001", nil)
+	got := httptest.NewRecorder()
+	h.ServeHTTP(got, req)
+	if got.Code != http.StatusOK {
+		t.Errorf("venue created half-way is not in the catalog: %d %s", got.Code, got.Body)
+	}
+}
+
+func TestViewerCapabilities(t *testing.T) {
+	contributor := &viewer{ID: 4, Caps: map[string]bool{"edit_tribe_events": true, "delete_tribe_events": true}}
+	own := &mapping.Post{Type: "tribe_events", Author: 4, Status: "draft"}
+	published := &mapping.Post{Type: "tribe_events", Author: 4, Status: "publish"}
+	others := &mapping.Post{Type: "tribe_events", Author: 1, Status: "draft"}
+	var anonymous *viewer
+	for _, tc := range []struct {
+		name string
+		got  bool
+		want bool
+	}{
+		{"own draft editable", contributor.mayEdit(own), true},
+		{"own published not editable", contributor.mayEdit(published), false},
+		{"others' not editable", contributor.mayEdit(others), false},
+		{"own draft readable", contributor.mayRead(own), true},
+		{"anonymous reads published", anonymous.mayRead(published), true},
+		{"anonymous cannot read drafts", anonymous.mayRead(own), false},
+		{"anonymous cannot edit", anonymous.mayEdit(own), false},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: %v", tc.name, tc.got)
+		}
+	}
+}

@@ -1,0 +1,280 @@
+package test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Write tests create what they need far in the future (outside the archives' default window) and
+// trash it again, so the read tests' expectations stay true whatever the order.
+
+// as returns the Authorization header of a rig user ("admin", "editor", "author", "contributor",
+// "subscriber"); "" is anonymous.
+func as(role string) []string {
+	if role == "" {
+		return nil
+	}
+	r := strings.ToUpper(role)
+	cred := wpEnv["WP_"+r+"_USER"] + ":" + wpEnv["WP_"+r+"_APP_PASSWORD"]
+	return []string{"Authorization", "Basic " + base64.StdEncoding.EncodeToString([]byte(cred))}
+}
+
+// send calls a v1 route with a JSON body (a Go value) as role.
+func send(t testing.TB, role, method, path string, body any) reply {
+	t.Helper()
+	h := as(role)
+	var rd *strings.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = strings.NewReader(string(b))
+		h = append(h, "Content-Type", "application/json")
+	} else {
+		rd = strings.NewReader("")
+	}
+	return call(t, method, "/wp-json/cal/events/v1"+path, rd, h...)
+}
+
+// sendForm calls a v1 route with a form body.
+func sendForm(t testing.TB, role, method, path, form string) reply {
+	t.Helper()
+	h := append(as(role), "Content-Type", "application/x-www-form-urlencoded")
+	return call(t, method, "/wp-json/cal/events/v1"+path, strings.NewReader(form), h...)
+}
+
+func wantStatus(t *testing.T, r reply, status int) {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status %d, want %d\n%s", r.status, status, r.raw)
+	}
+}
+
+func newEvent(title string) map[string]any {
+	return map[string]any{"title": title, "start_date": "2031-03-10 10:00:00", "end_date": "2031-03-10 12:00:00"}
+}
+
+func TestWriteEventLifecycle(t *testing.T) {
+	body := newEvent("Write Test Full Event")
+	body["description"] = "<p>Created by the write test.</p>"
+	body["timezone"] = "Europe/London"
+	body["cost"] = "20$"
+	body["featured"] = true
+	body["show_map"] = true
+	body["categories"] = []any{"Music", "Write Test Category"}
+	body["tags"] = []any{"free"}
+	body["venue"] = map[string]any{"venue": "Write Test Hall", "city": "Leeds", "country": "United Kingdom"}
+	body["organizer"] = []any{map[string]any{"organizer": "Write Test Org", "email": "wt@example.com"}, sid(t, "organizers", "jazzsoc")}
+	r := send(t, "admin", http.MethodPost, "/events", body)
+	wantStatus(t, r, http.StatusCreated)
+	if got := keys(r.body); !slices.Equal(got, eventKeys) {
+		t.Errorf("keys = %v", got)
+	}
+	id := str(at(r.body, "id"))
+	for path, want := range map[string]string{
+		"title": "Write Test Full Event", "timezone": "Europe/London", "timezone_abbr": "GMT",
+		"utc_start_date": "2031-03-10 10:00:00", "cost": "20$", "featured": "true", "show_map": "true",
+		"show_map_link": "false", "status": "publish",
+	} {
+		if got := str(at(r.body, path)); got != want {
+			t.Errorf("%s = %q, want %q", path, got, want)
+		}
+	}
+	if got := str(at(r.body, "cost_details", "currency_position")); got != "postfix" {
+		t.Errorf("currency_position = %q", got)
+	}
+	if got := str(at(r.body, "tags", 0, "id")); got != sid(t, "tags", "free") {
+		t.Errorf("existing tag by name: got tag %s (the original's bug creates a tag named after the ID)", got)
+	}
+	if len(list(at(r.body, "categories"))) != 2 || str(at(r.body, "venue", "venue")) != "Write Test Hall" {
+		t.Errorf("categories/venue not linked: %s", r.raw)
+	}
+	if got := ids(at(r.body, "organizer")); len(got) != 2 || strconv.Itoa(got[1]) != sid(t, "organizers", "jazzsoc") {
+		t.Errorf("organizers = %v", got)
+	}
+	venueID := str(at(r.body, "venue", "id"))
+
+	// Read-your-writes: the same replica shows it at once, to anonymous readers too.
+	g := get(t, "/events/"+id)
+	wantStatus(t, g, http.StatusOK)
+	if at(g.body, "json_ld") == nil {
+		t.Error("single GET has no json_ld")
+	}
+
+	// Only the fields given change.
+	u := send(t, "admin", http.MethodPatch, "/events/"+id, map[string]any{"title": "Write Test Renamed"})
+	wantStatus(t, u, http.StatusOK)
+	if str(at(u.body, "title")) != "Write Test Renamed" || str(at(u.body, "featured")) != "true" || str(at(u.body, "cost")) != "20$" ||
+		len(list(at(u.body, "organizer"))) != 2 || str(at(u.body, "timezone")) != "Europe/London" {
+		t.Errorf("partial update changed other fields: %s", u.raw)
+	}
+	// A form body, all_day normalisation, a relative date.
+	f := sendForm(t, "admin", http.MethodPut, "/events/"+id, "all_day=1&start_date=2031-03-11&end_date=2031-03-12&organizer=&hide_from_listings=false")
+	wantStatus(t, f, http.StatusOK)
+	if str(at(f.body, "start_date")) != "2031-03-11 00:00:00" || str(at(f.body, "end_date")) != "2031-03-12 23:59:59" ||
+		str(at(f.body, "all_day")) != "true" || len(list(at(f.body, "organizer"))) != 0 {
+		t.Errorf("form update: %s", f.raw)
+	}
+
+	d := send(t, "admin", http.MethodDelete, "/events/"+id, nil)
+	wantStatus(t, d, http.StatusOK)
+	if str(at(d.body, "status")) != "trash" || !strings.HasSuffix(str(at(d.body, "slug")), "__trashed") {
+		t.Errorf("trashed event: status %q slug %q", str(at(d.body, "status")), str(at(d.body, "slug")))
+	}
+	wantError(t, send(t, "admin", http.MethodDelete, "/events/"+id, nil), http.StatusGone, "event-is-in-trash")
+	wantError(t, get(t, "/events/"+id), http.StatusForbidden, "event-no-longer-available")
+	wantStatus(t, send(t, "admin", http.MethodDelete, "/venues/"+venueID, nil), http.StatusOK)
+}
+
+func TestWriteEventValidation(t *testing.T) {
+	ev := sid(t, "events", "gala")
+	tests := []struct {
+		name, role, method, path string
+		body                     any
+		status                   int
+		code                     string
+	}{
+		{"missing title", "admin", "POST", "/events", map[string]any{"start_date": "2031-01-01", "end_date": "2031-01-01"}, 400, "rest_missing_callback_param"},
+		{"bad dates", "admin", "POST", "/events", map[string]any{"title": "x", "start_date": "notadate", "end_date": "alsonot"}, 400, "rest_invalid_param"},
+		{"empty title", "admin", "POST", "/events", map[string]any{"title": "", "start_date": "2031-01-01", "end_date": "2031-01-01"}, 400, "rest_invalid_param"},
+		{"title not a string", "admin", "POST", "/events", map[string]any{"title": 123, "start_date": "2031-01-01", "end_date": "2031-01-01"}, 400, "rest_invalid_param"},
+		{"all_day not boolean", "admin", "POST", "/events", map[string]any{"title": "x", "start_date": "2031-01-01", "end_date": "2031-01-01", "all_day": "maybe"}, 400, "rest_invalid_param"},
+		{"bad website", "admin", "POST", "/events", map[string]any{"title": "x", "start_date": "2031-01-01", "end_date": "2031-01-01", "website": "foo"}, 400, "rest_invalid_param"},
+		{"bad timezone", "admin", "POST", "/events", map[string]any{"title": "x", "start_date": "2031-01-01", "end_date": "2031-01-01", "timezone": "Mars/Olympus"}, 400, "rest_invalid_param"},
+		{"image not an attachment", "admin", "POST", "/events", map[string]any{"title": "x", "start_date": "2031-01-01", "end_date": "2031-01-01", "image": ev}, 400, "rest_invalid_param"},
+		{"image on loopback", "admin", "POST", "/events", map[string]any{"title": "x", "start_date": "2031-01-01", "end_date": "2031-01-01", "image": "http://127.0.0.1:1/none.png"}, 400, "rest_invalid_param"},
+		{"image URL by contributor", "contributor", "POST", "/events", map[string]any{"title": "x", "start_date": "2031-01-01", "end_date": "2031-01-01", "image": "https://example.com/a.png"}, 400, "rest_invalid_param"},
+		{"venue not a venue", "admin", "POST", "/events", map[string]any{"title": "x", "start_date": "2031-01-01", "end_date": "2031-01-01", "venue": ev}, 400, "rest_invalid_param"},
+		{"unknown author", "admin", "POST", "/events", map[string]any{"title": "x", "start_date": "2031-01-01", "end_date": "2031-01-01", "author": 999999}, 400, "rest_invalid_param"},
+		{"invalid anonymous is 400", "", "POST", "/events", map[string]any{"title": ""}, 400, "rest_missing_callback_param"},
+		{"anonymous", "", "POST", "/events", newEvent("x"), 401, "rest_forbidden"},
+		{"subscriber", "subscriber", "POST", "/events", newEvent("x"), 403, "rest_forbidden"},
+		{"collection PUT", "admin", "PUT", "/events", newEvent("x"), 404, "rest_no_route"},
+		{"update missing", "admin", "PUT", "/events/999999", map[string]any{"title": "x"}, 404, "rest-event-not-found"},
+		{"update missing anonymous", "", "PUT", "/events/999999", map[string]any{"title": "x"}, 401, "rest_forbidden"},
+		{"update non-event", "admin", "PUT", "/events/" + sid(t, "venues", "bluenote"), map[string]any{"title": "x"}, 400, "rest-invalid-event-id"},
+		{"update unknown slug", "admin", "PUT", "/events/by-slug/no-such-event", map[string]any{"title": "x"}, 400, "rest_invalid_param"},
+		{"delete anonymous", "", "DELETE", "/events/" + ev, nil, 401, "rest_forbidden"},
+		{"delete missing", "admin", "DELETE", "/events/999999", nil, 404, "rest-event-not-found"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			wantError(t, send(t, tc.role, tc.method, tc.path, tc.body), tc.status, tc.code)
+		})
+	}
+	r := call(t, "POST", "/wp-json/cal/events/v1/events", strings.NewReader(`{"title": "x", `), append(as("admin"), "Content-Type", "application/json")...)
+	wantError(t, r, http.StatusBadRequest, "rest_invalid_json")
+}
+
+// TestWritePermissions is the permission matrix of reference §2 and the AuthorizationCest cases.
+func TestWritePermissions(t *testing.T) {
+	created := map[string]reply{}
+	for role, want := range map[string]struct {
+		status int
+		state  string
+	}{"": {401, ""}, "subscriber": {403, ""}, "contributor": {201, "pending"}, "author": {201, "publish"}, "editor": {201, "publish"}, "admin": {201, "publish"}} {
+		body := newEvent("Permission Test " + role)
+		body["status"] = "publish"
+		r := send(t, role, http.MethodPost, "/events", body)
+		if r.status != want.status || (want.state != "" && str(at(r.body, "status")) != want.state) {
+			t.Errorf("%q create: %d %s, want %d %s", role, r.status, str(at(r.body, "status")), want.status, want.state)
+		}
+		created[role] = r
+	}
+	adminEvent := str(at(created["admin"].body, "id"))
+	ownPending := str(at(created["contributor"].body, "id"))
+	wantError(t, send(t, "contributor", http.MethodPut, "/events/"+adminEvent, map[string]any{"title": "x"}), 403, "rest_forbidden")
+	wantError(t, send(t, "author", http.MethodDelete, "/events/"+adminEvent, nil), 403, "rest_forbidden")
+	wantStatus(t, send(t, "contributor", http.MethodPut, "/events/"+ownPending, map[string]any{"title": "Own pending"}), 200)
+	wantStatus(t, send(t, "editor", http.MethodPut, "/events/"+adminEvent, map[string]any{"title": "Edited by editor"}), 200)
+	wantStatus(t, send(t, "contributor", http.MethodDelete, "/events/"+ownPending, nil), 200)
+	for _, role := range []string{"author", "editor", "admin"} {
+		wantStatus(t, send(t, "admin", http.MethodDelete, "/events/"+str(at(created[role].body, "id")), nil), 200)
+	}
+	// Terms: categories need publish_tribe_events, tags manage_categories.
+	for _, tc := range []struct{ role, path string }{{"subscriber", "/categories"}, {"contributor", "/categories"}, {"author", "/tags"}} {
+		wantError(t, send(t, tc.role, http.MethodPost, tc.path, map[string]any{"name": "Denied"}), 403, "rest_forbidden")
+	}
+	wantError(t, send(t, "", http.MethodPost, "/tags", map[string]any{"name": "Denied"}), 401, "rest_forbidden")
+	// Allow lists what the caller may do.
+	if got := send(t, "editor", http.MethodGet, "/events", nil).header.Get("Allow"); got != "GET, POST" {
+		t.Errorf("editor Allow = %q", got)
+	}
+	if got := get(t, "/events").header.Get("Allow"); got != "GET" {
+		t.Errorf("anonymous Allow = %q", got)
+	}
+}
+
+func TestWriteVenuesAndOrganizers(t *testing.T) {
+	v := send(t, "admin", http.MethodPost, "/venues", map[string]any{"venue": "Write Test Venue", "city": "Austin", "state": "TX",
+		"country": "United States", "show_map": "true", "show_map_link": "false", "description": "<p>A test venue.</p>"})
+	wantStatus(t, v, http.StatusCreated)
+	id := str(at(v.body, "id"))
+	if str(at(v.body, "stateprovince")) != "TX" || str(at(v.body, "show_map_link")) != "false" {
+		t.Errorf("venue: %s", v.raw)
+	}
+	dup := send(t, "admin", http.MethodPost, "/venues", map[string]any{"venue": "write test venue"})
+	if dup.status != http.StatusCreated || str(at(dup.body, "id")) != id {
+		t.Errorf("duplicate venue: %d id %s, want 201 id %s", dup.status, str(at(dup.body, "id")), id)
+	}
+	wantError(t, send(t, "admin", http.MethodPost, "/venues", map[string]any{"city": "Nowhere"}), 400, "rest_missing_callback_param")
+	wantError(t, send(t, "admin", http.MethodPost, "/venues", map[string]any{"venue": "x", "show_map": true}), 400, "rest_invalid_param")
+	u := send(t, "admin", http.MethodPut, "/venues/"+id, map[string]any{"city": "Dallas", "zip": ""})
+	wantStatus(t, u, http.StatusOK)
+	if str(at(u.body, "city")) != "Dallas" || str(at(u.body, "state")) != "TX" || str(at(u.body, "venue")) != "Write Test Venue" {
+		t.Errorf("venue update: %s", u.raw)
+	}
+	wantError(t, send(t, "", http.MethodDelete, "/venues/999999", nil), 400, "rest_invalid_param")
+	wantError(t, send(t, "", http.MethodDelete, "/venues/"+id, nil), 401, "rest_forbidden")
+	wantStatus(t, send(t, "admin", http.MethodDelete, "/venues/by-slug/write-test-venue", nil), 200)
+	wantError(t, send(t, "admin", http.MethodDelete, "/venues/"+id, nil), 410, "venue-is-in-trash")
+
+	o := send(t, "editor", http.MethodPost, "/organizers", map[string]any{"organizer": "Write Test Organizer", "email": "o@example.com", "phone": "123"})
+	wantStatus(t, o, http.StatusCreated)
+	oid := str(at(o.body, "id"))
+	wantError(t, send(t, "admin", http.MethodPost, "/organizers", map[string]any{"email": "x@example.com"}), 400, "rest_missing_callback_param")
+	p := send(t, "editor", http.MethodPatch, "/organizers/"+oid, map[string]any{"organizer": "Write Test Organizer 2"})
+	if p.status != 200 || str(at(p.body, "email")) != "o@example.com" {
+		t.Errorf("organizer update dropped email: %s", p.raw)
+	}
+	wantError(t, send(t, "subscriber", http.MethodDelete, "/organizers/"+oid, nil), 403, "rest_forbidden")
+	wantStatus(t, send(t, "editor", http.MethodDelete, "/organizers/"+oid, nil), 200)
+	wantError(t, send(t, "editor", http.MethodDelete, "/organizers/"+oid, nil), 410, "organizer-is-in-trash")
+}
+
+func TestWriteTerms(t *testing.T) {
+	for _, k := range []struct{ path, dupMsg string }{{"/categories", "with this parent"}, {"/tags", "in this taxonomy"}} {
+		c := send(t, "editor", http.MethodPost, k.path, map[string]any{"name": "Write Test Term", "description": "made by the test"})
+		wantStatus(t, c, http.StatusCreated)
+		id := str(at(c.body, "id"))
+		if !strings.HasSuffix(c.header.Get("Location"), "/wp-json/wp/v2/"+map[string]string{"/categories": "tribe_events_cat", "/tags": "tags"}[k.path]+"/"+id) ||
+			at(c.body, "_links") == nil {
+			t.Errorf("%s create: Location %q, body %s", k.path, c.header.Get("Location"), c.raw)
+		}
+		d := send(t, "editor", http.MethodPost, k.path, map[string]any{"name": "Write Test Term"})
+		wantError(t, d, 400, "term_exists")
+		if !strings.Contains(str(at(d.body, "message")), k.dupMsg) || str(at(d.body, "data", "term_id")) != id {
+			t.Errorf("term_exists: %s", d.raw)
+		}
+		wantError(t, send(t, "editor", http.MethodPost, k.path, map[string]any{"description": "no name"}), 400, "rest_missing_callback_param")
+		wantError(t, send(t, "editor", http.MethodPost, k.path+"/"+id, map[string]any{"name": ""}), 400, "rest_invalid_param")
+		u := send(t, "editor", http.MethodPut, k.path+"/"+id, map[string]any{"description": "updated"})
+		if u.status != 200 || str(at(u.body, "description")) != "updated" || str(at(u.body, "name")) != "Write Test Term" {
+			t.Errorf("%s update: %s", k.path, u.raw)
+		}
+		del := send(t, "editor", http.MethodDelete, k.path+"/"+id, nil)
+		if del.status != 200 || str(at(del.body, "id")) != id || at(del.body, "_links") != nil {
+			t.Errorf("%s delete: %s", k.path, del.raw)
+		}
+		wantError(t, get(t, k.path+"/"+id), 400, "rest_invalid_param")
+		wantError(t, send(t, "subscriber", http.MethodDelete, k.path+"/"+id, nil), 400, "rest_invalid_param")
+	}
+	wantError(t, send(t, "admin", http.MethodPost, "/tags", map[string]any{"name": "Child Tag", "parent": 7}), 400, "rest_taxonomy_not_hierarchical")
+	wantError(t, send(t, "admin", http.MethodPost, "/categories", map[string]any{"name": "Orphan", "parent": 2389}), 400, "rest_invalid_param")
+}
