@@ -15,7 +15,7 @@ import (
 )
 
 // Run polls upstream every PollInterval until ctx ends. Each poll fetches posts modified since the
-// newest modification seen (wp/v2 modified_after), reloads the terms, and checks totals to notice
+// previous poll by the upstream's clock (wp/v2 modified_after), reloads the terms, and checks totals to notice
 // permanent deletions; a mismatch (or every ReconcileEvery polls) triggers a full ID reconciliation.
 // Errors are recorded for readiness and the next poll retries: reads keep being served meanwhile.
 // onError, when not nil, is told about each failed poll.

@@ -76,7 +76,9 @@ func build(base Snapshot, posts map[int]*mapping.Post, terms map[int]*mapping.Te
 		if s.slugs[p.Type] == nil {
 			s.slugs[p.Type] = map[string]int{}
 		}
-		s.slugs[p.Type][p.Slug] = p.ID
+		if p.Slug != "" { // never-published drafts have none; "" is no slug to look up
+			s.slugs[p.Type][p.Slug] = p.ID
+		}
 		switch p.Type {
 		case s.types.Event:
 			s.Events = append(s.Events, p)

@@ -1,0 +1,98 @@
+package adapter
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"calshim/catalog"
+	"calshim/cmsclient"
+	"calshim/internal/wpfake"
+)
+
+// newTestServer serves v1 from a catalog loaded from the recorded WordPress answers (internal/wpfake),
+// at a fixed clock so the default date window is the recording's.
+func newTestServer(tb testing.TB) http.Handler {
+	tb.Helper()
+	wp := wpfake.New(tb)
+	cat := catalog.New(cmsclient.New(wp.Root, "reader", "secret", 5*time.Second), catalog.Options{
+		Types: catalog.Types{Event: "tribe_events", Venue: "tribe_venue", Organizer: "tribe_organizer",
+			CategoryTax: "tribe_events_cat", TagTax: "post_tag", CategoryBase: "tribe_events_cat", TagBase: "tags"},
+		PollInterval: time.Hour, ReconcileEvery: 1, PerPage: 10, Authenticated: true,
+	})
+	if err := cat.Load(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	now := time.Date(2026, 11, 22, 18, 54, 25, 0, time.UTC)
+	return NewServer(cat, zap.NewNop(), Options{RESTRoot: "/wp-json", Namespaces: []string{"cal/events/v1", "tribe/events/v1"},
+		Languages: []string{"de"}, MaxPerPage: 50, Now: func() time.Time { return now }})
+}
+
+func serveGET(h http.Handler, target string) *httptest.ResponseRecorder {
+	path, query, _ := strings.Cut(target, "?")
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.URL.RawQuery = query // as received, whatever the bytes
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+func TestGETRoutesAnswerFromTheCatalog(t *testing.T) {
+	h := newTestServer(t)
+	for _, tc := range []struct {
+		target string
+		status int
+		want   string // a fragment of the body
+	}{
+		{"/wp-json/cal/events/v1/events?per_page=2", 200, `&per_page=2&`},
+		{"/wp-json/cal/events/v1/events/17", 200, `"title":"Opening Night Gala"`},
+		{"/wp-json/cal/events/v1/events/by-slug/opening-night-gala", 200, `"id":17,`},
+		{"/wp-json/cal/events/v1/venues/5", 200, `"venue":"Blue Note Jazz Club"`},
+		{"/wp-json/cal/events/v1/organizers?per_page=1", 200, `"organizers":[{`},
+		{"/wp-json/cal/events/v1/categories/3", 200, `"up":"http:\/\/example.com\/wp-json\/cal\/events\/v1\/categories\/2"`},
+		{"/wp-json/cal/events/v1/tags", 200, `"tags":[`},
+		{"/wp-json/cal/events/v1/events/39", 403, `"code":"event-not-accessible"`},
+		{"/wp-json/cal/events/v1/events/999999", 404, `"code":"rest-event-not-found"`},
+		{"/wp-json/cal/events/v1/events?page=0", 400, `"params":{"page":"Invalid parameter."}`},
+		{"/de/wp-json/tribe/events/v1/events?per_page=1", 200, `http:\/\/example.com\/de\/wp-json\/tribe\/events\/v1\/events\/?page=1`},
+		{"/wp-json/cal/events/v1/nope", 404, `"code":"rest_no_route"`},
+	} {
+		t.Run(tc.target, func(t *testing.T) {
+			rec := serveGET(h, tc.target)
+			if rec.Code != tc.status || !strings.Contains(rec.Body.String(), tc.want) {
+				t.Errorf("GET %s = %d %.300s\nwant %d with %s", tc.target, rec.Code, rec.Body.String(), tc.status, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzGETQuery: whatever the query string, no GET route answers 5xx or panics, and every answer is
+// JSON of the original's shapes (an envelope or an error body).
+func FuzzGETQuery(f *testing.F) {
+	for _, s := range []string{"page=2&per_page=5", "start_date=tomorrow&end_date=%2B2%20weeks&strict_dates=1",
+		"categories[]=music&tags=free,7&venue=5&organizer=12,13&featured=1", "include=17,18&status=publish",
+		"search=jazz&post_parent=17&ticketed=false", "starts_before=2026-12-01T10:00:00Z&ends_after=@0",
+		"hide_empty=0&orderby=count&order=desc&parent=2&post=20&event=20&slug=jazz&exclude=3",
+		"has_events=yes&only_with_upcoming=1&event=17", "password=letmein&_envelope", "page=99999999999999999999"} {
+		f.Add(s)
+	}
+	h := newTestServer(f)
+	routes := []string{"events", "events/17", "events/by-slug/opening-night-gala", "venues", "venues/5", "organizers",
+		"organizers/12", "categories", "categories/2", "tags", "tags/7", "", "doc"}
+	f.Fuzz(func(t *testing.T, query string) {
+		for _, r := range routes {
+			rec := serveGET(h, "/wp-json/cal/events/v1/"+r+"?"+query)
+			if rec.Code >= 500 {
+				t.Fatalf("GET %s?%s = %d %s", r, query, rec.Code, rec.Body.String())
+			}
+			if b := rec.Body.String(); rec.Code != http.StatusNotModified && !strings.HasPrefix(b, "{") {
+				t.Fatalf("GET %s?%s: body %.100q", r, query, b)
+			}
+		}
+	})
+}
