@@ -256,6 +256,7 @@ func (t *tx) eventTerms(body, _ map[string]any) error {
 		if !ok {
 			continue
 		}
+		t.terms = true
 		ids := []int{}
 		for _, item := range items(v) {
 			s, ok := scalar(item)

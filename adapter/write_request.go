@@ -22,6 +22,11 @@ func (s *Server) prepare(r *request) error {
 	}
 	r.viewer = v
 	r.gc.Set(viewerKey, v)
+	if v != nil {
+		// What a logged-in caller sees is theirs alone: no shared cache may keep it (WordPress sends
+		// the same for logged-in users).
+		r.gc.Header("Cache-Control", "no-cache, must-revalidate, max-age=0, private")
+	}
 	if r.method == http.MethodGet {
 		return nil
 	}

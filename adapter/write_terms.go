@@ -70,6 +70,7 @@ func (k termKind) update(s *Server, r *request) (*response, error) {
 		return nil, err
 	}
 	t := s.begin(r)
+	t.terms = true
 	err = t.send(http.MethodPost, "/wp/v2/"+k.base(r)+"/"+strconv.Itoa(term.ID), nil, k.body(r), nil)
 	if err := t.done(err); err != nil {
 		return nil, err
@@ -86,6 +87,7 @@ func (k termKind) remove(s *Server, r *request) (*response, error) {
 	}
 	before := r.ctx(true).ArchiveTerm(term)
 	t := s.begin(r)
+	t.terms = true
 	err = t.send(http.MethodDelete, "/wp/v2/"+k.base(r)+"/"+strconv.Itoa(term.ID), map[string][]string{"force": {"true"}}, nil, nil)
 	if err := t.done(err); err != nil {
 		return nil, err
@@ -147,6 +149,7 @@ func (t *tx) createTerm(k termKind, body map[string]any) (int, error) {
 	var saved struct {
 		ID int `json:"id"`
 	}
+	t.terms = true
 	if err := t.send(http.MethodPost, "/wp/v2/"+k.base(t.r), nil, body, &saved); err != nil {
 		return 0, err
 	}

@@ -30,6 +30,8 @@ type tx struct {
 	r       *request
 	cat     *catalog.Catalog
 	touched []catalog.PostRef
+	// terms is set when the write may have changed terms or their counts; done then reloads them.
+	terms bool
 }
 
 func (s *Server) begin(r *request) *tx { return &tx{s: s, r: r, cat: s.catalog(r.lang)} }
@@ -69,8 +71,12 @@ func (t *tx) trashPost(postType string, id int) error {
 	return err
 }
 
+// touch marks a post for the refresh; its terms' counts may change with it.
 func (t *tx) touch(postType string, id int) {
 	t.touched = append(t.touched, catalog.PostRef{Type: postType, ID: id})
+	if p, ok := t.r.snap.Post(id); ok && (len(p.Terms[mapping.TaxonomyCategory]) > 0 || len(p.Terms[mapping.TaxonomyTag]) > 0) {
+		t.terms = true
+	}
 }
 
 // done re-reads what the write touched (and every term) into the catalog and points the request at the
@@ -79,7 +85,7 @@ func (t *tx) touch(postType string, id int) {
 func (t *tx) done(err error) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.r.gc.Request.Context()), refreshTimeout)
 	defer cancel()
-	rerr := t.cat.Refresh(ctx, t.touched...)
+	rerr := t.cat.Refresh(ctx, t.terms, t.touched...)
 	if rerr != nil {
 		t.s.log.Warn("catalog refresh after write failed", zap.String("route", t.r.gc.GetString("route")), zap.Error(rerr))
 	}

@@ -23,27 +23,52 @@ type PostRef struct {
 // through its caller-authenticated methods (cmsclient.Client.Send), never its service credential.
 func (c *Catalog) Client() *cmsclient.Client { return c.client }
 
-// Refresh re-reads the given posts and every term from upstream with the service credential and
-// publishes a new snapshot at once, so that a write is visible to the next read of this replica
-// (read-your-writes) without waiting for the poll. A post upstream no longer has (deleted permanently,
-// or in a status the catalog does not hold) leaves the catalog. Featured images the posts now use are
-// loaded too.
-func (c *Catalog) Refresh(ctx context.Context, refs ...PostRef) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	old := c.snap.Load()
-	if old == nil {
+// Refresh re-reads the given posts (and, with terms, every term: names, counts) from upstream with the
+// service credential and publishes a new snapshot at once, so that a write is visible to the next read
+// of this replica (read-your-writes) without waiting for the poll. A post upstream no longer has
+// (deleted permanently, or in a status the catalog does not hold) leaves the catalog. Featured images
+// the posts now use are loaded too.
+//
+// The upstream reads happen outside the catalog lock, so concurrent writes refresh in parallel; a post
+// the catalog meanwhile holds in a newer version (a poll or another write got there first) is kept.
+func (c *Catalog) Refresh(ctx context.Context, terms bool, refs ...PostRef) error {
+	if c.snap.Load() == nil {
 		return errors.New("catalog: refresh before load")
 	}
-	posts := maps.Clone(old.posts)
+	fetched := map[int]*mapping.Post{}
+	gone := map[int]bool{}
 	for _, ref := range refs {
-		if err := c.refreshPost(ctx, ref, posts); err != nil {
+		p, err := c.readPost(ctx, ref)
+		if err != nil {
+			return err
+		}
+		if p == nil {
+			gone[ref.ID] = true
+		} else {
+			fetched[p.ID] = p
+		}
+	}
+	var freshTerms map[int]*mapping.Term
+	if terms {
+		var err error
+		if freshTerms, err = c.fetchTerms(ctx); err != nil {
 			return err
 		}
 	}
-	terms, err := c.fetchTerms(ctx)
-	if err != nil {
-		return err
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.snap.Load()
+	posts := maps.Clone(old.posts)
+	for id, p := range fetched {
+		if q, ok := posts[id]; !ok || q.ModifiedGMT <= p.ModifiedGMT {
+			posts[id] = p
+		}
+	}
+	for id := range gone {
+		delete(posts, id)
+	}
+	if freshTerms == nil {
+		freshTerms = old.terms
 	}
 	media, err := c.fetchMedia(ctx, posts, old.media)
 	if err != nil {
@@ -51,35 +76,32 @@ func (c *Catalog) Refresh(ctx context.Context, refs ...PostRef) error {
 	}
 	base := *old
 	base.Version++
-	c.snap.Store(build(base, posts, terms, media))
+	c.snap.Store(build(base, posts, freshTerms, media))
 	return nil
 }
 
-// refreshPost reads one post into posts, or removes it when upstream answers 404 or a status the
+// readPost reads one post; nil when upstream answers 404 (deleted for good) or has it in a status the
 // catalog does not hold.
-func (c *Catalog) refreshPost(ctx context.Context, ref PostRef, posts map[int]*mapping.Post) error {
+func (c *Catalog) readPost(ctx context.Context, ref PostRef) (*mapping.Post, error) {
 	res, err := c.client.Get(ctx, "/wp/v2/"+ref.Type+"/"+strconv.Itoa(ref.ID), url.Values{"context": {"view"}})
 	var ue *cmsclient.Error
 	if errors.As(err, &ue) && (ue.Status == http.StatusNotFound || ue.Status == http.StatusUnauthorized || ue.Status == http.StatusForbidden) {
-		delete(posts, ref.ID)
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("catalog: refresh %s %d: %w", ref.Type, ref.ID, err)
+		return nil, fmt.Errorf("catalog: refresh %s %d: %w", ref.Type, ref.ID, err)
 	}
 	p, err := cmsclient.DecodePost(res.Body, c.opt.Types.CategoryBase, c.opt.Types.TagBase)
 	if err != nil {
-		return fmt.Errorf("catalog: refresh %s %d: %w", ref.Type, ref.ID, err)
+		return nil, fmt.Errorf("catalog: refresh %s %d: %w", ref.Type, ref.ID, err)
 	}
 	p.Type = ref.Type
 	renameTaxonomies(p, c.opt.Types)
 	p.SearchText = mapping.SearchText(p)
 	if !c.holds(p.Status) {
-		delete(posts, p.ID)
-		return nil
+		return nil, nil
 	}
-	posts[p.ID] = p
-	return nil
+	return p, nil
 }
 
 // holds reports whether the catalog keeps posts of a status (see statuses).
