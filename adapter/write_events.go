@@ -147,7 +147,31 @@ func (t *tx) saveEvent(p *mapping.Post) (int, error) {
 	if !create {
 		id = p.ID
 	}
-	return t.savePost(r.snap.Types().Event, id, body)
+	id, err := t.savePost(r.snap.Types().Event, id, body)
+	if err == nil && body["status"] == "publish" {
+		t.publishLinked(p, meta)
+	}
+	return id, err
+}
+
+// publishLinked publishes the draft venue and organizers of an event that was just published, as TEC
+// does (publishAssociatedTypes). It is a consequence of the event's save, which stands: a refusal by the
+// CMS leaves that venue or organizer as it was.
+func (t *tx) publishLinked(p *mapping.Post, meta map[string]any) {
+	var ids []string
+	for _, key := range []string{"_EventVenueID", "_EventOrganizerID"} {
+		if rows, given := meta[key].([]string); given {
+			ids = append(ids, rows...)
+		} else if p != nil {
+			ids = append(ids, p.Meta[key]...)
+		}
+	}
+	for _, s := range ids {
+		n, _ := strconv.Atoi(s)
+		if linked, ok := t.r.snap.Post(n); ok && (linked.Status == "draft" || linked.Status == "pending") {
+			_, _ = t.savePost(linked.Type, linked.ID, map[string]any{"status": "publish"})
+		}
+	}
 }
 
 // eventDateMeta writes the date meta (reference §6.3) when any of the date arguments is given. On

@@ -304,3 +304,68 @@ func TestWriteEventImage(t *testing.T) {
 		wantStatus(t, send(t, "editor", http.MethodDelete, "/events/"+str(at(r.body, "id")), nil), http.StatusOK)
 	}
 }
+
+func TestWriteLinkedErrors(t *testing.T) {
+	bluenote, moscone := sid(t, "venues", "bluenote"), sid(t, "venues", "moscone")
+	for _, tc := range []struct {
+		name string
+		body map[string]any
+		code string
+	}{
+		{"venue CSV", map[string]any{"venue": bluenote + "," + moscone}, "could-not-create-venue"},
+		{"venue list", map[string]any{"venue": []any{bluenote, moscone}}, "could-not-create-venue"},
+		{"unwrapped organizer object", map[string]any{"organizer": map[string]any{"organizer": "Lonely Org"}}, "could-not-create-organizer"},
+		{"organizer CSV", map[string]any{"organizer": sid(t, "organizers", "jazzsoc") + "," + sid(t, "organizers", "techcon")}, "could-not-create-organizer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := newEvent("Linked Error " + tc.name)
+			for k, v := range tc.body {
+				body[k] = v
+			}
+			wantError(t, send(t, "admin", http.MethodPost, "/events", body), http.StatusBadRequest, tc.code)
+		})
+	}
+	// Renaming a term to a slug another term has: WordPress' own error, passed through (500, as the original).
+	tag := send(t, "admin", http.MethodPost, "/tags", map[string]any{"name": "Write Test Slug Clash"})
+	wantStatus(t, tag, http.StatusCreated)
+	r := send(t, "admin", http.MethodPut, "/tags/"+str(at(tag.body, "id")), map[string]any{"slug": "free"})
+	if r.status != http.StatusInternalServerError || str(at(r.body, "code")) != "duplicate_term_slug" {
+		t.Errorf("duplicate slug: %d %s", r.status, r.raw)
+	}
+	wantStatus(t, send(t, "admin", http.MethodDelete, "/tags/"+str(at(tag.body, "id")), nil), http.StatusOK)
+	wantError(t, get(t, "/venues/"+sid(t, "venues", "warehouse")), http.StatusForbidden, "venue-not-accessible")
+	wantError(t, get(t, "/organizers/"+sid(t, "organizers", "ghost")), http.StatusForbidden, "organizer-not-accessible")
+	wantStatus(t, send(t, "editor", http.MethodGet, "/organizers/"+sid(t, "organizers", "ghost"), nil), http.StatusOK)
+}
+
+func TestWriteBySlug(t *testing.T) {
+	c := send(t, "admin", http.MethodPost, "/events", newEvent("Write Test By Slug"))
+	wantStatus(t, c, http.StatusCreated)
+	slug := str(at(c.body, "slug"))
+	u := send(t, "admin", http.MethodPatch, "/events/by-slug/"+slug, map[string]any{"excerpt": "Via the slug."})
+	if u.status != 200 || str(at(u.body, "excerpt")) != "<p>Via the slug.</p>" {
+		t.Errorf("by-slug update: %d %s", u.status, u.raw)
+	}
+	// The CMS checks the object: a contributor cannot edit the admin's event through its slug either.
+	wantError(t, send(t, "contributor", http.MethodPatch, "/events/by-slug/"+slug, map[string]any{"title": "x"}), 403, "rest_forbidden")
+	wantStatus(t, send(t, "admin", http.MethodDelete, "/events/by-slug/"+slug, nil), http.StatusOK)
+	wantError(t, send(t, "admin", http.MethodDelete, "/events/by-slug/"+slug, nil), http.StatusBadRequest, "rest_invalid_param")
+}
+
+// TestWritePublishesLinkedDrafts: publishing an event publishes its draft venue, as TEC does.
+func TestWritePublishesLinkedDrafts(t *testing.T) {
+	v := send(t, "editor", http.MethodPost, "/venues", map[string]any{"venue": "Write Test Draft Venue", "status": "draft"})
+	wantStatus(t, v, http.StatusCreated)
+	if str(at(v.body, "status")) != "draft" {
+		t.Fatalf("venue status %s", str(at(v.body, "status")))
+	}
+	body := newEvent("Write Test Publishing")
+	body["venue"] = str(at(v.body, "id"))
+	e := send(t, "editor", http.MethodPost, "/events", body)
+	wantStatus(t, e, http.StatusCreated)
+	if got := str(at(e.body, "venue", "status")); got != "publish" {
+		t.Errorf("linked venue status = %s, want publish", got)
+	}
+	wantStatus(t, send(t, "editor", http.MethodDelete, "/events/"+str(at(e.body, "id")), nil), http.StatusOK)
+	wantStatus(t, send(t, "editor", http.MethodDelete, "/venues/"+str(at(v.body, "id")), nil), http.StatusOK)
+}
