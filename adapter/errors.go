@@ -17,6 +17,8 @@ type apiError struct {
 	Code    string
 	Message string
 	Extra   mapping.Object // further members of data, after "status"
+	// Trailer holds top-level members after data (WordPress' additional_data), or nil.
+	Trailer mapping.Object
 }
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }
@@ -59,7 +61,8 @@ func errorBody(err error) (int, mapping.Object) {
 	}
 	data := mapping.Object{{Key: "status", Value: ae.Status}}
 	data = append(data, ae.Extra...)
-	return ae.Status, mapping.Object{{Key: "code", Value: ae.Code}, {Key: "message", Value: ae.Message}, {Key: "data", Value: data}}
+	body := mapping.Object{{Key: "code", Value: ae.Code}, {Key: "message", Value: ae.Message}, {Key: "data", Value: data}}
+	return ae.Status, append(body, ae.Trailer...)
 }
 
 // notFound builds the "<Type> with ID <id> does not exist." family.

@@ -112,6 +112,9 @@ func (t *tx) upstreamError(err error) error {
 	case ue.Code == "term_exists":
 		e := newError(ue.Status, ue.Code, ue.Message)
 		e.Extra = mapping.Object{{Key: "term_id", Value: ue.DataInt("term_id")}}
+		if len(ue.AdditionalData) > 0 {
+			e.Trailer = mapping.Object{{Key: "additional_data", Value: mapping.Raw(ue.AdditionalData)}}
+		}
 		return e
 	case ue.Code == "rest_invalid_param":
 		return newError(http.StatusBadRequest, ue.Code, ue.Message)

@@ -29,6 +29,8 @@ type Error struct {
 	Code    string
 	Message string
 	Data    json.RawMessage
+	// AdditionalData is WordPress' additional_data member (further data of the same error), or nil.
+	AdditionalData json.RawMessage
 }
 
 func (e *Error) Error() string {

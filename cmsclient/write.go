@@ -66,9 +66,10 @@ func callerResponse(res *resty.Response, err error, method, path string) (*Respo
 			Code    string          `json:"code"`
 			Message string          `json:"message"`
 			Data    json.RawMessage `json:"data"`
+			More    json.RawMessage `json:"additional_data"`
 		}
 		if json.Unmarshal(res.Body(), &body) == nil && body.Code != "" {
-			return nil, &Error{Status: res.StatusCode(), Code: body.Code, Message: body.Message, Data: body.Data}
+			return nil, &Error{Status: res.StatusCode(), Code: body.Code, Message: body.Message, Data: body.Data, AdditionalData: body.More}
 		}
 		return nil, checkStatus(res)
 	}

@@ -258,8 +258,8 @@ func TestWriteTerms(t *testing.T) {
 			t.Errorf("%s create: Location %q, body %s", k.path, c.header.Get("Location"), c.raw)
 		}
 		d := send(t, "editor", http.MethodPost, k.path, map[string]any{"name": "Write Test Term"})
-		wantError(t, d, 400, "term_exists")
-		if !strings.Contains(str(at(d.body, "message")), k.dupMsg) || str(at(d.body, "data", "term_id")) != id {
+		if d.status != 400 || str(at(d.body, "code")) != "term_exists" || !slices.Equal(keys(d.body), []string{"code", "message", "data", "additional_data"}) ||
+			!strings.Contains(str(at(d.body, "message")), k.dupMsg) || str(at(d.body, "data", "term_id")) != id {
 			t.Errorf("term_exists: %s", d.raw)
 		}
 		wantError(t, send(t, "editor", http.MethodPost, k.path, map[string]any{"description": "no name"}), 400, "rest_missing_callback_param")
