@@ -61,7 +61,7 @@ func NewServer(cat *catalog.Catalog, log *zap.Logger, opt Options) http.Handler 
 	s.metrics = newMetrics(s)
 	gin.SetMode(gin.ReleaseMode)
 	g := gin.New()
-	g.Use(s.accessLog, s.recoverPanic)
+	g.Use(s.accessLog, s.recoverPanic, methodOverride)
 	g.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
 	g.GET("/readyz", s.readyz)
 	g.GET("/metrics", s.metrics.handler())

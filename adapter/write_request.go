@@ -3,6 +3,9 @@ package adapter
 import (
 	"errors"
 	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
 
 	"calshim/cmsclient"
 )
@@ -36,4 +39,18 @@ func (s *Server) prepare(r *request) error {
 	}
 	r.params = mergeParams(r.params, body)
 	return nil
+}
+
+// methodOverride applies WordPress' method override (WP_REST_Server::serve_request): a `_method` query
+// parameter, else an X-HTTP-Method-Override header, replaces the request method — clients behind
+// proxies that only pass GET and POST send their PUT, PATCH and DELETE this way.
+func methodOverride(gc *gin.Context) {
+	m := gc.Query("_method")
+	if m == "" {
+		m = gc.GetHeader("X-HTTP-Method-Override")
+	}
+	if m != "" {
+		gc.Request.Method = strings.ToUpper(m)
+	}
+	gc.Next()
 }

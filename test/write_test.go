@@ -369,3 +369,19 @@ func TestWritePublishesLinkedDrafts(t *testing.T) {
 	wantStatus(t, send(t, "editor", http.MethodDelete, "/events/"+str(at(e.body, "id")), nil), http.StatusOK)
 	wantStatus(t, send(t, "editor", http.MethodDelete, "/venues/"+str(at(v.body, "id")), nil), http.StatusOK)
 }
+
+// TestWriteMethodOverride: WordPress' _method parameter and X-HTTP-Method-Override header.
+func TestWriteMethodOverride(t *testing.T) {
+	c := send(t, "admin", http.MethodPost, "/events", newEvent("Write Test Override"))
+	wantStatus(t, c, http.StatusCreated)
+	id := str(at(c.body, "id"))
+	h := append(as("admin"), "X-HTTP-Method-Override", "PATCH", "Content-Type", "application/json")
+	u := call(t, http.MethodPost, "/wp-json/cal/events/v1/events/"+id, strings.NewReader(`{"title":"Overridden"}`), h...)
+	if u.status != http.StatusOK || str(at(u.body, "title")) != "Overridden" {
+		t.Errorf("header override: %d %s", u.status, u.raw)
+	}
+	d := send(t, "admin", http.MethodPost, "/events/"+id+"?_method=DELETE", nil)
+	if d.status != http.StatusOK || str(at(d.body, "status")) != "trash" {
+		t.Errorf("_method=DELETE: %d %s", d.status, d.raw)
+	}
+}
