@@ -158,27 +158,11 @@ func (s *Server) fetchImage(ctx context.Context, raw string) (data []byte, ctype
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, "", "", errors.New("adapter: image URL must be http(s)")
 	}
-	dialer := &net.Dialer{Timeout: 5 * time.Second, Control: func(_, address string, _ syscall.RawConn) error {
-		host, _, _ := net.SplitHostPort(address)
-		ip := net.ParseIP(host)
-		if ip == nil || (!s.opt.ImageAllowPrivate && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() ||
-			ip.IsUnspecified() || ip.IsMulticast() || ip.IsLinkLocalMulticast())) {
-			return fmt.Errorf("adapter: image host address %s not allowed", host)
-		}
-		return nil
-	}}
-	client := &http.Client{Timeout: imageFetchTimeout, Transport: &http.Transport{DialContext: dialer.DialContext, Proxy: nil},
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 3 || (req.URL.Scheme != "http" && req.URL.Scheme != "https") {
-				return errors.New("adapter: image redirect refused")
-			}
-			return nil
-		}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, "", "", err
 	}
-	res, err := client.Do(req)
+	res, err := s.imageClient().Do(req)
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -201,4 +185,25 @@ func (s *Server) fetchImage(ctx context.Context, raw string) (data []byte, ctype
 		name = "image"
 	}
 	return data, ctype, name + ext, nil
+}
+
+// imageClient is the HTTP client of image downloads. Its dialer checks the address it actually connects
+// to, so neither a redirect nor a DNS answer can lead it to a refused one; no proxy is used.
+func (s *Server) imageClient() *http.Client {
+	dialer := &net.Dialer{Timeout: 5 * time.Second, Control: func(_, address string, _ syscall.RawConn) error {
+		host, _, _ := net.SplitHostPort(address)
+		ip := net.ParseIP(host)
+		if ip == nil || (!s.opt.ImageAllowPrivate && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() ||
+			ip.IsUnspecified() || ip.IsMulticast() || ip.IsLinkLocalMulticast())) {
+			return fmt.Errorf("adapter: image host address %s not allowed", host)
+		}
+		return nil
+	}}
+	return &http.Client{Timeout: imageFetchTimeout, Transport: &http.Transport{DialContext: dialer.DialContext, Proxy: nil},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 3 || (req.URL.Scheme != "http" && req.URL.Scheme != "https") {
+				return errors.New("adapter: image redirect refused")
+			}
+			return nil
+		}}
 }

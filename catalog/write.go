@@ -35,18 +35,9 @@ func (c *Catalog) Refresh(ctx context.Context, terms bool, refs ...PostRef) erro
 	if c.snap.Load() == nil {
 		return errors.New("catalog: refresh before load")
 	}
-	fetched := map[int]*mapping.Post{}
-	gone := map[int]bool{}
-	for _, ref := range refs {
-		p, err := c.readPost(ctx, ref)
-		if err != nil {
-			return err
-		}
-		if p == nil {
-			gone[ref.ID] = true
-		} else {
-			fetched[p.ID] = p
-		}
+	fetched, gone, err := c.readPosts(ctx, refs)
+	if err != nil {
+		return err
 	}
 	var freshTerms map[int]*mapping.Term
 	if terms {
@@ -78,6 +69,23 @@ func (c *Catalog) Refresh(ctx context.Context, terms bool, refs ...PostRef) erro
 	base.Version++
 	c.snap.Store(build(base, posts, freshTerms, media))
 	return nil
+}
+
+// readPosts reads posts for Refresh: those upstream has, and the IDs of those it no longer has.
+func (c *Catalog) readPosts(ctx context.Context, refs []PostRef) (map[int]*mapping.Post, map[int]bool, error) {
+	fetched, gone := map[int]*mapping.Post{}, map[int]bool{}
+	for _, ref := range refs {
+		p, err := c.readPost(ctx, ref)
+		if err != nil {
+			return nil, nil, err
+		}
+		if p == nil {
+			gone[ref.ID] = true
+		} else {
+			fetched[p.ID] = p
+		}
+	}
+	return fetched, gone, nil
 }
 
 // readPost reads one post; nil when upstream answers 404 (deleted for good) or has it in a status the

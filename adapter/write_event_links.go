@@ -1,0 +1,128 @@
+package adapter
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// How an event names its venue and organizers (reference §6.5): IDs, {id} objects, creation payloads.
+
+// validLink is the validator of an event's venue / organizer argument: empty; a CSV or list of IDs of
+// that type; or objects, each {id} of that type or a creation payload with a non-empty name.
+func (k linkedKind) validLink(r *request, v any) bool {
+	if isEmptyValue(v) {
+		return true
+	}
+	if m, ok := v.(map[string]any); ok {
+		return k.validObject(r, m)
+	}
+	for _, item := range items(v) {
+		if m, ok := item.(map[string]any); ok {
+			if !k.validObject(r, m) {
+				return false
+			}
+		} else if !isPostOf(r, item, k.typ(r)) {
+			return false
+		}
+	}
+	return true
+}
+
+func (k linkedKind) validObject(r *request, m map[string]any) bool {
+	if id, ok := Params(m).given("id"); ok {
+		return isPostOf(r, id, k.typ(r))
+	}
+	name, _ := Params(m).text(k.name)
+	return name != ""
+}
+
+// linkFromObject links ({id}) or creates (a payload) one venue or organizer named in an event.
+func (t *tx) linkFromObject(k linkedKind, m map[string]any) (int, error) {
+	if id, ok := Params(m).given("id"); ok {
+		if !isPostOf(t.r, id, k.typ(t.r)) {
+			return 0, newError(http.StatusBadRequest, "invalid-linked-post-id", "The provided linked post ID is not valid")
+		}
+		s, _ := scalar(id)
+		n, _ := positiveInt(strings.TrimSpace(s))
+		return n, nil
+	}
+	if name, _ := Params(m).text(k.name); name == "" {
+		return 0, k.notCreated()
+	}
+	return t.saveLinked(k, nil, Params(m))
+}
+
+// eventVenue links the event's venue: an ID, an {id} object or a creation payload. Lists and CSV
+// strings fail as in the original (one venue per event); empty leaves the venue as it is (QUIRK 17).
+func (t *tx) eventVenue(_, meta map[string]any) error {
+	v, ok := t.r.params.given("venue")
+	if !ok || isEmptyValue(v) {
+		return nil
+	}
+	if l, isList := v.([]any); isList && len(l) == 1 {
+		v = l[0]
+	}
+	var id int
+	var err error
+	switch x := v.(type) {
+	case map[string]any:
+		id, err = t.linkFromObject(venues, x)
+	case []any:
+		err = venues.notCreated()
+	default:
+		s, _ := scalar(x)
+		if strings.Contains(s, ",") || !isPostOf(t.r, x, venues.typ(t.r)) {
+			return venues.notCreated()
+		}
+		id, _ = positiveInt(strings.TrimSpace(s))
+	}
+	if err != nil {
+		return err
+	}
+	meta["_EventVenueID"] = []string{strconv.Itoa(id)}
+	return nil
+}
+
+// eventOrganizers links the event's organizers in the order given: IDs, {id} objects, creation
+// payloads. "" or [] removes them all; a CSV string or an unwrapped object fails as in the original.
+func (t *tx) eventOrganizers(_, meta map[string]any) error {
+	v, ok := t.r.params.given("organizer")
+	if !ok {
+		return nil
+	}
+	var list []any
+	switch x := v.(type) {
+	case map[string]any:
+		return organizers.notCreated()
+	case []any:
+		list = x
+	default:
+		s, _ := scalar(x)
+		if strings.Contains(s, ",") {
+			return organizers.notCreated()
+		}
+		if !isEmptyValue(x) {
+			list = []any{x}
+		}
+	}
+	ids := []string{}
+	for _, item := range list {
+		var id int
+		var err error
+		if m, isObj := item.(map[string]any); isObj {
+			id, err = t.linkFromObject(organizers, m)
+		} else if isPostOf(t.r, item, organizers.typ(t.r)) {
+			s, _ := scalar(item)
+			id, _ = positiveInt(strings.TrimSpace(s))
+		} else {
+			err = organizers.notCreated()
+		}
+		if err != nil {
+			return err
+		}
+		ids = append(ids, strconv.Itoa(id))
+	}
+	meta["_EventOrganizerID"] = ids
+	return nil
+}
