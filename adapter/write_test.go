@@ -131,3 +131,33 @@ func TestViewerCapabilities(t *testing.T) {
 		}
 	}
 }
+
+func TestFetchImageLimits(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", map[bool]string{true: "image/png", false: "text/html"}[strings.HasSuffix(r.URL.Path, ".png")])
+		_, _ = w.Write([]byte(strings.Repeat("x", 100)))
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		opt  Options
+		url  string
+		ok   bool
+	}{
+		{"loopback refused by default", Options{}, srv.URL + "/a.png", false},
+		{"loopback allowed when configured", Options{ImageAllowPrivate: true}, srv.URL + "/a.png", true},
+		{"not an image", Options{ImageAllowPrivate: true}, srv.URL + "/a.html", false},
+		{"too large", Options{ImageAllowPrivate: true, ImageMaxBytes: 50}, srv.URL + "/a.png", false},
+		{"not http", Options{ImageAllowPrivate: true}, "file:///etc/passwd", false},
+	} {
+		s := &Server{opt: tc.opt}
+		data, ctype, name, err := s.fetchImage(ctx, tc.url)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: err = %v", tc.name, err)
+		}
+		if tc.ok && (len(data) != 100 || ctype != "image/png" || name != "a.png") {
+			t.Errorf("%s: %d bytes, %q, %q", tc.name, len(data), ctype, name)
+		}
+	}
+}
