@@ -264,7 +264,7 @@ func singleEvent(s *Server, r *request) (*response, error) {
 		return nil, newError(http.StatusForbidden, "event-no-longer-available", "This event is no longer available")
 	case !r.viewer.mayRead(p):
 		return nil, newError(http.StatusForbidden, "event-not-accessible", "The requested event is not accessible")
-	case p.Protected && !r.ctx(true).Unlocked(p) && !r.editContext(p):
+	case p.Protected && !r.ctx(true).Unlocked(p):
 		return nil, newError(http.StatusForbidden, "event-password-protected", "The requested event is not accessible without a password")
 	}
 	return &response{status: http.StatusOK, body: r.ctx(true).Event(p)}, nil

@@ -98,7 +98,7 @@ func (r *request) ctx(single bool) *mapping.Context {
 	return &mapping.Context{Site: r.snap.Site, Base: r.base(), Single: single, Lookup: r.snap,
 		Unlocked: func(p *mapping.Post) bool {
 			pw, ok := r.params.str("password")
-			return ok && p.Password != "" && pw == p.Password
+			return ok && p.Password != "" && pw == p.Password || r.editContext(p)
 		}}
 }
 
