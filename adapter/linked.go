@@ -138,9 +138,7 @@ func (k linkedKind) linkedIDs(r *request, event *mapping.Post) map[int]bool {
 		now := r.now.UTC().Format("2006-01-02 15:04:05")
 		var upcoming []*mapping.Post
 		for _, e := range r.snap.Events {
-			start, _ := e.MetaFirst("_EventStartDate")
-			_, hidden := e.Meta["_EventHideFromUpcoming"]
-			if e.Status == "publish" && !hidden && start >= now {
+			if e.Status == "publish" && !e.Derived.Hidden && e.Derived.Start >= now {
 				upcoming = append(upcoming, e)
 			}
 		}

@@ -122,16 +122,26 @@ func (c *Catalog) fetchPosts(ctx context.Context, typ string, after *time.Time, 
 // decodePosts decodes listed posts of one type into dst.
 func (c *Catalog) decodePosts(typ string, items []json.RawMessage, dst map[int]*mapping.Post) error {
 	for _, raw := range items {
-		p, err := cmsclient.DecodePost(raw, c.opt.Types.CategoryBase, c.opt.Types.TagBase)
+		p, err := c.decodePost(typ, raw)
 		if err != nil {
 			return fmt.Errorf("catalog: %s: %w", typ, err)
 		}
-		p.Type = typ
-		renameTaxonomies(p, c.opt.Types)
-		p.SearchText = mapping.SearchText(p)
 		dst[p.ID] = p
 	}
 	return nil
+}
+
+// decodePost decodes one wp/v2 post of type typ as the catalog keeps it: terms keyed by role and the
+// fields list filters use computed once (mapping.Derive).
+func (c *Catalog) decodePost(typ string, raw json.RawMessage) (*mapping.Post, error) {
+	p, err := cmsclient.DecodePost(raw, c.opt.Types.CategoryBase, c.opt.Types.TagBase)
+	if err != nil {
+		return nil, err
+	}
+	p.Type = typ
+	renameTaxonomies(p, c.opt.Types)
+	mapping.Derive(p)
+	return p, nil
 }
 
 // renameTaxonomies keys a post's terms by role (mapping.TaxonomyCategory, mapping.TaxonomyTag) rather

@@ -164,7 +164,7 @@ func TestLoad(t *testing.T) {
 		if got := p.Terms; !mapsEqual(got, want) {
 			t.Errorf("Terms = %v, want %v", got, want)
 		}
-		if p.SearchText == "" {
+		if p.Derived.SearchText == "" {
 			t.Error("SearchText empty")
 		}
 	})

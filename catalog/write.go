@@ -99,13 +99,10 @@ func (c *Catalog) readPost(ctx context.Context, ref PostRef) (*mapping.Post, err
 	if err != nil {
 		return nil, fmt.Errorf("catalog: refresh %s %d: %w", ref.Type, ref.ID, err)
 	}
-	p, err := cmsclient.DecodePost(res.Body, c.opt.Types.CategoryBase, c.opt.Types.TagBase)
+	p, err := c.decodePost(ref.Type, res.Body)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: refresh %s %d: %w", ref.Type, ref.ID, err)
 	}
-	p.Type = ref.Type
-	renameTaxonomies(p, c.opt.Types)
-	p.SearchText = mapping.SearchText(p)
 	if !c.holds(p.Status) {
 		return nil, nil
 	}

@@ -31,7 +31,8 @@ type EventFilter struct {
 // MatchEvent reports whether p is listed by the archive query f. Events hidden from listings
 // (_EventHideFromUpcoming present) never are, whatever the query (TEC Query::pre_get_posts).
 func MatchEvent(p *Post, f *EventFilter) bool {
-	if _, hidden := p.Meta["_EventHideFromUpcoming"]; hidden {
+	d := &p.Derived
+	if d.Hidden {
 		return false
 	}
 	if !slices.Contains(f.Statuses, p.Status) {
@@ -43,10 +44,10 @@ func MatchEvent(p *Post, f *EventFilter) bool {
 	if f.PostParent != nil && p.Parent != *f.PostParent {
 		return false
 	}
-	if !matchDates(p, f) {
+	if !matchDates(d.Start, d.End, f) {
 		return false
 	}
-	if f.Featured != nil && isFeatured(p) != *f.Featured {
+	if f.Featured != nil && d.Featured != *f.Featured {
 		return false
 	}
 	if f.Categories != nil && !anyOf(p.Terms[TaxonomyCategory], f.Categories) {
@@ -55,18 +56,16 @@ func MatchEvent(p *Post, f *EventFilter) bool {
 	if f.Tags != nil && !anyOf(p.Terms[TaxonomyTag], f.Tags) {
 		return false
 	}
-	if f.Venues != nil && !anyOf(metaInts(p, "_EventVenueID"), f.Venues) {
+	if f.Venues != nil && !anyOf(d.Venues, f.Venues) {
 		return false
 	}
-	if f.Organizers != nil && !anyOf(metaInts(p, "_EventOrganizerID"), f.Organizers) {
+	if f.Organizers != nil && !anyOf(d.Organizers, f.Organizers) {
 		return false
 	}
 	return f.Search == nil || matchSearch(p, f.Search, f.Anonymous)
 }
 
-func matchDates(p *Post, f *EventFilter) bool {
-	start, _ := p.MetaFirst("_EventStartDate")
-	end, _ := p.MetaFirst("_EventEndDate")
+func matchDates(start, end string, f *EventFilter) bool {
 	// "Y-m-d H:i:s" strings order like the times they spell.
 	return (f.StartMin == "" || start >= f.StartMin) &&
 		(f.EndMax == "" || end <= f.EndMax) &&
@@ -74,11 +73,6 @@ func matchDates(p *Post, f *EventFilter) bool {
 		(f.StartsAfter == "" || start > f.StartsAfter) &&
 		(f.EndsBefore == "" || end < f.EndsBefore) &&
 		(f.EndsAfter == "" || end > f.EndsAfter)
-}
-
-func isFeatured(p *Post) bool {
-	_, ok := p.Meta["_tribe_featured"]
-	return ok
 }
 
 func anyOf(have, want []int) bool {
@@ -133,6 +127,16 @@ var searchTerm = regexp.MustCompile(`-?"[^"]+"|\S+`)
 
 var tags = regexp.MustCompile(`<[^>]*>`)
 
+// Derive computes p.Derived from its meta and text; the catalog calls it once per post it stores.
+func Derive(p *Post) {
+	start, _ := p.MetaFirst("_EventStartDate")
+	end, _ := p.MetaFirst("_EventEndDate")
+	_, hidden := p.Meta["_EventHideFromUpcoming"]
+	_, featured := p.Meta["_tribe_featured"]
+	p.Derived = Derived{SearchText: SearchText(p), Start: start, End: end, Hidden: hidden, Featured: featured,
+		Venues: metaInts(p, "_EventVenueID"), Organizers: metaInts(p, "_EventOrganizerID")}
+}
+
 // SearchText is what an event search looks in: title, excerpt and content, tags stripped, lowercased.
 // The catalog computes it once per post.
 func SearchText(p *Post) string {
@@ -143,7 +147,7 @@ func matchSearch(p *Post, words []string, anonymous bool) bool {
 	if anonymous && p.Protected {
 		return false
 	}
-	text := p.SearchText
+	text := p.Derived.SearchText
 	if text == "" {
 		text = SearchText(p)
 	}
@@ -162,11 +166,9 @@ func matchSearch(p *Post, words []string, anonymous bool) bool {
 }
 
 // EventLess orders the event archive: by start wall time, then post date, then ID (TEC orders by start;
-// ties follow creation order).
+// ties follow creation order). Both posts must have been through Derive.
 func EventLess(a, b *Post) bool {
-	sa, _ := a.MetaFirst("_EventStartDate")
-	sb, _ := b.MetaFirst("_EventStartDate")
-	if sa != sb {
+	if sa, sb := a.Derived.Start, b.Derived.Start; sa != sb {
 		return sa < sb
 	}
 	if a.Date != b.Date {

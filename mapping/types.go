@@ -33,8 +33,19 @@ type Post struct {
 	// Terms holds the term IDs of the post per role: keys TaxonomyCategory and TaxonomyTag, whatever the
 	// upstream taxonomies are called.
 	Terms map[string][]int
-	// SearchText is the lowercased plain text an event search looks in (see SearchText); "" = compute.
-	SearchText string
+	// Derived holds what list filters read on every request, computed once by Derive when the post
+	// enters the catalog.
+	Derived Derived
+}
+
+// Derived are the fields of a post that archive filters and ordering use, taken from its meta once.
+type Derived struct {
+	SearchText string // lowercased plain text an event search looks in (see SearchText)
+	Start, End string // _EventStartDate, _EventEndDate ("Y-m-d H:i:s" wall times)
+	Hidden     bool   // _EventHideFromUpcoming present: never listed
+	Featured   bool   // _tribe_featured present (the archive's featured filter)
+	Venues     []int  // _EventVenueID rows
+	Organizers []int  // _EventOrganizerID rows
 }
 
 // MetaFirst returns the first row of a meta key and whether the key exists.
