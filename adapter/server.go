@@ -35,6 +35,9 @@ type Options struct {
 	ImageAllowPrivate bool
 	// ImageMaxBytes caps a fetched image; 0 = 10 MiB.
 	ImageMaxBytes int64
+	// CacheTTL and CacheMaxEntries bound the cache of rendered anonymous GET answers (0 entries: off).
+	CacheTTL        time.Duration
+	CacheMaxEntries int
 	// Now is the clock (tests inject one); nil = time.Now.
 	Now func() time.Time
 }
@@ -56,8 +59,11 @@ func NewServer(cat *catalog.Catalog, log *zap.Logger, opt Options) http.Handler 
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
+	if opt.CacheTTL == 0 {
+		opt.CacheTTL = time.Minute
+	}
 	s := &Server{cat: cat, log: log, opt: opt, routes: v1Routes(),
-		cache: gocache.New(time.Minute, 5*time.Minute), viewers: newViewers()}
+		cache: gocache.New(opt.CacheTTL, 5*time.Minute), viewers: newViewers()}
 	s.metrics = newMetrics(s)
 	gin.SetMode(gin.ReleaseMode)
 	g := gin.New()
@@ -179,7 +185,9 @@ func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
 	out := s.render(gc, rt, res, err)
 	if cacheable && err == nil {
 		out.etag = etagOf(out.body)
-		s.cache.SetDefault(key, out)
+		if s.cache.ItemCount() < s.opt.CacheMaxEntries {
+			s.cache.SetDefault(key, out)
+		}
 	}
 	s.send(gc, out)
 }

@@ -29,6 +29,15 @@ type Config struct {
 	Catalog   Catalog  `yaml:"catalog"`
 	Mapping   Mapping  `yaml:"mapping"`
 	Writes    Writes   `yaml:"writes"`
+	// ResponseCache bounds the cache of rendered anonymous GET answers.
+	ResponseCache ResponseCache `yaml:"response_cache"`
+}
+
+// ResponseCache bounds the cache of rendered anonymous GET answers. Entries are keyed by the catalog
+// version, so a change never serves stale data; TTL only bounds the clock-dependent default window.
+type ResponseCache struct {
+	TTL        time.Duration `yaml:"ttl"`
+	MaxEntries int           `yaml:"max_entries"` // beyond it new answers are not stored (distinct URLs could otherwise grow it without bound)
 }
 
 // Writes tunes what writes may make calshim do on the caller's behalf.
@@ -92,7 +101,8 @@ func Default() Config {
 		Catalog:          Catalog{PollInterval: 3 * time.Second, ReconcileEvery: 20, PerPage: 10, MaxPerPage: 50},
 		Mapping: Mapping{EventType: "tribe_events", VenueType: "tribe_venue", OrganizerType: "tribe_organizer",
 			CategoryTax: "tribe_events_cat", TagTax: "tags"},
-		Writes: Writes{ImageMaxBytes: 10 << 20},
+		Writes:        Writes{ImageMaxBytes: 10 << 20},
+		ResponseCache: ResponseCache{TTL: time.Minute, MaxEntries: 10000},
 	}
 }
 
@@ -139,6 +149,8 @@ func envTable(c *Config) map[string]any {
 		"CALSHIM_MAPPING_TAG_TAXONOMY":       &c.Mapping.TagTax,
 		"CALSHIM_WRITES_IMAGE_ALLOW_PRIVATE": &c.Writes.ImageAllowPrivate,
 		"CALSHIM_WRITES_IMAGE_MAX_BYTES":     &c.Writes.ImageMaxBytes,
+		"CALSHIM_RESPONSE_CACHE_TTL":         &c.ResponseCache.TTL,
+		"CALSHIM_RESPONSE_CACHE_MAX_ENTRIES": &c.ResponseCache.MaxEntries,
 	}
 }
 
@@ -194,6 +206,9 @@ func (c *Config) Validate() error {
 	}
 	if !strings.HasPrefix(c.RESTRoot, "/") || strings.HasSuffix(c.RESTRoot, "/") {
 		errs = append(errs, fmt.Errorf("rest_root must start with / and not end with /, got %q", c.RESTRoot))
+	}
+	if c.ResponseCache.TTL <= 0 || c.ResponseCache.MaxEntries < 0 {
+		errs = append(errs, errors.New("response_cache.ttl must be positive and response_cache.max_entries not negative"))
 	}
 	if c.Upstream.Timeout <= 0 || c.Catalog.PollInterval <= 0 {
 		errs = append(errs, errors.New("upstream.timeout and catalog.poll_interval must be positive"))

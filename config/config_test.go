@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,5 +84,27 @@ func TestListsFromEnvironment(t *testing.T) {
 	}
 	if _, err := Load("", envOf(map[string]string{"CALSHIM_NAMESPACE_ALIASES": "tribe"})); err == nil {
 		t.Error("bad namespace accepted")
+	}
+}
+
+// config.example.yaml documents every key with its default: loading it gives the defaults, and it
+// names every environment variable.
+func TestExampleFileIsTheDefaults(t *testing.T) {
+	c, err := Load("../config.example.yaml", envOf(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprintf("%+v", c), fmt.Sprintf("%+v", Default()); got != want {
+		t.Errorf("example file = %s\ndefaults     = %s", got, want)
+	}
+	b, err := os.ReadFile("../config.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d Config
+	for name := range envTable(&d) {
+		if !strings.Contains(string(b), name) {
+			t.Errorf("config.example.yaml does not mention %s", name)
+		}
 	}
 }

@@ -101,6 +101,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logOut 
 		Handler: adapter.NewServer(cat, log, adapter.Options{RESTRoot: cfg.RESTRoot,
 			Namespaces: append([]string{"cal/events/v1"}, cfg.NamespaceAliases...), Languages: cfg.Languages[1:],
 			Catalogs: catalogs, MaxPerPage: cfg.Catalog.MaxPerPage, Translate: translator(cfg.Languages, log),
+			CacheTTL: cfg.ResponseCache.TTL, CacheMaxEntries: cfg.ResponseCache.MaxEntries,
 			ImageAllowPrivate: cfg.Writes.ImageAllowPrivate, ImageMaxBytes: int64(cfg.Writes.ImageMaxBytes)}),
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second,
 		IdleTimeout: 120 * time.Second,
