@@ -45,7 +45,7 @@ chmod 755 "$STATE"
 # --- 1. packages ---------------------------------------------------------------------------------------------
 # --no-install-recommends keeps the install small; the theme is listed explicitly (wordpress only recommends it).
 PKGS=(wordpress wordpress-theme-twentytwentythree php-cli php-mysql php-gd php-curl php-xml php-mbstring
-      mariadb-server mariadb-client curl ca-certificates util-linux)
+      mariadb-server mariadb-client curl ca-certificates util-linux jq)  # jq: for the demo's curl lines
 missing=()
 for p in "${PKGS[@]}"; do
   [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)" = installed ] || missing+=("$p")
