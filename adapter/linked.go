@@ -16,27 +16,23 @@ type linkedKind struct {
 	metaKey    string // event meta linking to it: _EventVenueID / _EventOrganizerID
 	searchMeta []string
 	postType   func(catalog.Types) string
+	all        func(*catalog.Snapshot) []*mapping.Post // the catalog's list, newest first
 	render     func(c *mapping.Context, p *mapping.Post) mapping.Object
 }
 
 var venues = linkedKind{name: "venue", collection: "venues", metaKey: "_EventVenueID",
 	searchMeta: []string{"_VenueAddress", "_VenueCity", "_VenueProvince", "_VenueState", "_VenueStateProvince", "_VenueZip", "_VenuePhone"},
 	postType:   func(t catalog.Types) string { return t.Venue },
+	all:        func(s *catalog.Snapshot) []*mapping.Post { return s.Venues },
 	render:     (*mapping.Context).Venue}
 
 var organizers = linkedKind{name: "organizer", collection: "organizers", metaKey: "_EventOrganizerID",
 	searchMeta: []string{"_OrganizerPhone", "_OrganizerEmail", "_OrganizerWebsite"},
 	postType:   func(t catalog.Types) string { return t.Organizer },
+	all:        func(s *catalog.Snapshot) []*mapping.Post { return s.Organizers },
 	render:     (*mapping.Context).Organizer}
 
 func (k linkedKind) typ(r *request) string { return k.postType(r.snap.Types()) }
-
-func (k linkedKind) list(r *request) []*mapping.Post {
-	if k.name == "venue" {
-		return r.snap.Venues
-	}
-	return r.snap.Organizers
-}
 
 // archive answers GET /venues and GET /organizers (reference §3.5, §3.6).
 func (k linkedKind) archive(s *Server, r *request) (*response, error) {
@@ -65,7 +61,7 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 	}
 	linked := k.linkedIDs(r, event)
 	var matches []*mapping.Post
-	for _, p := range k.list(r) {
+	for _, p := range k.all(r.snap) {
 		if slices.Contains(statuses, p.Status) && (linked == nil || linked[p.ID]) && (words == nil || mapping.MatchLinkedSearch(p, words, k.searchMeta)) {
 			matches = append(matches, p)
 		}
@@ -123,7 +119,7 @@ func (k linkedKind) linkedIDs(r *request, event *mapping.Post) map[int]bool {
 		with := k.idsOf(counted)
 		if !phpTruthy(v) {
 			without := map[int]bool{}
-			for _, p := range k.list(r) {
+			for _, p := range k.all(r.snap) {
 				if !with[p.ID] {
 					without[p.ID] = true
 				}

@@ -230,7 +230,7 @@ func venueMaps(in Params, p *mapping.Post, meta map[string]any) {
 // duplicate is the original's duplicate avoidance on create: a venue or organizer (not trashed) whose
 // title equals name case-insensitively and, when a description is given, whose content equals it.
 func (k linkedKind) duplicate(r *request, name, desc string) *mapping.Post {
-	for _, p := range k.list(r) {
+	for _, p := range k.all(r.snap) {
 		if p.Status == "trash" || !strings.EqualFold(strings.TrimSpace(p.Title), name) {
 			continue
 		}
