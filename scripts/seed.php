@@ -352,7 +352,13 @@ wp_cache_flush();
 
 wp_defer_term_counting( true );
 $map   = [ 'media' => [], 'categories' => [], 'tags' => [], 'venues' => [], 'organizers' => [], 'events' => [] ];
-$today = new DateTimeImmutable( 'today', wp_timezone() );
+// "Today" is the UTC calendar date (at midnight site time): the original's default window starts from
+// UTC's "yesterday 23:59", so relative to the UTC date the data set always sits where it sat in the
+// window when the examples were recorded (2026-11-22, 18:54 UTC), whatever the hour of the run.
+$today = new DateTimeImmutable( gmdate( 'Y-m-d' ), wp_timezone() );
+// Days since the recording, for tests that replay the recorded requests (their dates shift alike).
+$map['day'] = [ 'offset_from_recording' => (int) ( new DateTimeImmutable( gmdate( 'Y-m-d' ), new DateTimeZone( 'UTC' ) ) )
+	->diff( new DateTimeImmutable( '2026-11-22', new DateTimeZone( 'UTC' ) ) )->format( '%r%a' ) * -1 ];
 
 // stage.png: 1200x800 solid colour made with GD; WordPress generates its sizes (thumbnail, medium, …).
 $upload = wp_upload_dir();
