@@ -1,16 +1,11 @@
 package adapter
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"testing"
 	"time"
 
-	"go.uber.org/zap"
-
-	"calshim/catalog"
-	"calshim/cmsclient"
 	"calshim/internal/wpfake"
 )
 
@@ -28,17 +23,7 @@ func BenchmarkEventArchive(b *testing.B) {
 			meta["_EventEndDate"] = []any{day}
 		})
 	}
-	cat := catalog.New(cmsclient.New(wp.Root, "reader", "secret", 30*time.Second), catalog.Options{
-		Types: catalog.Types{Event: "tribe_events", Venue: "tribe_venue", Organizer: "tribe_organizer",
-			CategoryTax: "tribe_events_cat", TagTax: "post_tag", CategoryBase: "tribe_events_cat", TagBase: "tags"},
-		PollInterval: time.Hour, PerPage: 10, Authenticated: true,
-	})
-	if err := cat.Load(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	now := time.Date(2026, 11, 22, 18, 54, 25, 0, time.UTC)
-	h := NewServer(cat, zap.NewNop(), Options{RESTRoot: "/wp-json", Namespaces: []string{"cal/events/v1"}, MaxPerPage: 50,
-		Now: func() time.Time { return now }})
+	h := fakeServer(b, wp)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		// A distinct query string per request: every request is a cache miss.

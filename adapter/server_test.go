@@ -15,12 +15,14 @@ import (
 	"calshim/internal/wpfake"
 )
 
-// newTestServer serves v1 from a catalog loaded from the recorded WordPress answers (internal/wpfake),
+// recordingNow is when the fixtures' data set sat where the default date window expects it.
+var recordingNow = time.Date(2026, 11, 22, 18, 54, 25, 0, time.UTC)
+
+// fakeServer serves v1 from a catalog loaded from a fake WordPress (internal/wpfake, recorded answers),
 // at a fixed clock so the default date window is the recording's.
-func newTestServer(tb testing.TB) http.Handler {
+func fakeServer(tb testing.TB, wp *wpfake.Server) http.Handler {
 	tb.Helper()
-	wp := wpfake.New(tb)
-	cat := catalog.New(cmsclient.New(wp.Root, "reader", "secret", 5*time.Second), catalog.Options{
+	cat := catalog.New(cmsclient.New(wp.Root, "", "", 30*time.Second), catalog.Options{
 		Types: catalog.Types{Event: "tribe_events", Venue: "tribe_venue", Organizer: "tribe_organizer",
 			CategoryTax: "tribe_events_cat", TagTax: "post_tag", CategoryBase: "tribe_events_cat", TagBase: "tags"},
 		PollInterval: time.Hour, ReconcileEvery: 1, PerPage: 10, Authenticated: true,
@@ -28,10 +30,12 @@ func newTestServer(tb testing.TB) http.Handler {
 	if err := cat.Load(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
-	now := time.Date(2026, 11, 22, 18, 54, 25, 0, time.UTC)
 	return NewServer(cat, zap.NewNop(), Options{RESTRoot: "/wp-json", Namespaces: []string{"cal/events/v1", "tribe/events/v1"},
-		Languages: []string{"de"}, MaxPerPage: 50, Now: func() time.Time { return now }})
+		Languages: []string{"de"}, MaxPerPage: 50, Now: func() time.Time { return recordingNow }})
 }
+
+// newTestServer is fakeServer over the recorded data set as it is.
+func newTestServer(tb testing.TB) http.Handler { return fakeServer(tb, wpfake.New(tb)) }
 
 func serveGET(h http.Handler, target string) *httptest.ResponseRecorder {
 	path, query, _ := strings.Cut(target, "?")

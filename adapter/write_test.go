@@ -8,10 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/zap"
-
-	"calshim/catalog"
-	"calshim/cmsclient"
 	"calshim/internal/wpfake"
 	"calshim/mapping"
 )
@@ -19,19 +15,6 @@ import (
 // editorMe is what /wp/v2/users/me?context=edit answers for an editor (the capabilities that matter).
 const editorMe = `{"id":6,"capabilities":{"edit_tribe_events":true,"publish_tribe_events":true,"edit_others_tribe_events":true,
 "edit_published_tribe_events":true,"edit_tribe_venues":true,"publish_tribe_venues":true,"upload_files":true}}`
-
-// newFakeServer returns calshim's handler over a catalog loaded from the fake WordPress.
-func newFakeServer(t *testing.T, wp *wpfake.Server) http.Handler {
-	t.Helper()
-	client := cmsclient.New(wp.Root, "", "", 2*time.Second)
-	cat := catalog.New(client, catalog.Options{Types: catalog.Types{Event: "tribe_events", Venue: "tribe_venue",
-		Organizer: "tribe_organizer", CategoryTax: "tribe_events_cat", TagTax: "post_tag", CategoryBase: "tribe_events_cat", TagBase: "tags"},
-		PollInterval: time.Hour, ReconcileEvery: 1, PerPage: 10, Authenticated: true})
-	if err := cat.Load(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return NewServer(cat, zap.NewNop(), Options{RESTRoot: "/wp-json", Namespaces: []string{"cal/events/v1"}, MaxPerPage: 50})
-}
 
 func post(h http.Handler, path, body string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(http.MethodPost, "/wp-json/cal/events/v1"+path, strings.NewReader(body))
@@ -55,7 +38,7 @@ func answerMe(w http.ResponseWriter, r *http.Request) bool {
 // TestWriteUpstreamDown: a write while the CMS cannot be reached is a prompt 503 with the error body.
 func TestWriteUpstreamDown(t *testing.T) {
 	wp := wpfake.New(t)
-	h := newFakeServer(t, wp)
+	h := fakeServer(t, wp)
 	wp.SetIntercept(answerMe)
 	if rec := post(h, "/events", `{}`); rec.Code != http.StatusBadRequest { // resolves and caches the viewer
 		t.Fatalf("warm-up: %d %s", rec.Code, rec.Body)
@@ -77,7 +60,7 @@ func TestWriteUpstreamDown(t *testing.T) {
 // refusal, and the catalog holds the venue the CMS now has.
 func TestWriteFailsHalfWay(t *testing.T) {
 	wp := wpfake.New(t)
-	h := newFakeServer(t, wp)
+	h := fakeServer(t, wp)
 	venueID := wp.IDs("tribe_venue")[0]
 	wp.SetIntercept(func(w http.ResponseWriter, r *http.Request) bool {
 		switch {
