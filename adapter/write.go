@@ -28,7 +28,7 @@ func (s *Server) render(gc *gin.Context, rt *route, res *response, err error) *r
 	if err != nil {
 		status, body = errorBody(err)
 		if status >= 500 {
-			s.log.Error("request failed", zap.String("route", rt.pattern), zap.Error(err))
+			s.log.Error("request failed", zap.String("route", gc.GetString("route")), zap.Error(err))
 		}
 	} else {
 		status, body = res.status, res.body

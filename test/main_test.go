@@ -61,6 +61,9 @@ func readEnv(path string) (map[string]string, error) {
 	return env, sc.Err()
 }
 
+// shimBin is the calshim binary the suite built.
+var shimBin string
+
 // startShim builds calshim, starts it on a free loopback port with the rig's reader credential and
 // waits until /readyz answers 200.
 func startShim() (func(), error) {
@@ -76,36 +79,20 @@ func startShim() (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	bin := filepath.Join(dir, "calshim")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/calshim").CombinedOutput(); err != nil {
+	shimBin = filepath.Join(dir, "calshim")
+	if out, err := exec.Command("go", "build", "-o", shimBin, "../cmd/calshim").CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("go build: %v\n%s", err, out)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	addr := ln.Addr().String()
-	ln.Close()
 	shimLn = filepath.Join(dir, "calshim.log")
-	logf, err := os.Create(shimLn)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(),
-		"CALSHIM_LISTEN="+addr,
+	url, stop, err := launch(shimLn,
 		"CALSHIM_UPSTREAM_URL="+wpEnv["CALSHIM_UPSTREAM_URL"],
 		"CALSHIM_UPSTREAM_USER="+wpEnv["CALSHIM_UPSTREAM_USER"],
 		"CALSHIM_UPSTREAM_APP_PASSWORD="+wpEnv["CALSHIM_UPSTREAM_APP_PASSWORD"],
-		"CALSHIM_CATALOG_POLL_INTERVAL=1s",
-		"CALSHIM_WRITES_IMAGE_ALLOW_PRIVATE=true", // image URLs of the write tests are served on loopback
-	)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
+		"CALSHIM_CATALOG_POLL_INTERVAL=1s")
+	if err != nil {
 		return nil, err
 	}
-	stop := func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait(); logf.Close() }
-	shim = "http://" + addr
+	shim = url
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
 		if res, err := http.Get(shim + "/readyz"); err == nil {
@@ -118,6 +105,37 @@ func startShim() (func(), error) {
 	}
 	stop()
 	return nil, fmt.Errorf("calshim not ready after 90s (log: %s)", shimLn)
+}
+
+// launch starts the built calshim on a free loopback port with extra environment, logging to logPath,
+// and returns its base URL once it accepts connections.
+func launch(logPath string, env ...string) (string, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command(shimBin)
+	cmd.Env = append(append(os.Environ(), "CALSHIM_LISTEN="+addr), env...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	stop := func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait(); logf.Close() }
+	for i := 0; i < 100; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return "http://" + addr, stop, nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stop()
+	return "", nil, fmt.Errorf("calshim did not listen on %s (log: %s)", addr, logPath)
 }
 
 // reply is one HTTP answer.

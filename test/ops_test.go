@@ -2,7 +2,11 @@ package test
 
 import (
 	"io"
+	"net"
 	"net/http"
+	"net/http/httputil"
+	neturl "net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -53,4 +57,54 @@ func TestMetrics(t *testing.T) {
 			t.Errorf("/metrics lacks %s", want)
 		}
 	}
+}
+
+// A sidecar may start before its CMS: calshim listens at once, says it is not ready, answers v1 calls
+// with a clear 503 instead of hanging, and loads as soon as the CMS answers.
+func TestStartsBeforeItsUpstream(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	upstream := ln.Addr().String()
+	ln.Close() // nothing listens there yet
+	url, stop, err := launch(filepath.Join(t.TempDir(), "log"), "CALSHIM_UPSTREAM_URL=http://"+upstream+"/wp-json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	res, err := http.Get(url + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("/readyz before the catalog loads = %d, want 503", res.StatusCode)
+	}
+	res, err = http.Get(url + "/wp-json/cal/events/v1/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(b), `"code":"calshim_not_ready"`) {
+		t.Errorf("v1 call before load = %d %s", res.StatusCode, b)
+	}
+	// The CMS comes up: a proxy to the real WordPress on the port calshim waits for.
+	target, _ := neturl.Parse(wpEnv["WP_URL"])
+	proxy := &http.Server{Handler: httputil.NewSingleHostReverseProxy(target)}
+	pl, err := net.Listen("tcp", upstream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = proxy.Serve(pl) }()
+	defer proxy.Close()
+	eventually(t, "catalog loaded after the CMS came up", func() bool {
+		res, err := http.Get(url + "/readyz")
+		if err != nil {
+			return false
+		}
+		res.Body.Close()
+		return res.StatusCode == http.StatusOK
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -31,15 +32,16 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr, nil); err != nil {
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "calshim:", err)
 		os.Exit(1)
 	}
 }
 
-// run starts calshim and blocks until ctx ends. ready, when not nil, receives the listening address
-// once the catalog is loaded and the server accepts connections (tests listen on 127.0.0.1:0).
-func run(ctx context.Context, args []string, getenv func(string) string, logOut io.Writer, ready chan<- string) error {
+// run starts calshim and blocks until ctx ends. It listens at once: until the catalog is loaded,
+// /readyz and every v1 route answer 503 (a sidecar may start before its CMS); a CMS that cannot serve
+// calshim at all (no plugin, bad credential) stops it with the reason.
+func run(ctx context.Context, args []string, getenv func(string) string, logOut io.Writer) error {
 	fs := flag.NewFlagSet("calshim", flag.ContinueOnError)
 	file := fs.String("config", "", "YAML configuration file (optional)")
 	if err := fs.Parse(args); err != nil {
@@ -55,6 +57,50 @@ func run(ctx context.Context, args []string, getenv func(string) string, logOut 
 	}
 	defer func() { _ = log.Sync() }()
 
+	catalogs := newCatalogs(cfg)
+	variants := maps.Clone(catalogs)
+	delete(variants, cfg.Languages[0]) // the default language is served by the default catalog
+	srv := &http.Server{
+		Handler: adapter.NewServer(catalogs[cfg.Languages[0]], log, adapter.Options{RESTRoot: cfg.RESTRoot,
+			Namespaces: append([]string{"cal/events/v1"}, cfg.NamespaceAliases...), Languages: cfg.Languages[1:],
+			Catalogs: variants, MaxPerPage: cfg.Catalog.MaxPerPage, Translate: translator(cfg.Languages, log),
+			CacheTTL: cfg.ResponseCache.TTL, CacheMaxEntries: cfg.ResponseCache.MaxEntries,
+			ImageAllowPrivate: cfg.Writes.ImageAllowPrivate, ImageMaxBytes: int64(cfg.Writes.ImageMaxBytes)}),
+		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second,
+		IdleTimeout: 120 * time.Second,
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return err
+	}
+	log.Info("listening", zap.String("addr", ln.Addr().String()), zap.String("upstream", cfg.Upstream.URL))
+	errc := make(chan error, 2)
+	go func() { errc <- srv.Serve(ln) }()
+	go func() {
+		if err := loadAll(ctx, catalogs, log); err != nil {
+			errc <- err
+		}
+	}()
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	log.Info("shutting down")
+	if serr := srv.Shutdown(shutdown); serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// newCatalogs returns the catalogs by language: one per language when the CMS is multilingual (the
+// language passed upstream on every request, the default one included), else one for the default
+// language, shared by every variant.
+func newCatalogs(cfg config.Config) map[string]*catalog.Catalog {
 	newCatalog := func(lang string) *catalog.Catalog {
 		client := cmsclient.New(cfg.Upstream.URL, cfg.Upstream.User, cfg.Upstream.AppPassword, cfg.Upstream.Timeout)
 		client.Concurrency = cfg.Upstream.Concurrency
@@ -68,19 +114,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, logOut 
 			Authenticated: cfg.Upstream.User != "",
 		})
 	}
-	// One catalog per language when the CMS is multilingual (the language passed upstream, the default
-	// one included); otherwise every variant shares the default language's catalog.
-	multilingual := cfg.Upstream.LanguageParam != ""
-	catalogs := map[string]*catalog.Catalog{}
-	for i, lang := range cfg.Languages {
-		switch {
-		case multilingual:
-			catalogs[lang] = newCatalog(lang)
-		case i == 0:
-			catalogs[lang] = newCatalog("")
-		}
+	if cfg.Upstream.LanguageParam == "" {
+		return map[string]*catalog.Catalog{cfg.Languages[0]: newCatalog("")}
 	}
-	cat := catalogs[cfg.Languages[0]]
+	catalogs := map[string]*catalog.Catalog{}
+	for _, lang := range cfg.Languages {
+		catalogs[lang] = newCatalog(lang)
+	}
+	return catalogs
+}
+
+// loadAll loads every catalog, then keeps each fresh in the background until ctx ends.
+func loadAll(ctx context.Context, catalogs map[string]*catalog.Catalog, log *zap.Logger) error {
 	for lang, c := range catalogs {
 		start := time.Now()
 		if err := loadWithRetry(ctx, c, log); err != nil {
@@ -94,38 +139,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, logOut 
 		go c.Run(ctx, func(err error) {
 			log.Warn("catalog poll failed; serving the last state", zap.String("language", lang), zap.Error(err))
 		})
-	}
-	delete(catalogs, cfg.Languages[0])
-
-	srv := &http.Server{
-		Handler: adapter.NewServer(cat, log, adapter.Options{RESTRoot: cfg.RESTRoot,
-			Namespaces: append([]string{"cal/events/v1"}, cfg.NamespaceAliases...), Languages: cfg.Languages[1:],
-			Catalogs: catalogs, MaxPerPage: cfg.Catalog.MaxPerPage, Translate: translator(cfg.Languages, log),
-			CacheTTL: cfg.ResponseCache.TTL, CacheMaxEntries: cfg.ResponseCache.MaxEntries,
-			ImageAllowPrivate: cfg.Writes.ImageAllowPrivate, ImageMaxBytes: int64(cfg.Writes.ImageMaxBytes)}),
-		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second,
-		IdleTimeout: 120 * time.Second,
-	}
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return err
-	}
-	log.Info("listening", zap.String("addr", ln.Addr().String()), zap.String("upstream", cfg.Upstream.URL))
-	if ready != nil {
-		ready <- ln.Addr().String()
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	log.Info("shutting down")
-	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
 	}
 	return nil
 }
