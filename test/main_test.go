@@ -88,7 +88,8 @@ func startShim() (func(), error) {
 		"CALSHIM_UPSTREAM_URL="+wpEnv["CALSHIM_UPSTREAM_URL"],
 		"CALSHIM_UPSTREAM_USER="+wpEnv["CALSHIM_UPSTREAM_USER"],
 		"CALSHIM_UPSTREAM_APP_PASSWORD="+wpEnv["CALSHIM_UPSTREAM_APP_PASSWORD"],
-		"CALSHIM_CATALOG_POLL_INTERVAL=1s")
+		"CALSHIM_CATALOG_POLL_INTERVAL=1s",
+		"CALSHIM_WRITES_IMAGE_ALLOW_PRIVATE=true") // image URLs of the write tests are served on loopback
 	if err != nil {
 		return nil, err
 	}
