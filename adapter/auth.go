@@ -22,14 +22,14 @@ import (
 // role change in WordPress reaches calshim within this time.
 const viewerTTL = 30 * time.Second
 
-// viewer is who is calling: nil for an anonymous caller (no Authorization header). Capabilities come
-// from the CMS itself (GET /wp/v2/users/me?context=edit with the caller's header), so calshim never
-// decides more than WordPress would.
+// viewer is who is calling: nil for an anonymous caller (no credentials). Capabilities come from the
+// CMS itself (GET /wp/v2/users/me?context=edit with the caller's credentials), so calshim never decides
+// more than WordPress would.
 type viewer struct {
 	ID   int
 	Caps map[string]bool
-	// auth is the caller's Authorization header, forwarded as is on every write. Never logged.
-	auth string
+	// creds are the caller's own, forwarded as given on every write. Never logged.
+	creds cmsclient.Credentials
 }
 
 // can reports whether the viewer holds a primitive capability; false for anonymous callers.
@@ -46,27 +46,42 @@ type viewers struct{ cache *gocache.Cache }
 
 func newViewers() *viewers { return &viewers{cache: gocache.New(viewerTTL, time.Minute)} }
 
-func credentialKey(auth string) string {
-	sum := sha256.Sum256([]byte(auth))
+func credentialKey(c cmsclient.Credentials) string {
+	sum := sha256.Sum256([]byte(c.Authorization + "\x00" + c.Cookie + "\x00" + c.Nonce))
 	return hex.EncodeToString(sum[:])
 }
 
-// resolveViewer identifies the caller of r. No Authorization header: anonymous (nil, nil). Credentials
-// WordPress rejects: its own 401 answer, as WordPress answers every request carrying bad credentials.
+// credentials are the caller's, as WordPress reads them: the Authorization header, or its cookie
+// authentication — logged-in cookies with the nonce from X-WP-Nonce or the _wpnonce parameter.
+func credentials(r *request) cmsclient.Credentials {
+	c := cmsclient.Credentials{Authorization: r.gc.GetHeader("Authorization"), Nonce: r.gc.GetHeader("X-WP-Nonce")}
+	if c.Nonce == "" {
+		c.Nonce, _ = r.params.str("_wpnonce")
+	}
+	if cookie := r.gc.GetHeader("Cookie"); strings.Contains(cookie, "wordpress_logged_in_") {
+		c.Cookie = cookie
+	}
+	return c
+}
+
+// resolveViewer identifies the caller of r. No credentials (a cookie without a nonce included, as
+// WordPress treats it): anonymous (nil, nil). Credentials WordPress rejects: its own answer (401 for a
+// bad password, 403 rest_cookie_invalid_nonce for a bad nonce), as WordPress answers every request
+// carrying them.
 func (s *Server) resolveViewer(r *request) (*viewer, error) {
-	auth := r.gc.GetHeader("Authorization")
-	if auth == "" {
+	creds := credentials(r)
+	if creds.Empty() {
 		return nil, nil
 	}
-	key := credentialKey(auth)
+	key := credentialKey(creds)
 	if v, ok := s.viewers.cache.Get(key); ok {
 		return v.(*viewer), nil
 	}
 	res, err := r.cms.Send(r.gc.Request.Context(), http.MethodGet, "/wp/v2/users/me",
-		url.Values{"context": {"edit"}}, auth, nil)
+		url.Values{"context": {"edit"}}, creds, nil)
 	var ue *cmsclient.Error
-	if errors.As(err, &ue) && ue.Status == http.StatusUnauthorized {
-		return nil, newError(http.StatusUnauthorized, ue.Code, ue.Message)
+	if errors.As(err, &ue) && (ue.Status == http.StatusUnauthorized || ue.Code == "rest_cookie_invalid_nonce") {
+		return nil, newError(ue.Status, ue.Code, ue.Message)
 	}
 	if err != nil {
 		return nil, err
@@ -78,7 +93,7 @@ func (s *Server) resolveViewer(r *request) (*viewer, error) {
 	if err := json.Unmarshal(res.Body, &me); err != nil {
 		return nil, err
 	}
-	v := &viewer{ID: me.ID, Caps: me.Caps, auth: auth}
+	v := &viewer{ID: me.ID, Caps: me.Caps, creds: creds}
 	s.viewers.cache.SetDefault(key, v)
 	return v, nil
 }

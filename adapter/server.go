@@ -167,11 +167,13 @@ func (s *Server) dispatch(gc *gin.Context) {
 // version, so any catalog change makes old entries unreachable; the clock-dependent default date
 // window is covered by the one-minute expiry.
 func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
-	cacheable := r.method == http.MethodGet && gc.GetHeader("Authorization") == "" && gc.GetHeader("Cookie") == ""
 	if err := s.prepare(r); err != nil {
 		s.write(gc, rt, err)
 		return
 	}
+	// Anonymous answers depend on the URL alone (a cookie without a nonce is anonymous too), so they
+	// share cache entries; what a logged-in caller sees is never cached.
+	cacheable := r.method == http.MethodGet && r.viewer == nil
 	key := strconv.FormatUint(r.snap.Version, 10) + " " + r.root + " " + gc.Request.URL.RequestURI()
 	if cacheable {
 		if hit, ok := s.cache.Get(key); ok {

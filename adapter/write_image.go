@@ -110,7 +110,7 @@ func (t *tx) resolveImage(v string) (int, error) {
 		t.s.log.Info("image fetch refused") // the URL itself may carry secrets: not logged
 		return 0, invalidParam("image")
 	}
-	res, err := t.cat.Client().Upload(t.r.gc.Request.Context(), t.r.viewer.auth, name, ctype, data)
+	res, err := t.cat.Client().Upload(t.r.gc.Request.Context(), t.r.viewer.creds, name, ctype, data)
 	if err != nil {
 		return 0, t.upstreamError(err)
 	}

@@ -38,7 +38,7 @@ func (s *Server) begin(r *request) *tx { return &tx{s: s, r: r, cat: s.catalog(r
 
 // send makes one wp/v2 call as the caller and decodes the answer into out (when not nil).
 func (t *tx) send(method, path string, query url.Values, body, out any) error {
-	res, err := t.cat.Client().Send(t.r.gc.Request.Context(), method, path, query, t.r.viewer.auth, body)
+	res, err := t.cat.Client().Send(t.r.gc.Request.Context(), method, path, query, t.r.viewer.creds, body)
 	if err != nil {
 		return t.upstreamError(err)
 	}

@@ -13,8 +13,32 @@ import (
 )
 
 // ErrNoCredentials is returned by the caller-authenticated methods when the caller sent no
-// Authorization header: calshim never writes anonymously nor with its own service credential.
+// credentials: calshim never writes anonymously nor with its own service credential.
 var ErrNoCredentials = errors.New("cmsclient: no caller credentials")
+
+// Credentials are a caller's own, forwarded as given: an Authorization header (application passwords,
+// basic or bearer auth), or WordPress' cookie authentication (the logged-in cookies plus the
+// X-WP-Nonce that WordPress requires with them). Never logged.
+type Credentials struct {
+	Authorization string
+	Cookie        string
+	Nonce         string
+}
+
+// Empty reports whether there is nothing to authenticate with. A cookie without a nonce counts as
+// nothing, as WordPress treats it as anonymous for the REST API.
+func (c Credentials) Empty() bool { return c.Authorization == "" && (c.Cookie == "" || c.Nonce == "") }
+
+// apply sets the credentials' headers on a request.
+func (c Credentials) apply(req *resty.Request) *resty.Request {
+	if c.Authorization != "" {
+		req.SetHeader("Authorization", c.Authorization)
+	}
+	if c.Cookie != "" && c.Nonce != "" {
+		req.SetHeader("Cookie", c.Cookie).SetHeader("X-WP-Nonce", c.Nonce)
+	}
+	return req
+}
 
 // callerHTTP returns the resty client used for requests made on behalf of a caller. It is a separate
 // client without the service credential: resty puts a client-level basic auth over any Authorization
@@ -27,15 +51,15 @@ func (c *Client) callerHTTP() *resty.Client {
 	return c.caller
 }
 
-// Send makes a request on behalf of a caller, with the caller's own Authorization header (auth) and, for
-// a non-nil body, a JSON body. It answers like Get, except that every WordPress error answer that
+// Send makes a request on behalf of a caller, with the caller's own credentials and, for a non-nil
+// body, a JSON body. It answers like Get, except that every WordPress error answer that
 // carries a JSON error body is an *Error, whatever its status (wp_insert_term's duplicate_term_slug
 // comes with 500): only transport failures and 5xx without a WordPress body are ErrUnavailable.
-func (c *Client) Send(ctx context.Context, method, path string, query url.Values, auth string, body any) (*Response, error) {
-	if auth == "" {
+func (c *Client) Send(ctx context.Context, method, path string, query url.Values, creds Credentials, body any) (*Response, error) {
+	if creds.Empty() {
 		return nil, ErrNoCredentials
 	}
-	req := c.callerHTTP().R().SetContext(ctx).SetHeader("Authorization", auth).
+	req := creds.apply(c.callerHTTP().R().SetContext(ctx)).
 		SetQueryParamsFromValues(c.http.QueryParam).SetQueryParamsFromValues(query)
 	if body != nil {
 		req.SetHeader("Content-Type", "application/json").SetBody(body)
@@ -45,11 +69,11 @@ func (c *Client) Send(ctx context.Context, method, path string, query url.Values
 }
 
 // Upload creates an attachment (POST /wp/v2/media) from raw bytes, on behalf of the caller.
-func (c *Client) Upload(ctx context.Context, auth, filename, contentType string, data []byte) (*Response, error) {
-	if auth == "" {
+func (c *Client) Upload(ctx context.Context, creds Credentials, filename, contentType string, data []byte) (*Response, error) {
+	if creds.Empty() {
 		return nil, ErrNoCredentials
 	}
-	res, err := c.callerHTTP().R().SetContext(ctx).SetHeader("Authorization", auth).
+	res, err := creds.apply(c.callerHTTP().R().SetContext(ctx)).
 		SetQueryParamsFromValues(c.http.QueryParam).
 		SetHeader("Content-Type", contentType).
 		SetHeader("Content-Disposition", "attachment; filename="+strconv.Quote(filename)).
