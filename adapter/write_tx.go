@@ -54,26 +54,36 @@ func (t *tx) savePost(postType string, id int, body map[string]any) (int, error)
 	if id != 0 {
 		path += "/" + strconv.Itoa(id)
 	}
+	var answer json.RawMessage
+	if err := t.send(http.MethodPost, path, nil, body, &answer); err != nil {
+		return 0, err
+	}
 	var saved struct {
 		ID int `json:"id"`
 	}
-	if err := t.send(http.MethodPost, path, nil, body, &saved); err != nil {
+	if err := json.Unmarshal(answer, &saved); err != nil {
 		return 0, err
 	}
-	t.touch(postType, saved.ID)
+	t.touch(postType, saved.ID, answer)
 	return saved.ID, nil
 }
 
-// trashPost moves a post to the trash (wp/v2 DELETE without force).
+// trashPost moves a post to the trash (wp/v2 DELETE without force, which answers the trashed post).
 func (t *tx) trashPost(postType string, id int) error {
-	err := t.send(http.MethodDelete, "/wp/v2/"+postType+"/"+strconv.Itoa(id), nil, nil, nil)
-	t.touch(postType, id)
+	var answer json.RawMessage
+	err := t.send(http.MethodDelete, "/wp/v2/"+postType+"/"+strconv.Itoa(id), nil, nil, &answer)
+	if err != nil {
+		answer = nil // unknown outcome: the refresh reads the post again
+	}
+	t.touch(postType, id, answer)
 	return err
 }
 
-// touch marks a post for the refresh; its terms' counts may change with it.
-func (t *tx) touch(postType string, id int) {
-	t.touched = append(t.touched, catalog.PostRef{Type: postType, ID: id})
+// touch marks a post for the refresh; its terms' counts may change with it. answer is WordPress'
+// answer to the call that changed it, when there is one: the post as it now is (the calshim field
+// included, since the caller may edit it), so the refresh need not read it again.
+func (t *tx) touch(postType string, id int, answer json.RawMessage) {
+	t.touched = append(t.touched, catalog.PostRef{Type: postType, ID: id, Answer: answer})
 	if p, ok := t.r.snap.Post(id); ok && (len(p.Terms[mapping.TaxonomyCategory]) > 0 || len(p.Terms[mapping.TaxonomyTag]) > 0) {
 		t.terms = true
 	}

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -13,18 +14,21 @@ import (
 	"calshim/mapping"
 )
 
-// PostRef names one post to refresh: its post type (REST base) and ID.
+// PostRef names one post to refresh: its post type (REST base) and ID, and optionally WordPress'
+// answer to the write that changed it (a wp/v2 post with the calshim field), which then stands for
+// reading it again.
 type PostRef struct {
-	Type string
-	ID   int
+	Type   string
+	ID     int
+	Answer json.RawMessage
 }
 
 // Client returns the upstream client the catalog reads with. Writes made on behalf of callers go
 // through its caller-authenticated methods (cmsclient.Client.Send), never its service credential.
 func (c *Catalog) Client() *cmsclient.Client { return c.client }
 
-// Refresh re-reads the given posts (and, with terms, every term: names, counts) from upstream with the
-// service credential and publishes a new snapshot at once, so that a write is visible to the next read
+// Refresh re-reads the given posts (from the write's own answer when it carries the post, else from
+// upstream with the service credential; and, with terms, every term: names, counts) and publishes a new snapshot at once, so that a write is visible to the next read
 // of this replica (read-your-writes) without waiting for the poll. A post upstream no longer has
 // (deleted permanently, or in a status the catalog does not hold) leaves the catalog. Featured images
 // the posts now use are loaded too.
@@ -91,6 +95,12 @@ func (c *Catalog) readPosts(ctx context.Context, refs []PostRef) (map[int]*mappi
 // readPost reads one post; nil when upstream answers 404 (deleted for good) or has it in a status the
 // catalog does not hold.
 func (c *Catalog) readPost(ctx context.Context, ref PostRef) (*mapping.Post, error) {
+	if ref.Answer != nil {
+		// An answer without what the catalog needs (no calshim field) is read again below.
+		if p, err := c.decodePost(ref.Type, ref.Answer); err == nil && p.ID == ref.ID {
+			return c.held(p), nil
+		}
+	}
 	res, err := c.client.Get(ctx, "/wp/v2/"+ref.Type+"/"+strconv.Itoa(ref.ID), url.Values{"context": {"view"}})
 	var ue *cmsclient.Error
 	if errors.As(err, &ue) && (ue.Status == http.StatusNotFound || ue.Status == http.StatusUnauthorized || ue.Status == http.StatusForbidden) {
@@ -103,10 +113,15 @@ func (c *Catalog) readPost(ctx context.Context, ref PostRef) (*mapping.Post, err
 	if err != nil {
 		return nil, fmt.Errorf("catalog: refresh %s %d: %w", ref.Type, ref.ID, err)
 	}
+	return c.held(p), nil
+}
+
+// held returns p when the catalog keeps posts of its status, else nil (it leaves the catalog).
+func (c *Catalog) held(p *mapping.Post) *mapping.Post {
 	if !c.holds(p.Status) {
-		return nil, nil
+		return nil
 	}
-	return p, nil
+	return p
 }
 
 // holds reports whether the catalog keeps posts of a status (see statuses).
