@@ -19,6 +19,8 @@ type apiError struct {
 	Extra   mapping.Object // further members of data, after "status"
 	// Trailer holds top-level members after data (WordPress' additional_data), or nil.
 	Trailer mapping.Object
+	// NoData: WordPress raised it without data, so its body says "data": null (and the status is 500).
+	NoData bool
 }
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }
@@ -59,8 +61,10 @@ func errorBody(err error) (int, mapping.Object) {
 			ae = newError(http.StatusInternalServerError, "calshim_internal_error", "Internal error.")
 		}
 	}
-	data := mapping.Object{{Key: "status", Value: ae.Status}}
-	data = append(data, ae.Extra...)
+	var data any = append(mapping.Object{{Key: "status", Value: ae.Status}}, ae.Extra...)
+	if ae.NoData {
+		data = nil
+	}
 	body := mapping.Object{{Key: "code", Value: ae.Code}, {Key: "message", Value: ae.Message}, {Key: "data", Value: data}}
 	return ae.Status, append(body, ae.Trailer...)
 }

@@ -129,7 +129,10 @@ func (t *tx) upstreamError(err error) error {
 	case ue.Code == "rest_invalid_param":
 		return newError(http.StatusBadRequest, ue.Code, ue.Message)
 	}
-	return newError(ue.Status, ue.Code, ue.Message)
+	e := newError(ue.Status, ue.Code, ue.Message)
+	// An error WordPress raised without data (duplicate_term_slug) answers "data": null, as there.
+	e.NoData = len(ue.Data) == 0 || string(ue.Data) == "null"
+	return e
 }
 
 // scaleStatus is the original's status scale-back (reference §6.1), always judged with the event post

@@ -330,7 +330,8 @@ func TestWriteLinkedErrors(t *testing.T) {
 	tag := send(t, "admin", http.MethodPost, "/tags", map[string]any{"name": "Write Test Slug Clash"})
 	wantStatus(t, tag, http.StatusCreated)
 	r := send(t, "admin", http.MethodPut, "/tags/"+str(at(tag.body, "id")), map[string]any{"slug": "free"})
-	if r.status != http.StatusInternalServerError || str(at(r.body, "code")) != "duplicate_term_slug" {
+	if r.status != http.StatusInternalServerError || str(at(r.body, "code")) != "duplicate_term_slug" ||
+		!strings.Contains(string(r.raw), `"data":null`) {
 		t.Errorf("duplicate slug: %d %s", r.status, r.raw)
 	}
 	wantStatus(t, send(t, "admin", http.MethodDelete, "/tags/"+str(at(tag.body, "id")), nil), http.StatusOK)
