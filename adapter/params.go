@@ -1,29 +1,18 @@
 package adapter
 
 import (
+	"encoding/json"
+	"maps"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// Params are a request's arguments as PHP sees them: a name maps to a string, or to a list for
-// `name[]=a&name[]=b` (and `name[key]=v`). Later occurrences of a scalar win, as with parse_str.
+// Params are a request's arguments as PHP sees them (parseForm for query strings and form bodies, JSON
+// values for JSON bodies): a name maps to a string, a list (`name[]=a&name[]=b`), a map (`name[k]=v`) or,
+// from JSON, any JSON value. Later occurrences of a scalar win, as with parse_str.
 type Params map[string]any
-
-// parseQuery parses a raw query string with PHP's parse_str rules (the subset WordPress clients use).
-func parseQuery(raw string) Params {
-	p := Params{}
-	eachPair(raw, func(key, val string) {
-		if i := strings.IndexByte(key, '['); i > 0 && strings.HasSuffix(key, "]") {
-			name := key[:i]
-			list, _ := p[name].([]string)
-			p[name] = append(list, val)
-			return
-		}
-		p[key] = val
-	})
-	return p
-}
 
 // eachPair calls f with every decoded key=value pair of a query string or form body; pairs that do
 // not decode, or have no key, are skipped as PHP skips them.
@@ -53,24 +42,36 @@ func (p Params) str(name string) (string, bool) {
 	return s, ok
 }
 
-// list returns an argument as a list: a list as is, a string split on commas (TEC's CSV lists),
-// trimmed.
+// list returns an argument as a list of strings: a list (or a `name[k]=v` map, by key) as is, a string
+// split on commas (TEC's CSV lists), trimmed. Items that are not text (nested lists, JSON objects)
+// become "", which no validator accepts.
 func (p Params) list(name string) []string {
+	var items []any
 	switch v := p[name].(type) {
-	case []string:
-		out := make([]string, 0, len(v))
-		for _, s := range v {
-			out = append(out, strings.TrimSpace(s))
-		}
-		return out
 	case string:
-		parts := strings.Split(v, ",")
-		for i := range parts {
-			parts[i] = strings.TrimSpace(parts[i])
+		for _, s := range strings.Split(v, ",") {
+			items = append(items, s)
 		}
-		return parts
+	case []any:
+		items = v
+	case map[string]any:
+		keys := slices.Sorted(maps.Keys(v))
+		for _, k := range keys {
+			items = append(items, v[k])
+		}
+	default:
+		return nil
 	}
-	return nil
+	out := make([]string, len(items))
+	for i, it := range items {
+		switch x := it.(type) {
+		case string:
+			out[i] = strings.TrimSpace(x)
+		case json.Number:
+			out[i] = x.String()
+		}
+	}
+	return out
 }
 
 // positiveInt is TEC's is_positive_int: numeric, integral and greater than zero ("2", "2.0", "+2").

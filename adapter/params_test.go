@@ -1,19 +1,22 @@
 package adapter
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 )
 
-func TestParseQuery(t *testing.T) {
+func TestParseForm(t *testing.T) {
 	for _, tc := range []struct {
 		raw  string
 		want Params
 	}{
 		{"page=2&per_page=5", Params{"page": "2", "per_page": "5"}},
 		{"page=1&page=3", Params{"page": "3"}}, // the last scalar wins, as with parse_str
-		{"categories[]=music&categories[]=jazz", Params{"categories": []string{"music", "jazz"}}},
-		{"status[0]=publish", Params{"status": []string{"publish"}}},
+		{"categories[]=music&categories[]=jazz", Params{"categories": []any{"music", "jazz"}}},
+		{"status[0]=publish", Params{"status": []any{"publish"}}},
+		{"venue[city]=Paris&venue[zip]=75001", Params{"venue": map[string]any{"city": "Paris", "zip": "75001"}}},
+		{"organizer[0][organizer]=X", Params{"organizer": []any{map[string]any{"organizer": "X"}}}},
 		{"search=jazz+club&start_date=2026-11-21%2000%3A00%3A00", Params{"search": "jazz club", "start_date": "2026-11-21 00:00:00"}},
 		{"search=", Params{"search": ""}},
 		{"flag", Params{"flag": ""}},
@@ -21,8 +24,8 @@ func TestParseQuery(t *testing.T) {
 		{"&&=x&", Params{}},
 	} {
 		t.Run(tc.raw, func(t *testing.T) {
-			if got := parseQuery(tc.raw); !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("parseQuery(%q) = %#v, want %#v", tc.raw, got, tc.want)
+			if got := parseForm(tc.raw); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("parseForm(%q) = %#v, want %#v", tc.raw, got, tc.want)
 			}
 		})
 	}
@@ -46,12 +49,16 @@ func TestPositiveInt(t *testing.T) {
 }
 
 func TestParamList(t *testing.T) {
-	p := Params{"csv": "17, 18 ,26", "arr": []string{" a", "b "}}
+	p := Params{"csv": "17, 18 ,26", "arr": []any{" a", "b ", json.Number("7"), []any{"nested"}},
+		"map": map[string]any{"b": "2", "a": "1"}}
 	if got := p.list("csv"); !reflect.DeepEqual(got, []string{"17", "18", "26"}) {
 		t.Errorf("list(csv) = %q", got)
 	}
-	if got := p.list("arr"); !reflect.DeepEqual(got, []string{"a", "b"}) {
+	if got := p.list("arr"); !reflect.DeepEqual(got, []string{"a", "b", "7", ""}) {
 		t.Errorf("list(arr) = %q", got)
+	}
+	if got := p.list("map"); !reflect.DeepEqual(got, []string{"1", "2"}) {
+		t.Errorf("list(map) = %q", got)
 	}
 	if got := p.list("none"); got != nil {
 		t.Errorf("list(none) = %q", got)
@@ -64,21 +71,34 @@ func TestPHPURLEncode(t *testing.T) {
 	}
 }
 
-// FuzzParseQuery: any query string parses without panicking into scalars or lists only.
-func FuzzParseQuery(f *testing.F) {
-	for _, s := range []string{"page=2", "a[]=1&a[]=2", "a[b]=c", "%", "=&=", "x=%C3%A9", "a[=1", "a]=1"} {
+// FuzzParseForm: any query string or form body parses without panicking into strings, lists and maps
+// only, with no empty names.
+func FuzzParseForm(f *testing.F) {
+	for _, s := range []string{"page=2", "a[]=1&a[]=2", "a[b]=c", "%", "=&=", "x=%C3%A9", "a[=1", "a]=1", "a[][b][]=1&a[0]=x"} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, raw string) {
-		for k, v := range parseQuery(raw) {
-			switch v.(type) {
-			case string, []string:
-			default:
-				t.Fatalf("%q: %q has type %T", raw, k, v)
+	var check func(t *testing.T, raw string, v any)
+	check = func(t *testing.T, raw string, v any) {
+		switch x := v.(type) {
+		case string:
+		case []any:
+			for _, c := range x {
+				check(t, raw, c)
 			}
+		case map[string]any:
+			for _, c := range x {
+				check(t, raw, c)
+			}
+		default:
+			t.Fatalf("%q: value of type %T", raw, v)
+		}
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		for k, v := range parseForm(raw) {
 			if k == "" {
 				t.Fatalf("%q: empty key", raw)
 			}
+			check(t, raw, v)
 		}
 	})
 }

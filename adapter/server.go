@@ -154,7 +154,7 @@ func (s *Server) dispatch(gc *gin.Context) {
 		s.write(gc, nil, newError(http.StatusServiceUnavailable, "calshim_not_ready", "The calendar catalog is still loading. Try again shortly."))
 		return
 	}
-	r := &request{gc: gc, method: method, params: parseQuery(gc.Request.URL.RawQuery), vars: vars, snap: snap,
+	r := &request{gc: gc, method: method, params: parseForm(gc.Request.URL.RawQuery), vars: vars, snap: snap,
 		root: addr.root, ns: addr.ns, lang: addr.lang, now: s.opt.Now()}
 	if method == http.MethodOptions { // CORS preflights and route discovery
 		s.send(gc, s.render(gc, rt, s.options(r, rt), nil))
