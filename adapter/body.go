@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"strconv"
 	"strings"
@@ -35,14 +36,40 @@ func readBody(req *http.Request) (Params, error) {
 	if len(raw) > maxBody {
 		return nil, newError(http.StatusRequestEntityTooLarge, "rest_request_too_large", "The request body is too large.")
 	}
-	ct, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
+	ct, ctParams, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
 	switch ct {
 	case "application/json":
 		return parseJSONBody(raw)
 	case "application/x-www-form-urlencoded":
 		return parseForm(string(raw)), nil
+	case "multipart/form-data":
+		return parseMultipart(raw, ctParams["boundary"]), nil
 	}
 	return nil, nil
+}
+
+// parseMultipart reads the fields of a multipart/form-data body as PHP fills $_POST from it (same key
+// syntax as forms); file parts are ignored, as $_POST does. A malformed body yields what was read.
+func parseMultipart(raw []byte, boundary string) Params {
+	root := map[string]any{}
+	mr := multipart.NewReader(bytes.NewReader(raw), boundary)
+	for {
+		part, err := mr.NextPart()
+		if err != nil {
+			break
+		}
+		if part.FileName() == "" && part.FormName() != "" {
+			if val, err := io.ReadAll(part); err == nil {
+				name, path := splitFormKey(part.FormName())
+				setForm(root, name, path, string(val))
+			}
+		}
+		part.Close()
+	}
+	for k, v := range root {
+		root[k] = listify(v)
+	}
+	return Params(root)
 }
 
 // parseJSONBody decodes a JSON body; an empty body is no parameters.

@@ -27,6 +27,13 @@ func TestReadBody(t *testing.T) {
 			Params{"venue": map[string]any{"venue": "V", "city": "C"}, "organizer": []any{map[string]any{"organizer": "A"}, map[string]any{"id": "5"}}}, ""},
 		{"form unclosed bracket", "application/x-www-form-urlencoded", "a[b=1", Params{"a[b": "1"}, ""},
 		{"other content type", "text/plain", "title=x", nil, ""},
+		{"multipart fields", "multipart/form-data; boundary=XyZ",
+			"--XyZ\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nMulti part\r\n" +
+				"--XyZ\r\nContent-Disposition: form-data; name=\"categories[]\"\r\n\r\nmusic\r\n" +
+				"--XyZ\r\nContent-Disposition: form-data; name=\"image\"; filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\nPNG\r\n" +
+				"--XyZ--\r\n",
+			Params{"title": "Multi part", "categories": []any{"music"}}, ""},
+		{"multipart malformed", "multipart/form-data; boundary=XyZ", "garbage", Params{}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req, _ := http.NewRequest(http.MethodPost, "/", strings.NewReader(tc.body))
