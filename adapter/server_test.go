@@ -22,6 +22,17 @@ var recordingNow = time.Date(2026, 11, 22, 18, 54, 25, 0, time.UTC)
 // at a fixed clock so the default date window is the recording's.
 func fakeServer(tb testing.TB, wp *wpfake.Server) http.Handler {
 	tb.Helper()
+	return NewServer(fakeCatalog(tb, wp), zap.NewNop(), testOptions())
+}
+
+func testOptions() Options {
+	return Options{RESTRoot: "/wp-json", Namespaces: []string{"cal/events/v1", "tribe/events/v1"},
+		Languages: []string{"de"}, MaxPerPage: 50, Now: func() time.Time { return recordingNow }}
+}
+
+// fakeCatalog is a catalog loaded from a fake WordPress.
+func fakeCatalog(tb testing.TB, wp *wpfake.Server) *catalog.Catalog {
+	tb.Helper()
 	cat := catalog.New(cmsclient.New(wp.Root, "", "", 30*time.Second), catalog.Options{
 		Types: catalog.Types{Event: "tribe_events", Venue: "tribe_venue", Organizer: "tribe_organizer",
 			CategoryTax: "tribe_events_cat", TagTax: "post_tag", CategoryBase: "tribe_events_cat", TagBase: "tags"},
@@ -30,8 +41,7 @@ func fakeServer(tb testing.TB, wp *wpfake.Server) http.Handler {
 	if err := cat.Load(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
-	return NewServer(cat, zap.NewNop(), Options{RESTRoot: "/wp-json", Namespaces: []string{"cal/events/v1", "tribe/events/v1"},
-		Languages: []string{"de"}, MaxPerPage: 50, Now: func() time.Time { return recordingNow }})
+	return cat
 }
 
 // newTestServer is fakeServer over the recorded data set as it is.
@@ -72,6 +82,23 @@ func TestGETRoutesAnswerFromTheCatalog(t *testing.T) {
 				t.Errorf("GET %s = %d %.300s\nwant %d with %s", tc.target, rec.Code, rec.Body.String(), tc.status, tc.want)
 			}
 		})
+	}
+}
+
+// A multilingual CMS: each language variant answers from its own catalog.
+func TestLanguageVariantsKeepTheirCatalogs(t *testing.T) {
+	en, de := wpfake.New(t), wpfake.New(t)
+	de.Modify("tribe_events", 17, func(o wpfake.Object) { de.Sub(o, "calshim")["title"] = "Eröffnungsgala" })
+	opt := testOptions()
+	opt.Catalogs = map[string]*catalog.Catalog{"de": fakeCatalog(t, de)}
+	h := NewServer(fakeCatalog(t, en), zap.NewNop(), opt)
+	for target, want := range map[string]string{
+		"/wp-json/cal/events/v1/events/17":    `"title":"Opening Night Gala"`,
+		"/de/wp-json/cal/events/v1/events/17": `"title":"Er\u00f6ffnungsgala"`,
+	} {
+		if rec := serveGET(h, target); !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("GET %s = %d %.200s, want %s", target, rec.Code, rec.Body.String(), want)
+		}
 	}
 }
 
