@@ -141,11 +141,7 @@ func (v *viewer) mayEdit(p *mapping.Post) bool {
 	return v.mayAct(p, "edit")
 }
 
-// mayDelete is delete_post, built like mayEdit with the delete_* capabilities.
-func (v *viewer) mayDelete(p *mapping.Post) bool {
-	return v.mayAct(p, "delete")
-}
-
+// mayAct is WordPress' edit_post / delete_post for action "edit" / "delete".
 func (v *viewer) mayAct(p *mapping.Post, action string) bool {
 	c := capsOf(p.Type)
 	if v == nil || !v.can(c.cap(action)) {

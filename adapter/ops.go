@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"calshim/adapter/apidoc"
@@ -43,7 +44,7 @@ func newMetrics(s *Server) *metrics {
 		})
 	}
 	m.registry.MustRegister(m.requests, m.duration,
-		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}),
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		gauge("catalog_events", "Events in the catalog (every status it holds).",
 			func(snap *catalog.Snapshot) float64 { return float64(len(snap.Events)) }),
 		gauge("catalog_version", "Catalog version (increases on every change).",
