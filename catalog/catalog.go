@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -107,12 +104,11 @@ func (c *Catalog) Load(ctx context.Context) error {
 
 // fetchPosts lists posts of one type (all, or those modified after `after`) into dst.
 func (c *Catalog) fetchPosts(ctx context.Context, typ string, after *time.Time, dst map[int]*mapping.Post) error {
-	q := url.Values{"status": {c.statuses()}, "orderby": {"id"}, "order": {"asc"}}
+	q := cmsclient.PostQuery{Statuses: c.statuses()}
 	if after != nil {
-		// The explicit "Z" matters: without an offset WordPress reads the value as site time.
-		q.Set("modified_after", after.UTC().Format("2006-01-02T15:04:05Z"))
+		q.ModifiedAfter = *after
 	}
-	items, _, err := c.client.ListAll(ctx, "/wp/v2/"+typ, q)
+	items, err := c.client.Posts(ctx, typ, q)
 	if err != nil {
 		return fmt.Errorf("catalog: list %s: %w", typ, err)
 	}
@@ -156,7 +152,7 @@ func renameTaxonomies(p *mapping.Post, t Types) {
 func (c *Catalog) fetchTerms(ctx context.Context) (map[int]*mapping.Term, error) {
 	terms := map[int]*mapping.Term{}
 	for _, base := range []string{c.opt.Types.CategoryBase, c.opt.Types.TagBase} {
-		items, _, err := c.client.ListAll(ctx, "/wp/v2/"+base, url.Values{"hide_empty": {"false"}})
+		items, err := c.client.Terms(ctx, base)
 		if err != nil {
 			return nil, fmt.Errorf("catalog: list %s: %w", base, err)
 		}
@@ -174,7 +170,7 @@ func (c *Catalog) fetchTerms(ctx context.Context) (map[int]*mapping.Term, error)
 // fetchMedia loads the featured images the posts use and that have is missing (have may be nil).
 func (c *Catalog) fetchMedia(ctx context.Context, posts map[int]*mapping.Post, have map[int]*mapping.Media) (map[int]*mapping.Media, error) {
 	media := map[int]*mapping.Media{}
-	var want []string
+	var want []int
 	seen := map[int]bool{}
 	for _, p := range posts {
 		id := p.FeaturedMedia
@@ -186,11 +182,11 @@ func (c *Catalog) fetchMedia(ctx context.Context, posts map[int]*mapping.Post, h
 			media[id] = m
 			continue
 		}
-		want = append(want, strconv.Itoa(id))
+		want = append(want, id)
 	}
 	for len(want) > 0 {
 		n := min(len(want), 100)
-		items, _, err := c.client.ListAll(ctx, "/wp/v2/media", url.Values{"include": {strings.Join(want[:n], ",")}})
+		items, err := c.client.Media(ctx, want[:n])
 		want = want[n:]
 		if err != nil {
 			return nil, fmt.Errorf("catalog: media: %w", err)

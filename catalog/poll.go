@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net/url"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
+	"calshim/cmsclient"
 	"calshim/mapping"
 )
 
@@ -146,11 +144,11 @@ func (c *Catalog) due(typ string, clock time.Time, posts, fresh map[int]*mapping
 
 // count asks upstream how many posts of a type exist in the statuses the catalog holds, and its clock.
 func (c *Catalog) count(ctx context.Context, typ string) (int, time.Time, error) {
-	res, err := c.client.Get(ctx, "/wp/v2/"+typ, url.Values{"status": {c.statuses()}, "per_page": {"1"}, "_fields": {"id"}})
+	n, date, err := c.client.CountPosts(ctx, typ, c.statuses())
 	if err != nil {
 		return 0, time.Time{}, fmt.Errorf("catalog: count %s: %w", typ, err)
 	}
-	return res.Total, res.Date, nil
+	return n, date, nil
 }
 
 // reconcile drops posts of typ that upstream no longer lists (deleted permanently, or moved to a status
@@ -159,7 +157,7 @@ func (c *Catalog) count(ctx context.Context, typ string) (int, time.Time, error)
 // scheduled post published while the catalog holds published posts only keeps its own, so
 // modified_after does not return them.
 func (c *Catalog) reconcile(ctx context.Context, typ string, posts map[int]*mapping.Post) (bool, error) {
-	items, _, err := c.client.ListAll(ctx, "/wp/v2/"+typ, url.Values{"status": {c.statuses()}, "_fields": {"id"}})
+	items, err := c.client.Posts(ctx, typ, cmsclient.PostQuery{Statuses: c.statuses(), IDsOnly: true})
 	if err != nil {
 		return false, fmt.Errorf("catalog: reconcile %s: %w", typ, err)
 	}
@@ -197,13 +195,9 @@ func (c *Catalog) fetchIDs(ctx context.Context, typ string, ids []int, dst map[i
 	slices.Sort(ids)
 	for len(ids) > 0 {
 		n := min(len(ids), 100)
-		include := make([]string, n)
-		for i, id := range ids[:n] {
-			include[i] = strconv.Itoa(id)
-		}
+		q := cmsclient.PostQuery{Statuses: c.statuses(), Include: ids[:n]}
 		ids = ids[n:]
-		q := url.Values{"status": {c.statuses()}, "include": {strings.Join(include, ",")}, "orderby": {"id"}, "order": {"asc"}}
-		items, _, err := c.client.ListAll(ctx, "/wp/v2/"+typ, q)
+		items, err := c.client.Posts(ctx, typ, q)
 		if err != nil {
 			return fmt.Errorf("catalog: list %s by id: %w", typ, err)
 		}

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"net/url"
-	"strconv"
 
 	"calshim/cmsclient"
 	"calshim/mapping"
@@ -101,7 +99,7 @@ func (c *Catalog) readPost(ctx context.Context, ref PostRef) (*mapping.Post, err
 			return c.held(p), nil
 		}
 	}
-	res, err := c.client.Get(ctx, "/wp/v2/"+ref.Type+"/"+strconv.Itoa(ref.ID), url.Values{"context": {"view"}})
+	res, err := c.client.Post(ctx, ref.Type, ref.ID)
 	var ue *cmsclient.Error
 	if errors.As(err, &ue) && (ue.Status == http.StatusNotFound || ue.Status == http.StatusUnauthorized || ue.Status == http.StatusForbidden) {
 		return nil, nil

@@ -1,0 +1,150 @@
+package cmsclient
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// This file is the only place that spells wp/v2 paths: one typed method per upstream operation, so
+// that the catalog and the adapter say what they want ("the posts of a type modified since", "create
+// a term") and never build a URL. Reads use the service credential; the *As methods act on behalf of
+// a caller, with the caller's own credentials.
+
+const v2 = "/wp/v2/"
+
+// PostQuery selects the posts a listing returns.
+type PostQuery struct {
+	Statuses      string    // comma-separated post statuses (wp/v2's status argument)
+	ModifiedAfter time.Time // zero: any time
+	Include       []int     // nil: every post
+	IDsOnly       bool      // answer only the id field (a cheap listing for reconciliation)
+}
+
+func (q PostQuery) values() url.Values {
+	v := url.Values{"status": {q.Statuses}, "orderby": {"id"}, "order": {"asc"}}
+	if !q.ModifiedAfter.IsZero() {
+		// The explicit "Z" matters: without an offset WordPress reads the value as site time.
+		v.Set("modified_after", q.ModifiedAfter.UTC().Format("2006-01-02T15:04:05Z"))
+	}
+	if q.Include != nil {
+		v.Set("include", joinInts(q.Include))
+	}
+	if q.IDsOnly {
+		v.Set("_fields", "id")
+	}
+	return v
+}
+
+// Posts lists every post of a REST base (e.g. "tribe_events") that the query selects, all pages.
+func (c *Client) Posts(ctx context.Context, base string, q PostQuery) ([]json.RawMessage, error) {
+	items, _, err := c.ListAll(ctx, v2+base, q.values())
+	return items, err
+}
+
+// CountPosts answers how many posts of a REST base are in the given statuses, and the upstream's clock.
+func (c *Client) CountPosts(ctx context.Context, base, statuses string) (int, time.Time, error) {
+	q := url.Values{"status": {statuses}, "per_page": {"1"}, "_fields": {"id"}}
+	res, err := c.Get(ctx, v2+base, q)
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	return res.Total, res.Date, nil
+}
+
+// Post reads one post of a REST base in the view context.
+func (c *Client) Post(ctx context.Context, base string, id int) (*Response, error) {
+	return c.Get(ctx, v2+base+"/"+strconv.Itoa(id), url.Values{"context": {"view"}})
+}
+
+// Terms lists every term of a taxonomy REST base, empty ones included.
+func (c *Client) Terms(ctx context.Context, base string) ([]json.RawMessage, error) {
+	items, _, err := c.ListAll(ctx, v2+base, url.Values{"hide_empty": {"false"}})
+	return items, err
+}
+
+// Media lists the attachments with the given IDs (at most 100: one page).
+func (c *Client) Media(ctx context.Context, ids []int) ([]json.RawMessage, error) {
+	items, _, err := c.ListAll(ctx, v2+"media", url.Values{"include": {joinInts(ids)}})
+	return items, err
+}
+
+// MediaMimeType answers an attachment's MIME type.
+func (c *Client) MediaMimeType(ctx context.Context, id int) (string, error) {
+	res, err := c.Get(ctx, v2+"media/"+strconv.Itoa(id), url.Values{"_fields": {"id,mime_type"}})
+	if err != nil {
+		return "", err
+	}
+	var m struct {
+		MimeType string `json:"mime_type"`
+	}
+	err = json.Unmarshal(res.Body, &m)
+	return m.MimeType, err
+}
+
+// MediaFile is an attachment's ID and file URL.
+type MediaFile struct {
+	ID        int    `json:"id"`
+	SourceURL string `json:"source_url"`
+}
+
+// SearchMedia answers the first 100 attachments whose title or file name matches search.
+func (c *Client) SearchMedia(ctx context.Context, search string) ([]MediaFile, error) {
+	q := url.Values{"search": {search}, "_fields": {"id,source_url"}, "per_page": {"100"}}
+	res, err := c.Get(ctx, v2+"media", q)
+	if err != nil {
+		return nil, err
+	}
+	var list []MediaFile
+	err = json.Unmarshal(res.Body, &list)
+	return list, err
+}
+
+// Me answers the caller's own user record in the edit context (roles and capabilities included).
+func (c *Client) Me(ctx context.Context, creds Credentials) (*Response, error) {
+	return c.Send(ctx, http.MethodGet, v2+"users/me", url.Values{"context": {"edit"}}, creds, nil)
+}
+
+// SavePostAs creates (id 0) or updates a post of a REST base on behalf of a caller.
+func (c *Client) SavePostAs(ctx context.Context, creds Credentials, base string, id int, body any) (*Response, error) {
+	return c.Send(ctx, http.MethodPost, itemPath(base, id), nil, creds, body)
+}
+
+// TrashPostAs moves a post to the trash on behalf of a caller (wp/v2 DELETE without force).
+func (c *Client) TrashPostAs(ctx context.Context, creds Credentials, base string, id int) (*Response, error) {
+	return c.Send(ctx, http.MethodDelete, itemPath(base, id), nil, creds, nil)
+}
+
+// SaveTermAs creates (id 0) or updates a term of a taxonomy REST base on behalf of a caller.
+func (c *Client) SaveTermAs(ctx context.Context, creds Credentials, base string, id int, body any) (*Response, error) {
+	return c.Send(ctx, http.MethodPost, itemPath(base, id), nil, creds, body)
+}
+
+// DeleteTermAs deletes a term for good on behalf of a caller (terms have no trash).
+func (c *Client) DeleteTermAs(ctx context.Context, creds Credentials, base string, id int) (*Response, error) {
+	return c.Send(ctx, http.MethodDelete, itemPath(base, id), url.Values{"force": {"true"}}, creds, nil)
+}
+
+// TermURL is the wp/v2 address of a term, for a Location header.
+func TermURL(restRoot, base string, id int) string {
+	return strings.TrimRight(restRoot, "/") + itemPath(base, id)
+}
+
+func itemPath(base string, id int) string {
+	if id == 0 {
+		return v2 + base
+	}
+	return v2 + base + "/" + strconv.Itoa(id)
+}
+
+func joinInts(ids []int) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.Itoa(id)
+	}
+	return strings.Join(s, ",")
+}
