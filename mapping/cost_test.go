@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"calshim/mapping/php"
 )
 
 func TestCost(t *testing.T) {
@@ -82,7 +84,7 @@ func FuzzCost(f *testing.F) {
 			t.Fatalf("Cost(%q).Cost = %q is not HTML-escaped", rows, got.Cost)
 		}
 		for i := 1; i < len(got.Values); i++ {
-			if phpFloat(got.Values[i-1]) > phpFloat(got.Values[i]) {
+			if php.Float(got.Values[i-1]) > php.Float(got.Values[i]) {
 				t.Fatalf("Cost(%q).Values = %q not in numeric order", rows, got.Values)
 			}
 		}

@@ -3,6 +3,8 @@ package mapping
 import (
 	"path"
 	"strings"
+
+	"calshim/mapping/php"
 )
 
 // featuredMedia returns the featured image of p, if it has one the catalog knows.
@@ -76,7 +78,7 @@ func phpEmpty(v any) bool {
 	case float64:
 		return x == 0
 	case string:
-		return phpEmptyString(x)
+		return php.EmptyString(x)
 	case Object:
 		return len(x) == 0
 	case []any:

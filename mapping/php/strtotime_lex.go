@@ -1,4 +1,4 @@
-package mapping
+package php
 
 // The lexical side of ParseTime: zone offsets and abbreviations, relative units, the token reader.
 

@@ -1,4 +1,4 @@
-package mapping
+package php
 
 import (
 	"fmt"
@@ -77,9 +77,9 @@ var (
 		"%e2%80%ad", "", "%e2%80%ae", "", "%ef%bb%bf", "", "%ef%bf%bc", "")
 )
 
-// sanitizeTitle is WordPress' sanitize_title (save context, sanitize_title_with_dashes): the slug TEC
+// SanitizeTitle is WordPress' sanitize_title (save context, sanitize_title_with_dashes): the slug TEC
 // uses to index a non-numeric cost, e.g. "Free" → "free", "Pay what you can!" → "pay-what-you-can".
-func sanitizeTitle(s string) string {
+func SanitizeTitle(s string) string {
 	s = removeAccents(s)
 	s = htmlTag.ReplaceAllString(s, "")
 	s = octet.ReplaceAllString(s, "---$1---")

@@ -1,4 +1,4 @@
-package mapping
+package php
 
 // The scanner rules of ParseTime (timelib's parse_date.re, in order) and their actions.
 

@@ -1,4 +1,4 @@
-package mapping
+package php
 
 import (
 	"hash/fnv"
@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// This file reproduces the few WordPress and PHP helpers whose output shows in the representations:
-// esc_html, esc_js, esc_url, antispambot, wpautop (plain text only), sanitize_title and PHP's
-// notions of "empty", "numeric" and bool casts. Each says where it differs from the original.
+// This file reproduces the WordPress escaping helpers whose output shows in the representations:
+// esc_html, esc_js, esc_url, Antispambot and Wpautop (plain text only). Each says where it differs
+// from the original.
 
 // validEntity matches an HTML character reference that WordPress keeps as is when it escapes without
 // double-encoding (wp_kses_normalize_entities accepts these; anything else gets "&amp;").
@@ -50,16 +50,16 @@ func wpSpecialchars(s string, quotes bool) string {
 	return b.String()
 }
 
-// escHTML is WordPress' esc_html.
-func escHTML(s string) string { return wpSpecialchars(s, true) }
+// EscHTML is WordPress' esc_html.
+func EscHTML(s string) string { return wpSpecialchars(s, true) }
 
 // aposEntity matches the entities esc_js turns back into a plain apostrophe.
 var aposEntity = regexp.MustCompile(`(?i)&#(x)?0*(?:27|39);?`)
 
-// escJS is WordPress' esc_js: HTML-escape (keeping "'"), turn apostrophe entities back into "'", strip
+// EscJS is WordPress' esc_js: HTML-escape (keeping "'"), turn apostrophe entities back into "'", strip
 // backslashes, drop "\r", backslash-escape "'" and "\", and write newlines as the two characters `\n`.
 // (That is why TEC's JSON-LD descriptions end in a literal backslash-n.)
-func escJS(s string) string {
+func EscJS(s string) string {
 	s = wpSpecialchars(s, false)
 	s = aposEntity.ReplaceAllStringFunc(s, func(m string) string {
 		// `(x)?0*(27|39)`: hex 27 or decimal 39 only; "&#x39;" and "&#27;" are other characters.
@@ -128,10 +128,10 @@ var (
 	phpFileURL    = regexp.MustCompile(`(?i)^[a-z0-9-]+?\.php`)
 )
 
-// escURL is WordPress' esc_url in display context, without its IPv6 bracket handling: invalid characters
+// EscURL is WordPress' esc_url in display context, without its IPv6 bracket handling: invalid characters
 // removed, "http://" prepended to scheme-less URLs, "&" written "&#038;" and "'" "&#039;", and "" for a
 // scheme WordPress does not allow (javascript:, data:, …).
-func escURL(u string) string {
+func EscURL(u string) string {
 	if u == "" {
 		return ""
 	}
@@ -162,11 +162,11 @@ func escURL(u string) string {
 	return u
 }
 
-// antispambot obfuscates an e-mail address the way WordPress' antispambot does: each character is written
+// Antispambot obfuscates an e-mail address the way WordPress' Antispambot does: each character is written
 // either as is or as a decimal character reference, and "@" always as "&#64;". WordPress picks with rand()
 // on every call, so two responses of the original never agree; calshim picks from an FNV-1a hash of the
 // address instead, so that a body (and its ETag) is stable while keeping the same kind of encoding.
-func antispambot(email string) string {
+func Antispambot(email string) string {
 	h := fnv.New64a()
 	h.Write([]byte(email))
 	seed := h.Sum64()
@@ -187,10 +187,10 @@ func antispambot(email string) string {
 
 var blankLines = regexp.MustCompile(`\n\s*\n`)
 
-// wpautop is WordPress' wpautop for plain text: paragraphs (separated by blank lines) wrapped in <p>…</p>
+// Wpautop is WordPress' Wpautop for plain text: paragraphs (separated by blank lines) wrapped in <p>…</p>
 // followed by a newline, single line breaks turned into "<br />". Block-level HTML is not special-cased:
 // the text it is used on (Post.ExcerptText) carries no block tags.
-func wpautop(s string) string {
+func Wpautop(s string) string {
 	if strings.TrimSpace(s) == "" {
 		return ""
 	}
@@ -204,47 +204,4 @@ func wpautop(s string) string {
 		b.WriteString("<p>" + strings.ReplaceAll(p, "\n", "<br />\n") + "</p>\n")
 	}
 	return b.String()
-}
-
-// phpTrim is PHP's trim with its default character list.
-func phpTrim(s string) string { return strings.Trim(s, " \t\n\r\x00\x0B") }
-
-// phpEmptyString reports whether PHP's empty() is true for a string: "" and "0".
-func phpEmptyString(s string) bool { return s == "" || s == "0" }
-
-// phpBool is PHP's (bool) cast of a string.
-func phpBool(s string) bool { return !phpEmptyString(s) }
-
-// tribeTruthy is tribe_is_truthy for a string: one of 1, enable, enabled, on, y, yes, true (any case).
-func tribeTruthy(s string) bool {
-	switch strings.ToLower(s) {
-	case "1", "enable", "enabled", "on", "y", "yes", "true":
-		return true
-	}
-	return false
-}
-
-var phpNumeric = regexp.MustCompile(`^[ \t\n\r\v\f]*[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t\n\r\v\f]*$`)
-
-// isNumeric is PHP 8's is_numeric for a string.
-func isNumeric(s string) bool { return phpNumeric.MatchString(s) }
-
-// phpFloat is PHP's (float) cast of a string: its leading numeric part, 0 when there is none.
-func phpFloat(s string) float64 {
-	s = strings.TrimLeft(s, " \t\n\r\v\f")
-	if m := phpNumericPrefix.FindString(s); m != "" {
-		f, _ := strconv.ParseFloat(m, 64)
-		return f
-	}
-	return 0
-}
-
-var phpNumericPrefix = regexp.MustCompile(`^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?`)
-
-// phpLooseEqual is PHP 8's == between two strings: numerically when both are numeric, else byte-wise.
-func phpLooseEqual(a, b string) bool {
-	if isNumeric(a) && isNumeric(b) {
-		return phpFloat(a) == phpFloat(b)
-	}
-	return a == b
 }

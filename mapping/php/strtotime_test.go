@@ -1,4 +1,4 @@
-package mapping
+package php
 
 import (
 	"testing"
@@ -344,7 +344,7 @@ func FuzzParseTime(f *testing.F) {
 
 func mustZone(tb testing.TB, name string) *time.Location {
 	tb.Helper()
-	loc, err := LoadZone(name)
+	loc, err := time.LoadLocation(name)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package mapping
+package php
 
 import (
 	"math"
