@@ -10,7 +10,8 @@ import (
 
 // storedDate matches the date strings TEC stores and reads back with strtotime: "Y-m-d", optionally
 // followed by a time with or without seconds.
-var storedDate = regexp.MustCompile(`^\s*([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:[ T]([0-9]{1,2}):([0-9]{2})(?::([0-9]{2}))?)?\s*$`)
+var storedDate = regexp.MustCompile(
+	`^\s*([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:[ T]([0-9]{1,2}):([0-9]{2})(?::([0-9]{2}))?)?\s*$`)
 
 // parseStoredDate reads a stored "Y-m-d H:i:s" wall time as strtotime does in a UTC process: out-of-range
 // days and times roll over (2026-02-30 is 2026-03-02), an impossible month or an unreadable string fails.

@@ -35,7 +35,8 @@ func (c *Context) image(p *Post) any {
 	if m.Width == 0 && m.Height == 0 && len(m.Sizes) == 0 {
 		return o // no image metadata: nothing merged, nothing filtered
 	}
-	o = append(o, KV{"width", m.Width}, KV{"height", m.Height}, KV{"filesize", m.Filesize}, KV{"sizes", imageSizes(m.Sizes)})
+	o = append(o, KV{"width", m.Width}, KV{"height", m.Height}, KV{"filesize", m.Filesize},
+		KV{"sizes", imageSizes(m.Sizes)})
 	return filterEmpty(o)
 }
 

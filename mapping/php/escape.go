@@ -64,7 +64,8 @@ func EscJS(s string) string {
 	s = aposEntity.ReplaceAllStringFunc(s, func(m string) string {
 		// `(x)?0*(27|39)`: hex 27 or decimal 39 only; "&#x39;" and "&#27;" are other characters.
 		hex := len(m) > 2 && (m[2] == 'x' || m[2] == 'X')
-		if digits := strings.TrimRight(strings.TrimLeft(m[2:], "xX0"), ";"); (hex && digits == "27") || (!hex && digits == "39") {
+		digits := strings.TrimRight(strings.TrimLeft(m[2:], "xX0"), ";")
+		if (hex && digits == "27") || (!hex && digits == "39") {
 			return "'"
 		}
 		return m

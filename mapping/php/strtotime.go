@@ -343,7 +343,10 @@ func stNormalize(f *[7]int64) bool {
 		return false
 	}
 	t := time.Date(int(f[0]), time.Month(f[1]), int(f[2]), int(f[3]), int(f[4]), int(f[5]), 0, time.UTC)
-	*f = [7]int64{int64(t.Year()), int64(t.Month()), int64(t.Day()), int64(t.Hour()), int64(t.Minute()), int64(t.Second()), f[6]}
+	*f = [7]int64{
+		int64(t.Year()), int64(t.Month()), int64(t.Day()),
+		int64(t.Hour()), int64(t.Minute()), int64(t.Second()), f[6],
+	}
 	return true
 }
 

@@ -213,13 +213,13 @@ func (t *stTok) cur() byte {
 
 func stIsDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// nrLen is timelib_get_nr_ex: skip to the next digit, read at most max digits; stUnset when none.
-func (t *stTok) nrLen(max int) (int64, int) {
+// nrLen is timelib_get_nr_ex: skip to the next digit, read at most maxDigits digits; stUnset when none.
+func (t *stTok) nrLen(maxDigits int) (int64, int) {
 	for t.p < len(t.s) && !stIsDigit(t.s[t.p]) {
 		t.p++
 	}
 	start := t.p
-	for t.p < len(t.s) && t.p-start < max && stIsDigit(t.s[t.p]) {
+	for t.p < len(t.s) && t.p-start < maxDigits && stIsDigit(t.s[t.p]) {
 		t.p++
 	}
 	if t.p == start {
@@ -229,14 +229,14 @@ func (t *stTok) nrLen(max int) (int64, int) {
 	return n, t.p - start
 }
 
-func (t *stTok) nr(max int) int64 {
-	n, _ := t.nrLen(max)
+func (t *stTok) nr(maxDigits int) int64 {
+	n, _ := t.nrLen(maxDigits)
 	return n
 }
 
 // signedNr is timelib_get_signed_nr: every '-' before the digits flips the sign; out of range is an
 // error.
-func (t *stTok) signedNr(p *stParse, max int) int64 {
+func (t *stTok) signedNr(p *stParse, maxDigits int) int64 {
 	for t.p < len(t.s) && !stIsDigit(t.s[t.p]) && t.s[t.p] != '+' && t.s[t.p] != '-' {
 		t.p++
 	}
@@ -250,7 +250,7 @@ func (t *stTok) signedNr(p *stParse, max int) int64 {
 		t.p++
 	}
 	start := t.p
-	for t.p < len(t.s) && t.p-start < max && stIsDigit(t.s[t.p]) {
+	for t.p < len(t.s) && t.p-start < maxDigits && stIsDigit(t.s[t.p]) {
 		t.p++
 	}
 	n, err := strconv.ParseInt(t.s[start:t.p], 10, 64)
@@ -262,8 +262,10 @@ func (t *stTok) signedNr(p *stParse, max int) int64 {
 
 // frac is timelib_get_frac_nr on ".ddd": microseconds.
 func (t *stTok) frac() int64 {
-	start := t.p + 1
-	for t.p++; t.p < len(t.s) && stIsDigit(t.s[t.p]); t.p++ {
+	t.p++
+	start := t.p
+	for t.p < len(t.s) && stIsDigit(t.s[t.p]) {
+		t.p++
 	}
 	us, _ := strconv.ParseInt((t.s[start:t.p] + "000000")[:6], 10, 64)
 	return us

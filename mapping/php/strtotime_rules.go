@@ -47,17 +47,21 @@ const (
 	reMonthText = `(?:` + reMonthName + `|(?-i:I|II|III|IV|V|VI|VII|VIII|IX|X|XI|XII))`
 	reRelNumber = `(?:first|second|third|fourth|fifth|sixth|seventh|eighth?|ninth|tenth|eleventh|twelfth)`
 	reRelText   = `(?:next|last|previous|this)`
-	reRelUnit   = `(?:ms|(?-i:` + stMicro + `)s|(?:msec|millisecond|(?-i:` + stMicro + `)sec|microsecond|usec|sec|second|` +
+	reRelUnit   = `(?:ms|(?-i:` + stMicro + `)s|` +
+		`(?:msec|millisecond|(?-i:` + stMicro + `)sec|microsecond|usec|sec|second|` +
 		`min|minute|hour|day|fortnight|forthnight|month|year)s?|weeks|` + reDayText + `)`
 	reTZ        = `\(?[a-z]{1,6}\)?|(?-i:[A-Z][a-z]+(?:[_/-][A-Za-z]+)+)`
 	reTZCorrect = `(?-i:GMT)?[+-](?:` + reHour24 + `(?::?` + reMinute + `)?|` + reHour24lz + reMinutelz + reSecondlz +
 		`|` + reHour24lz + `:` + reMinutelz + `:` + reSecondlz + `)`
-	reTime12   = reHour12 + `(?:[:.]` + reMinutelz + `|[:.]` + reMinute + `[:.]` + reSecondlz + `)?` + reSpace + `?` + reMeridian
-	reTime12hm = reHour12 + `(?:[:.]` + reMinutelz + `|[:.]` + reMinute + `[:.]` + reSecondlz + `)` + reSpace + `?` + reMeridian
+	reTime12 = reHour12 + `(?:[:.]` + reMinutelz + `|[:.]` + reMinute + `[:.]` + reSecondlz + `)?` +
+		reSpace + `?` + reMeridian
+	reTime12hm = reHour12 + `(?:[:.]` + reMinutelz + `|[:.]` + reMinute + `[:.]` + reSecondlz + `)` +
+		reSpace + `?` + reMeridian
 	reTime24   = `t?` + reHour24 + `[:.]` + reMinute + `(?:[:.]` + reSecond + `(?:` + reFrac + `)?)?|t` + reHour24
 	reTime24nf = `t?` + reHour24 + `[:.]` + reMinute + `(?:[:.]` + reSecond + `)?`
-	reTime24tz = `t?` + reHour24 + `[:.]` + reMinute + `[:.]` + reSecondlz + reSpace + `?(?:` + reTZCorrect + `|` + reTZ + `)`
-	reNoYear   = reMonthText + `[ .\t-]*` + reDay + `(?:(?-i:[,.stndrh\t ])+|\x00|$)`
+	reTime24tz = `t?` + reHour24 + `[:.]` + reMinute + `[:.]` + reSecondlz +
+		reSpace + `?(?:` + reTZCorrect + `|` + reTZ + `)`
+	reNoYear = reMonthText + `[ .\t-]*` + reDay + `(?:(?-i:[,.stndrh\t ])+|\x00|$)`
 )
 
 // stRules lists the rules in parse_date.re order, which breaks ties between equally long matches.
@@ -76,9 +80,11 @@ var stRules = []stRule{
 		}
 	}},
 	{stRe(`(?:back|front) of ` + reHour24 + `(?:` + reSpace + `?` + reMeridian + `)?`), stBackFrontOf},
-	{stRe(`(?:` + reRelNumber + `|` + reRelText + `)` + reSpace + `(?:` + reDayFull + `|` + reDayAbbr + `)` + reSpace + `of`), stWeekdayOf},
+	{stRe(`(?:` + reRelNumber + `|` + reRelText + `)` + reSpace +
+		`(?:` + reDayFull + `|` + reDayAbbr + `)` + reSpace + `of`), stWeekdayOf},
 	{stRe(reTime12), func(p *stParse, t *stTok) { p.haveTimeOnce(); t.clock(p, false); p.h += t.meridian(p.h) }},
-	{stRe(reHour12 + `:` + reMinutelz + `:` + reSecondlz + `[:.][0-9]+` + reMeridian), func(p *stParse, t *stTok) { // mssqltime
+	// mssqltime
+	{stRe(reHour12 + `:` + reMinutelz + `:` + reSecondlz + `[:.][0-9]+` + reMeridian), func(p *stParse, t *stTok) {
 		p.haveTimeOnce()
 		t.clock(p, true)
 		p.h += t.meridian(p.h)
@@ -112,8 +118,9 @@ var stRules = []stRule{
 		p.y = t.signedNr(p, 4)
 		p.m, p.d = t.nr(2), t.nr(2)
 	}},
-	{stRe(reYear2 + `-` + reMonthlz + `-` + reDaylz), stYMD},                                            // iso8601date2
-	{stRe(`[+-][0-9]{5,19}-` + reMonthlz + `-` + reDaylz), func(p *stParse, t *stTok) { p.err = true }}, // iso8601datex: years we cannot format
+	{stRe(reYear2 + `-` + reMonthlz + `-` + reDaylz), stYMD}, // iso8601date2
+	// iso8601datex: years we cannot format
+	{stRe(`[+-][0-9]{5,19}-` + reMonthlz + `-` + reDaylz), func(p *stParse, t *stTok) { p.err = true }},
 	{stRe(reYear4 + `-` + reMonth), func(p *stParse, t *stTok) { // gnudateshorter
 		p.haveDateOnce()
 		p.y = stYear(t.nrLen(4))
@@ -146,7 +153,8 @@ var stRules = []stRule{
 		p.y = stYear(t.nrLen(4))
 		p.m, p.d = t.month(), 1
 	}},
-	{stRe(reMonthText + `[ .\t-]*` + reDay + `(?-i:[,.stndrh\t ])+` + reYear + `|` + reNoYear), stMDY}, // datetextual, datenoyear
+	// datetextual, datenoyear
+	{stRe(reMonthText + `[ .\t-]*` + reDay + `(?-i:[,.stndrh\t ])+` + reYear + `|` + reNoYear), stMDY},
 	{stRe(reDay + `[ .\t-]*` + reMonthText), func(p *stParse, t *stTok) { // datenoyearrev
 		p.haveDateOnce()
 		p.d = t.nr(2)
@@ -159,7 +167,8 @@ var stRules = []stRule{
 	}},
 	{stRe(reYear4 + reMonthlz + reDaylz + `(?-i:T)` + reHour24 + `:` + reMinutelz + `:` + reSecondlz + `|` + // xmlrpc
 		reYear4 + reMonthlz + reDaylz + `t` + reHour24 + reMinutelz + reSecondlz + `|` + // xmlrpcnocolon
-		reYear4 + `-` + reMonthlz + `-` + reDaylz + `(?-i:T)` + reHour24lz + `:` + reMinutelz + `:` + reSecondlz + reFrac + `(?:` + reTZCorrect + `)?|` + // soap
+		reYear4 + `-` + reMonthlz + `-` + reDaylz + `(?-i:T)` + // soap
+		reHour24lz + `:` + reMinutelz + `:` + reSecondlz + reFrac + `(?:` + reTZCorrect + `)?|` +
 		reYear4 + `-` + reMonth + `-` + reDay + `(?-i:T)` + reHour24 + `:` + reMinute + `:` + reSecond + `|` + // wddx
 		reYear4 + `:` + reMonthlz + `:` + reDaylz + ` ` + reHour24lz + `:` + reMinutelz + `:` + reSecondlz), // exif
 		func(p *stParse, t *stTok) {
@@ -198,7 +207,8 @@ var stRules = []stRule{
 		p.y = stYear(t.nrLen(4))
 		p.m, p.d = t.month(), t.nr(2)
 	}},
-	{stRe(reDay + `/` + reMonthAbbr + `/` + reYear4 + `:` + reHour24lz + `:` + reMinutelz + `:` + reSecondlz + reSpace + reTZCorrect), // clf
+	{stRe(reDay + `/` + reMonthAbbr + `/` + reYear4 + `:` + // clf
+		reHour24lz + `:` + reMinutelz + `:` + reSecondlz + reSpace + reTZCorrect),
 		func(p *stParse, t *stTok) {
 			p.haveTimeOnce()
 			p.haveDateOnce()
@@ -247,7 +257,8 @@ var stRules = []stRule{
 		t.clock(p, true)
 		p.h += t.meridian(p.h)
 	}},
-	{stRe(reNoYear + `(?:` + reTime24nf + `|` + reTime24tz + `)`), func(p *stParse, t *stTok) { // dateshortwithtime(short|long|longtz)
+	// dateshortwithtime(short|long|longtz)
+	{stRe(reNoYear + `(?:` + reTime24nf + `|` + reTime24tz + `)`), func(p *stParse, t *stTok) {
 		p.haveDateOnce()
 		p.m, p.d = t.month(), t.nr(2)
 		p.haveTimeOnce()
