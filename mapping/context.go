@@ -2,7 +2,7 @@ package mapping
 
 import "calshim/mapping/php"
 
-// Default WordPress names of the two event taxonomies (reference §7.1).
+// Default WordPress names of the two event taxonomies: Tribe__Events__Main::TAXONOMY and core's tags.
 const (
 	TaxonomyCategory = "tribe_events_cat"
 	TaxonomyTag      = "post_tag"

@@ -6,7 +6,7 @@ import (
 	"calshim/mapping/php"
 )
 
-// The schema.org data of the single-read context (reference §4.5.4): Tribe__JSON_LD__Abstract and
+// The schema.org data of the single-read context (the json_ld member): Tribe__JSON_LD__Abstract and
 // Tribe__Events__JSON_LD__{Event,Venue,Organizer}, without Events Calendar Pro (no venue/organizer
 // links, no geo coordinates) and in TEC's default "event" time zone mode.
 

@@ -136,7 +136,7 @@ func pseudoZone(tz string) (*time.Location, bool) {
 var offsetFraction = strings.NewReplacer(":15", ".25", ":30", ".5", ":45", ".75")
 
 // applyOffsetMinutes is the shift of Tribe__Timezones::apply_offset for a pseudo zone, in minutes.
-// QUIRK: the original skips the shift when the whole hours are 0, so "UTC+0.5" is not shifted at all.
+// Like the original, it skips the shift when the whole hours are 0, so "UTC+0.5" is not shifted at all.
 func applyOffsetMinutes(tz string) int {
 	off := strings.TrimPrefix(strings.ToLower(php.Trim(tz)), "utc")
 	if php.Int(off) == 0 {
