@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"calshim/mapping/php"
 )
 
 // EventDates is the date meta TEC stores for an event (reference §6.3, §7.2).
@@ -61,7 +59,7 @@ func NewEventDates(start, end time.Time, allDay bool, tz, siteTZ, cutoff string,
 		tz = siteTZ
 	}
 	loc := EventZone(tz, site)
-	s, e := start.Format(php.DBDateTimeLayout), end.Format(php.DBDateTimeLayout)
+	s, e := start.Format(DBDateTimeLayout), end.Format(DBDateTimeLayout)
 	d := EventDates{Timezone: tz, AllDay: allDay, Duration: -1}
 	if allDay {
 		s, e = BeginningOfDay(s, start, cutoff), EndOfDay(e, end, cutoff)
@@ -71,7 +69,7 @@ func NewEventDates(start, end time.Time, allDay bool, tz, siteTZ, cutoff string,
 	}
 	d.Start, d.End = s, e
 	su, eu := wallIn(s, loc), wallIn(e, loc)
-	d.StartUTC, d.EndUTC = su.UTC().Format(php.DBDateTimeLayout), eu.UTC().Format(php.DBDateTimeLayout)
+	d.StartUTC, d.EndUTC = su.UTC().Format(DBDateTimeLayout), eu.UTC().Format(DBDateTimeLayout)
 	if !allDay {
 		d.Duration = int(eu.Sub(su).Seconds())
 	}
@@ -84,7 +82,7 @@ func NewEventDates(start, end time.Time, allDay bool, tz, siteTZ, cutoff string,
 
 // wallIn reads a "Y-m-d H:i:s" wall time in loc.
 func wallIn(wall string, loc *time.Location) time.Time {
-	t, _ := time.ParseInLocation(php.DBDateTimeLayout, wall, time.UTC)
+	t, _ := time.ParseInLocation(DBDateTimeLayout, wall, time.UTC)
 	return inZone(t, loc)
 }
 

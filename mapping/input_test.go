@@ -3,13 +3,11 @@ package mapping
 import (
 	"testing"
 	"time"
-
-	"calshim/mapping/php"
 )
 
 func TestNewEventDates(t *testing.T) {
 	ny, _ := time.LoadLocation("America/New_York")
-	wall := func(s string) time.Time { t, _ := time.ParseInLocation(php.DBDateTimeLayout, s, time.UTC); return t }
+	wall := func(s string) time.Time { t, _ := time.ParseInLocation(DBDateTimeLayout, s, time.UTC); return t }
 	for _, tc := range []struct {
 		name       string
 		start, end string

@@ -14,8 +14,9 @@ import (
 // isoLayout is PHP's date format "c" (ISO 8601 with a numeric offset, "+00:00" for UTC).
 const isoLayout = "2006-01-02T15:04:05-07:00"
 
-// dbLayout is TEC's DBDATETIMEFORMAT, "Y-m-d H:i:s".
-const dbLayout = "2006-01-02 15:04:05"
+// DBDateTimeLayout is PHP's "Y-m-d H:i:s" (Tribe__Date_Utils::DBDATETIMEFORMAT), the format of every
+// effective archive date and of the events' stored wall times.
+const DBDateTimeLayout = "2006-01-02 15:04:05"
 
 // jsonLDDate renders an event's stored local wall time as TEC's JSON-LD startDate/endDate do
 // (Tribe__Events__Timezones::to_utc, then JSON_LD__Event::get_localized_iso8601_string): the wall time
@@ -27,7 +28,7 @@ func jsonLDDate(local, tz string) string {
 	if isUTCOffset(tz) {
 		utc := local
 		if m := applyOffsetMinutes(tz); m != 0 && ok {
-			utc = wall.Add(-time.Duration(m) * time.Minute).Format(dbLayout)
+			utc = wall.Add(-time.Duration(m) * time.Minute).Format(DBDateTimeLayout)
 		}
 		loc, zok := pseudoZone(tz)
 		if !zok {

@@ -112,7 +112,7 @@ func DefaultStart(now time.Time, site *time.Location) string {
 // site zone (date('Y-m-d H:i:s', strtotime('+24 months'))).
 func DefaultEnd(now time.Time) string {
 	t, _ := php.ParseTime("+24 months", now, time.UTC)
-	return t.UTC().Format(php.DBDateTimeLayout)
+	return t.UTC().Format(DBDateTimeLayout)
 }
 
 // Localize is Tribe__Timezones::localize_date: v read as UTC wall time unless it carries its own offset
@@ -126,20 +126,20 @@ func Localize(v string, now time.Time, site *time.Location) string {
 	if !ok {
 		return ""
 	}
-	return t.In(site).Format(php.DBDateTimeLayout)
+	return t.In(site).Format(DBDateTimeLayout)
 }
 
 // BeginningOfDay is tribe_beginning_of_day: the UTC calendar date of v at 00:00:00 plus the
 // multiDayCutoff ("HH:MM", "" = "00:00"). As in PHP, an empty v or "0" means today (PHP's empty()),
 // and a v that does not parse gives 1970-01-01 (validation keeps that from happening).
 func BeginningOfDay(v string, now time.Time, cutoff string) string {
-	return winDayStart(v, now, cutoff).Format(php.DBDateTimeLayout)
+	return winDayStart(v, now, cutoff).Format(DBDateTimeLayout)
 }
 
 // EndOfDay is tribe_end_of_day: one second before the next day's BeginningOfDay, so 23:59:59 with the
 // default cutoff.
 func EndOfDay(v string, now time.Time, cutoff string) string {
-	return winDayStart(v, now, cutoff).AddDate(0, 0, 1).Add(-time.Second).Format(php.DBDateTimeLayout)
+	return winDayStart(v, now, cutoff).AddDate(0, 0, 1).Add(-time.Second).Format(DBDateTimeLayout)
 }
 
 // winDayStart is the UTC date of v (PHP's date('Y-m-d', strtotime($v))) at 00:00 plus the cutoff.

@@ -3,8 +3,6 @@ package mapping
 import (
 	"testing"
 	"time"
-
-	"calshim/mapping/php"
 )
 
 // TestWindowRecordedExamples reproduces the effective dates in the rest_url of the original's recorded
@@ -110,7 +108,7 @@ func TestWindowDST(t *testing.T) {
 		{"2026-11-01 12:00:00", "2026-10-31 19:59:00"},
 		{"2026-11-02 12:00:00", "2026-11-01 18:59:00"},
 	} {
-		now, _ := time.Parse(php.DBDateTimeLayout, tc.now)
+		now, _ := time.Parse(DBDateTimeLayout, tc.now)
 		if got := DefaultStart(now, ny); got != tc.want {
 			t.Errorf("DefaultStart(%s) = %q, want %q", tc.now, got, tc.want)
 		}

@@ -7,10 +7,6 @@ import (
 	"time"
 )
 
-// DBDateTimeLayout is PHP's "Y-m-d H:i:s" (Tribe__Date_Utils::DBDATETIMEFORMAT), the format of every
-// effective archive date and of the events' stored wall times.
-const DBDateTimeLayout = "2006-01-02 15:04:05"
-
 // ParseTime parses s the way PHP 8.2's strtotime does (timelib 2022.12, parse_date.re and
 // tm2unixtime.c), relative to now, with loc the default time zone for values that carry no zone of
 // their own. For the archive loc is UTC: WordPress forces PHP's default zone to UTC. It reports false

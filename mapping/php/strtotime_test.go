@@ -191,7 +191,7 @@ func TestParseTime(t *testing.T) {
 		t.Run(tc.in, func(t *testing.T) {
 			got := ""
 			if tm, ok := ParseTime(tc.in, stNow, time.UTC); ok {
-				got = tm.UTC().Format(DBDateTimeLayout)
+				got = tm.UTC().Format(time.DateTime)
 			}
 			if got != tc.want {
 				t.Errorf("ParseTime(%q) = %q, want %q", tc.in, got, tc.want)
@@ -219,7 +219,7 @@ func TestParseTimeNumeric(t *testing.T) {
 	} {
 		got := ""
 		if tm, ok := ParseTime(tc.in, stNow, time.UTC); ok {
-			got = tm.UTC().Format(DBDateTimeLayout)
+			got = tm.UTC().Format(time.DateTime)
 		}
 		if got != tc.want {
 			t.Errorf("ParseTime(%q) = %q, want %q", tc.in, got, tc.want)
@@ -249,10 +249,10 @@ func TestParseTimeDST(t *testing.T) {
 		{"Asia/Tokyo", "today", "2026-11-22 18:54:25", "2026-11-22 15:00:00"},
 	} {
 		loc := mustZone(t, tc.zone)
-		now, _ := time.Parse(DBDateTimeLayout, tc.now)
+		now, _ := time.Parse(time.DateTime, tc.now)
 		got := ""
 		if tm, ok := ParseTime(tc.in, now, loc); ok {
-			got = tm.UTC().Format(DBDateTimeLayout)
+			got = tm.UTC().Format(time.DateTime)
 		}
 		if got != tc.want {
 			t.Errorf("ParseTime(%q) in %s = %q, want %q", tc.in, tc.zone, got, tc.want)
@@ -283,7 +283,7 @@ func TestParseTimeLocation(t *testing.T) {
 
 func TestParseTimeNilLocation(t *testing.T) {
 	tm, ok := ParseTime("2026-12-22 10:00", stNow, nil)
-	if got := tm.Format(DBDateTimeLayout + " MST"); !ok || got != "2026-12-22 10:00:00 UTC" {
+	if got := tm.Format(time.DateTime + " MST"); !ok || got != "2026-12-22 10:00:00 UTC" {
 		t.Errorf("ParseTime with nil loc = %q, %v", got, ok)
 	}
 }
@@ -331,7 +331,7 @@ func FuzzParseTime(f *testing.F) {
 		if !ok {
 			return
 		}
-		formatted := tm.UTC().Format(DBDateTimeLayout)
+		formatted := tm.UTC().Format(time.DateTime)
 		again, ok := ParseTime(formatted, stNow, time.UTC)
 		if !ok || !again.Equal(tm) {
 			t.Fatalf("ParseTime(%q) = %s; re-parsing %q gives %s, %v", s, tm, formatted, again, ok)
