@@ -1,6 +1,7 @@
 // Command codestats prints the size figures issue 9 tracks for the Go code under a folder: function
 // length (median, p90, max), lines longer than a limit, and the share of blank lines inside function
-// bodies. Test files (_test.go) and vendor/ are left out; run it as `go run ./scripts/codestats [DIR]`.
+// bodies. vendor/ is left out, and so are test files (_test.go) unless -tests is given. Run it as
+// `go run ./scripts/codestats [-tests] [DIR]`.
 package main
 
 import (
@@ -35,6 +36,7 @@ type totals struct {
 func main() {
 	limit := flag.Int("limit", 100, "a line longer than this many characters counts as long")
 	top := flag.Int("top", 5, "how many of the longest functions to list")
+	tests := flag.Bool("tests", false, "count test files (_test.go) too")
 	flag.Parse()
 
 	root := "."
@@ -42,7 +44,7 @@ func main() {
 		root = flag.Arg(0)
 	}
 
-	t, err := walk(root, *limit)
+	t, err := walk(root, *limit, *tests)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "codestats:", err)
 		os.Exit(1)
@@ -51,8 +53,8 @@ func main() {
 	report(t, *limit, *top)
 }
 
-// walk reads every non-test .go file below root.
-func walk(root string, limit int) (*totals, error) {
+// walk reads every .go file below root, test files only when tests is set.
+func walk(root string, limit int, tests bool) (*totals, error) {
 	t := &totals{}
 	fset := token.NewFileSet()
 
@@ -65,7 +67,7 @@ func walk(root string, limit int) (*totals, error) {
 			return skipDir(d.Name())
 		}
 
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+		if !strings.HasSuffix(path, ".go") || (!tests && strings.HasSuffix(path, "_test.go")) {
 			return nil
 		}
 
