@@ -17,12 +17,14 @@ func EmptyString(s string) bool { return s == "" || s == "0" }
 // Bool is PHP's (bool) cast of a string.
 func Bool(s string) bool { return !EmptyString(s) }
 
-// TribeTruthy is tribe_is_truthy for a string: one of 1, enable, enabled, on, y, yes, true (any case).
+// TribeTruthy is tribe_is_truthy for a string: one of 1, enable, enabled, on, y, yes, true (any
+// case).
 func TribeTruthy(s string) bool {
 	switch strings.ToLower(s) {
 	case "1", "enable", "enabled", "on", "y", "yes", "true":
 		return true
 	}
+
 	return false
 }
 
@@ -33,16 +35,19 @@ func Float(s string) float64 {
 		f, _ := strconv.ParseFloat(m, 64)
 		return f
 	}
+
 	return 0
 }
 
-var phpNumericPrefix = regexp.MustCompile(`^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?`)
+var phpNumericPrefix = regexp.MustCompile(
+	`^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?`)
 
 // LooseEqual is PHP 8's == between two strings: numerically when both are numeric, else byte-wise.
 func LooseEqual(a, b string) bool {
 	if IsNumeric(a) && IsNumeric(b) {
 		return Float(a) == Float(b)
 	}
+
 	return a == b
 }
 
@@ -53,6 +58,7 @@ func KeyLess(a, b string) bool {
 			return fa < fb
 		}
 	}
+
 	return a < b
 }
 

@@ -149,8 +149,9 @@ var parseCases = []struct{ in, want string }{
 	{"month", ""},
 	{"22ND DEC", ""},
 	{"2026W48", "2026-11-23 00:00:00"},
-	// Less common forms: XMLRPC, SOAP (its zone does not count as one, so a second one wins), WDDX, EXIF,
-	// CLF, MSSQL, ISO weeks, Roman months, back/front of, abbreviations, milliseconds, "ago" on weekdays.
+	// Less common forms: XMLRPC, SOAP (its zone does not count as one, so a second one wins), WDDX,
+	// EXIF, CLF, MSSQL, ISO weeks, Roman months, back/front of, abbreviations, milliseconds, "ago" on
+	// weekdays.
 	{"20261222T10:30:15", "2026-12-22 10:30:15"},
 	{"20261222t103015", "2026-12-22 10:30:15"},
 	{"2026-12-22T10:30:15.25-05:00", "2026-12-22 15:30:15"},
@@ -200,8 +201,8 @@ func TestParseTime(t *testing.T) {
 	}
 }
 
-// TestParseTimeNumeric covers TEC's rule that integral numbers are timestamps, which strtotime itself
-// does not have ("2026" would be 20:26 today, "20261222" a date).
+// TestParseTimeNumeric covers TEC's rule that integral numbers are timestamps, which strtotime
+// itself does not have ("2026" would be 20:26 today, "20261222" a date).
 func TestParseTimeNumeric(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"1700000000", "2023-11-14 22:13:20"},
