@@ -4,7 +4,7 @@ STATE ?= /tmp/calshim-wp
 export CALSHIM_STATE := $(STATE)
 GO ?= $(shell command -v go || echo /usr/local/go/bin/go)
 
-.PHONY: demo test unit wordpress seed build bench clean
+.PHONY: demo test unit lint wordpress seed build bench clean
 
 build:
 	$(GO) build -o bin/calshim ./cmd/calshim
@@ -31,7 +31,21 @@ demo: seed build
 # Unit tests only (no WordPress needed).
 unit:
 	$(GO) vet ./...
-	$(GO) test ./mapping/... ./adapter/... ./catalog/... ./cmsclient/... ./config/... ./cmd/...
+	$(GO) test ./mapping/... ./adapter/... ./catalog/... ./cmsclient/... ./config/... ./internal/... ./cmd/...
+
+# Static checks (.golangci.yml). golangci-lint is pinned and built once into bin/ from the Go module
+# cache, which it falls back to the module proxy to fill: after the first download it works offline.
+GOLANGCI_LINT_VERSION := v2.15.0
+GOLANGCI_LINT := bin/golangci-lint-$(GOLANGCI_LINT_VERSION)
+
+lint: $(GOLANGCI_LINT)
+	$(GOLANGCI_LINT) run ./...
+
+$(GOLANGCI_LINT):
+	mkdir -p bin/.tools
+	GOBIN=$(CURDIR)/bin/.tools GOPROXY="file://$$($(GO) env GOMODCACHE)/cache/download|$$($(GO) env GOPROXY)" \
+		$(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	mv bin/.tools/golangci-lint $@
 
 # Everything: unit tests, then the black-box suite in test/ against a freshly seeded real WordPress.
 test: seed

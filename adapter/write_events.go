@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"calshim/mapping"
+	"calshim/mapping/php"
 )
 
 // eventArgs are the arguments of event create and update (reference §3.2), in declaration order;
@@ -194,8 +195,8 @@ func eventDateMeta(r *request, p *mapping.Post, meta map[string]any) {
 		}
 	}
 	loc := mapping.EventZone(tz, r.snap.Location)
-	st, _ := mapping.ParseTime(start, r.now, loc)
-	en, _ := mapping.ParseTime(end, r.now, loc)
+	st, _ := php.ParseTime(start, r.now, loc)
+	en, _ := php.ParseTime(end, r.now, loc)
 	d := mapping.NewEventDates(st, en, allDay, tz, r.snap.Site.Timezone, r.snap.MultiDayCutoff, r.snap.Location)
 	meta["_EventStartDate"], meta["_EventEndDate"] = d.Start, d.End
 	meta["_EventStartDateUTC"], meta["_EventEndDateUTC"] = d.StartUTC, d.EndUTC

@@ -15,6 +15,7 @@ import (
 	"calshim/catalog"
 	"calshim/cmsclient"
 	"calshim/mapping"
+	"calshim/mapping/php"
 )
 
 // refreshTimeout bounds the read-back after a write; it runs even when the client has gone away, so the
@@ -162,7 +163,7 @@ func scaleStatus(in Params, v *viewer, create bool) (string, bool) {
 func postDates(in Params, now time.Time, body map[string]any, loc *time.Location, inLoc bool) {
 	if v, ok := in.given("date"); ok {
 		s, _ := scalar(v)
-		if t, ok := mapping.ParseTime(s, now, loc); ok {
+		if t, ok := php.ParseTime(s, now, loc); ok {
 			if inLoc {
 				t = t.In(loc)
 			}
@@ -171,7 +172,7 @@ func postDates(in Params, now time.Time, body map[string]any, loc *time.Location
 	}
 	if v, ok := in.given("date_utc"); ok {
 		s, _ := scalar(v)
-		if t, ok := mapping.ParseTime(s, now, time.UTC); ok {
+		if t, ok := php.ParseTime(s, now, time.UTC); ok {
 			body["date_gmt"] = t.UTC().Format("2006-01-02T15:04:05")
 		}
 	}

@@ -65,7 +65,8 @@ func (c *Catalog) Load(ctx context.Context) error {
 		return fmt.Errorf("catalog: site: %w", err)
 	}
 	if site.PluginVersion == "" {
-		return errors.New("catalog: the upstream REST index has no \"calshim\" key: install cmsclient/wordpress/calshim.php into wp-content/mu-plugins/")
+		return errors.New("catalog: the upstream REST index has no \"calshim\" key: " +
+			"install cmsclient/wordpress/calshim.php into wp-content/mu-plugins/")
 	}
 	loc, err := mapping.LocalizeZone(site.Timezone)
 	if err != nil {
@@ -168,7 +169,9 @@ func (c *Catalog) fetchTerms(ctx context.Context) (map[int]*mapping.Term, error)
 }
 
 // fetchMedia loads the featured images the posts use and that have is missing (have may be nil).
-func (c *Catalog) fetchMedia(ctx context.Context, posts map[int]*mapping.Post, have map[int]*mapping.Media) (map[int]*mapping.Media, error) {
+func (c *Catalog) fetchMedia(
+	ctx context.Context, posts map[int]*mapping.Post, have map[int]*mapping.Media,
+) (map[int]*mapping.Media, error) {
 	media := map[int]*mapping.Media{}
 	var want []int
 	seen := map[int]bool{}

@@ -67,7 +67,9 @@ func (s *Snapshot) BySlug(postType, slug string) (*mapping.Post, bool) {
 func (s *Snapshot) Types() Types { return s.types }
 
 // build indexes posts, terms and media into a new snapshot.
-func build(base Snapshot, posts map[int]*mapping.Post, terms map[int]*mapping.Term, media map[int]*mapping.Media) *Snapshot {
+func build(
+	base Snapshot, posts map[int]*mapping.Post, terms map[int]*mapping.Term, media map[int]*mapping.Media,
+) *Snapshot {
 	s := base
 	s.posts, s.terms, s.media = posts, terms, media
 	s.Events, s.Venues, s.Organizers, s.Categories, s.Tags = nil, nil, nil, nil, nil

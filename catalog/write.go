@@ -26,8 +26,9 @@ type PostRef struct {
 func (c *Catalog) Client() *cmsclient.Client { return c.client }
 
 // Refresh re-reads the given posts (from the write's own answer when it carries the post, else from
-// upstream with the service credential; and, with terms, every term: names, counts) and publishes a new snapshot at once, so that a write is visible to the next read
-// of this replica (read-your-writes) without waiting for the poll. A post upstream no longer has
+// upstream with the service credential; and, with terms, every term: names, counts) and publishes a
+// new snapshot at once, so that a write is visible to the next read of this replica (read-your-writes)
+// without waiting for the poll. A post upstream no longer has
 // (deleted permanently, or in a status the catalog does not hold) leaves the catalog. Featured images
 // the posts now use are loaded too.
 //

@@ -55,7 +55,9 @@ func (c *Client) callerHTTP() *resty.Client {
 // body, a JSON body. It answers like Get, except that every WordPress error answer that
 // carries a JSON error body is an *Error, whatever its status (wp_insert_term's duplicate_term_slug
 // comes with 500): only transport failures and 5xx without a WordPress body are ErrUnavailable.
-func (c *Client) Send(ctx context.Context, method, path string, query url.Values, creds Credentials, body any) (*Response, error) {
+func (c *Client) Send(
+	ctx context.Context, method, path string, query url.Values, creds Credentials, body any,
+) (*Response, error) {
 	if creds.Empty() {
 		return nil, ErrNoCredentials
 	}
@@ -69,7 +71,9 @@ func (c *Client) Send(ctx context.Context, method, path string, query url.Values
 }
 
 // Upload creates an attachment (POST /wp/v2/media) from raw bytes, on behalf of the caller.
-func (c *Client) Upload(ctx context.Context, creds Credentials, filename, contentType string, data []byte) (*Response, error) {
+func (c *Client) Upload(
+	ctx context.Context, creds Credentials, filename, contentType string, data []byte,
+) (*Response, error) {
 	if creds.Empty() {
 		return nil, ErrNoCredentials
 	}
@@ -93,11 +97,15 @@ func callerResponse(res *resty.Response, err error, method, path string) (*Respo
 			More    json.RawMessage `json:"additional_data"`
 		}
 		if json.Unmarshal(res.Body(), &body) == nil && body.Code != "" {
-			return nil, &Error{Status: res.StatusCode(), Code: body.Code, Message: body.Message, Data: body.Data, AdditionalData: body.More}
+			return nil, &Error{
+				Status: res.StatusCode(), Code: body.Code, Message: body.Message,
+				Data: body.Data, AdditionalData: body.More,
+			}
 		}
 		return nil, checkStatus(res)
 	}
-	return &Response{Body: res.Body(), Total: headerInt(res, "X-WP-Total"), TotalPages: headerInt(res, "X-WP-TotalPages")}, nil
+	total, pages := headerInt(res, "X-WP-Total"), headerInt(res, "X-WP-TotalPages")
+	return &Response{Body: res.Body(), Total: total, TotalPages: pages}, nil
 }
 
 // DataInt reads an integer member of an error's data (e.g. term_exists' term_id); 0 when absent.

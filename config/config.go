@@ -36,8 +36,11 @@ type Config struct {
 // ResponseCache bounds the cache of rendered anonymous GET answers. Entries are keyed by the catalog
 // version, so a change never serves stale data; TTL only bounds the clock-dependent default window.
 type ResponseCache struct {
-	TTL        time.Duration `yaml:"ttl"`
-	MaxEntries int           `yaml:"max_entries"` // beyond it new answers are not stored (distinct URLs could otherwise grow it without bound)
+	TTL time.Duration `yaml:"ttl"`
+
+	// MaxEntries bounds the number of entries: beyond it new answers are not stored (distinct URLs
+	// could otherwise grow the cache without bound).
+	MaxEntries int `yaml:"max_entries"`
 }
 
 // Writes tunes what writes may make calshim do on the caller's behalf.
@@ -214,7 +217,8 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("upstream.timeout and catalog.poll_interval must be positive"))
 	}
 	if c.Upstream.Concurrency < 1 || c.Catalog.PerPage < 1 || c.Catalog.MaxPerPage < 1 || c.Catalog.ReconcileEvery < 1 {
-		errs = append(errs, errors.New("upstream.concurrency, catalog.per_page, catalog.max_per_page and catalog.reconcile_every must be at least 1"))
+		errs = append(errs, errors.New("upstream.concurrency, catalog.per_page, catalog.max_per_page "+
+			"and catalog.reconcile_every must be at least 1"))
 	}
 	if len(c.Languages) == 0 {
 		errs = append(errs, errors.New("languages must name at least the default language"))

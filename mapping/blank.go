@@ -1,8 +1,8 @@
 package mapping
 
-// blankedField returns the replacement of a key of Validator\Base::PASSWORD_PROTECTED_FIELDS (reference
-// §4.6), and false for a key that is not blanked. Values are fresh on each call so that callers can
-// change them.
+// blankedField returns the replacement of a key of Validator\Base::PASSWORD_PROTECTED_FIELDS
+// (applied by Validator\Base::remove_password_protected_content), and false for a key that is not
+// blanked. Values are fresh on each call so that callers can change them.
 func blankedField(key string) (any, bool) {
 	switch key {
 	case "description", "excerpt", "cost", "website", "virtual_url", "virtual_video_source",
@@ -21,8 +21,8 @@ func blankedField(key string) (any, bool) {
 			{"values", []any{}},
 		}, true
 	case "categories", "tags", "venue", "organizer", "custom_fields":
-		// QUIRK: "venue" and "organizer" are also the name keys of venues and organizers, which so
-		// become [] (reference §4.6; "state" is not in the list and stays).
+		// "venue" and "organizer" are also the name keys of venues and organizers, which so become []
+		// in the original too ("state" is not in the list and stays).
 		return []any{}, true
 	case "geo_lat", "geo_lng":
 		return 0, true

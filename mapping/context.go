@@ -1,6 +1,8 @@
 package mapping
 
-// Default WordPress names of the two event taxonomies (reference §7.1).
+import "calshim/mapping/php"
+
+// Default WordPress names of the two event taxonomies: Tribe__Events__Main::TAXONOMY and core's tags.
 const (
 	TaxonomyCategory = "tribe_events_cat"
 	TaxonomyTag      = "post_tag"
@@ -79,7 +81,7 @@ func lineage(globalID string, p *Post) []string {
 func metaIDs(p *Post, key string) []int {
 	var ids []int
 	for _, v := range p.Meta[key] {
-		if id := phpInt(v); id > 0 {
+		if id := php.Int(v); id > 0 {
 			ids = append(ids, id)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"calshim/mapping/php"
 )
 
 // CostFormat is how an event's cost is displayed: the event's currency meta and TEC's site options.
@@ -105,10 +107,10 @@ func parseCostRange(costs []string) []costEntry {
 	for _, c := range parts {
 		numeric := strings.NewReplacer(",", ".").Replace(c)
 		var key string
-		if isNumeric(numeric) {
-			key = strings.NewReplacer(".", "", ",", "").Replace(strconv.FormatFloat(phpFloat(numeric), 'f', decimals, 64))
+		if php.IsNumeric(numeric) {
+			key = strings.NewReplacer(".", "", ",", "").Replace(strconv.FormatFloat(php.Float(numeric), 'f', decimals, 64))
 		} else {
-			key = sanitizeTitle(numeric)
+			key = php.SanitizeTitle(numeric)
 		}
 		if i := indexOf(out, key); i >= 0 {
 			out[i].value = c
@@ -116,18 +118,8 @@ func parseCostRange(costs []string) []costEntry {
 			out = append(out, costEntry{key, c})
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return phpKeyLess(out[i].key, out[j].key) })
+	sort.SliceStable(out, func(i, j int) bool { return php.KeyLess(out[i].key, out[j].key) })
 	return out
-}
-
-// phpKeyLess orders array keys like PHP 8's ksort: numerically when both look numeric, else as bytes.
-func phpKeyLess(a, b string) bool {
-	if isNumeric(a) && isNumeric(b) {
-		if fa, fb := phpFloat(a), phpFloat(b); fa != fb {
-			return fa < fb
-		}
-	}
-	return a < b
 }
 
 // costBound is get_cost_by_func: the lowest (or highest) numeric cost, a lone non-numeric cost as is, or
@@ -138,12 +130,12 @@ func costBound(costs []costEntry, highest bool) string {
 		values[i] = e.value
 	}
 	parsed := parseCostRange(values)
-	if len(parsed) == 1 && !isNumeric(parsed[0].value) {
+	if len(parsed) == 1 && !php.IsNumeric(parsed[0].value) {
 		return parsed[0].value
 	}
 	var numeric []string
 	for _, e := range parsed {
-		if isNumeric(e.value) {
+		if php.IsNumeric(e.value) {
 			numeric = append(numeric, e.value)
 		}
 	}
@@ -164,9 +156,9 @@ func formatCost(costs []costEntry, f *CostFormat) string {
 		if f != nil {
 			c = withCurrency(c, *f)
 		}
-		bounds[i] = escHTML(c)
+		bounds[i] = php.EscHTML(c)
 	}
-	if phpLooseEqual(bounds[0], bounds[1]) {
+	if php.LooseEqual(bounds[0], bounds[1]) {
 		return bounds[0]
 	}
 	return bounds[0] + " \u2013 " + bounds[1]
@@ -175,7 +167,7 @@ func formatCost(costs []costEntry, f *CostFormat) string {
 // replaceFree is maybe_replace_cost_with_free: a cost that rounds to 0.00 reads "Free".
 func replaceFree(c string) string {
 	p := strings.NewReplacer(",", ".").Replace(c)
-	if isNumeric(p) && strconv.FormatFloat(phpFloat(p), 'f', 2, 64) == "0.00" {
+	if php.IsNumeric(p) && strconv.FormatFloat(php.Float(p), 'f', 2, 64) == "0.00" {
 		return "Free"
 	}
 	return c
@@ -184,18 +176,18 @@ func replaceFree(c string) string {
 // withCurrency is maybe_format_with_currency + tribe_format_currency: a number gets the symbol before or
 // after it, without a space; anything else is left alone.
 func withCurrency(c string, f CostFormat) string {
-	if !isNumeric(strings.NewReplacer(",", "", ".", "").Replace(c)) {
+	if !php.IsNumeric(strings.NewReplacer(",", "", ".", "").Replace(c)) {
 		return c
 	}
 	symbol := f.Symbol
-	if phpEmptyString(symbol) {
+	if php.EmptyString(symbol) {
 		symbol = f.DefaultSymbol
 		if symbol == "" {
 			symbol = "$"
 		}
 	}
 	position := f.Position
-	if phpEmptyString(position) {
+	if php.EmptyString(position) {
 		position = "prefix"
 		if f.Reverse {
 			position = "suffix"
@@ -215,12 +207,12 @@ func costValues(costs []costEntry) []string {
 		dec, thou := parseSeparators(e.value)
 		v := strings.ReplaceAll(e.value, thou, "")
 		v = strings.ReplaceAll(v, dec, ".")
-		if !isNumeric(v) {
+		if !php.IsNumeric(v) {
 			v = e.key
 		}
 		out = append(out, v)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return phpFloat(out[i]) < phpFloat(out[j]) })
+	sort.SliceStable(out, func(i, j int) bool { return php.Float(out[i]) < php.Float(out[j]) })
 	return out
 }
 

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"calshim/mapping/php"
 )
 
 func TestCost(t *testing.T) {
@@ -37,7 +39,7 @@ func TestCost(t *testing.T) {
 		{"two texts: nothing numeric reads Free", []string{"Donation", "Pay what you can"}, CostFormat{},
 			EventCost{"Free", []string{"donation", "pay-what-you-can"}, "0"}},
 		{"decimals across rows", []string{"5", "5.50"}, CostFormat{}, EventCost{"$5 \u2013 $5.50", []string{"5", "5.50"}, "5 \u2013 5.50"}},
-		{"QUIRK: thousands and decimals split in two numbers", []string{"$1,500.75"}, CostFormat{},
+		{"as the original, thousands and decimals split in two numbers", []string{"$1,500.75"}, CostFormat{},
 			EventCost{"$.75", []string{".75", "1500"}, ".75"}},
 		{"default symbol option", []string{"10"}, CostFormat{DefaultSymbol: "€"}, EventCost{"€10", []string{"10"}, "10"}},
 		{"reverse position option", []string{"10"}, CostFormat{Reverse: true}, EventCost{"10$", []string{"10"}, "10"}},
@@ -82,7 +84,7 @@ func FuzzCost(f *testing.F) {
 			t.Fatalf("Cost(%q).Cost = %q is not HTML-escaped", rows, got.Cost)
 		}
 		for i := 1; i < len(got.Values); i++ {
-			if phpFloat(got.Values[i-1]) > phpFloat(got.Values[i]) {
+			if php.Float(got.Values[i-1]) > php.Float(got.Values[i]) {
 				t.Fatalf("Cost(%q).Values = %q not in numeric order", rows, got.Values)
 			}
 		}

@@ -10,7 +10,8 @@ import (
 
 // storedDate matches the date strings TEC stores and reads back with strtotime: "Y-m-d", optionally
 // followed by a time with or without seconds.
-var storedDate = regexp.MustCompile(`^\s*([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:[ T]([0-9]{1,2}):([0-9]{2})(?::([0-9]{2}))?)?\s*$`)
+var storedDate = regexp.MustCompile(
+	`^\s*([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:[ T]([0-9]{1,2}):([0-9]{2})(?::([0-9]{2}))?)?\s*$`)
 
 // parseStoredDate reads a stored "Y-m-d H:i:s" wall time as strtotime does in a UTC process: out-of-range
 // days and times roll over (2026-02-30 is 2026-03-02), an impossible month or an unreadable string fails.
@@ -29,10 +30,11 @@ func parseStoredDate(s string) (time.Time, bool) {
 	return time.Date(n[1], time.Month(n[2]), n[3], n[4], n[5], n[6], 0, time.UTC), true
 }
 
-// DateDetails is the "*_date_details" object of a stored "Y-m-d H:i:s" date (reference §4.5.2): year,
-// month, day, hour, minutes and seconds as zero-padded strings (the Swagger schema says integers; the
-// original sends strings). Like the original's strtotime/date pair, it mirrors the stored digits, rolls
-// over out-of-range values and yields the Unix epoch ("1970", "01", …) for a missing or unreadable date.
+// DateDetails is the "*_date_details" object of a stored "Y-m-d H:i:s" date (Post_Repository::
+// get_date_details): year, month, day, hour, minutes and seconds as zero-padded strings (the
+// Swagger schema says integers; the original sends strings). Like the original's strtotime/date
+// pair, it mirrors the stored digits, rolls over out-of-range values and yields the Unix epoch
+// ("1970", "01", …) for a missing or unreadable date.
 func DateDetails(s string) Object {
 	t, ok := parseStoredDate(s)
 	if !ok {

@@ -60,7 +60,7 @@ func TestJSONLDDate(t *testing.T) {
 		{"pseudo zone UTC+5.5", "2026-12-27 08:00:00", "UTC+5.5", "2026-12-27T08:00:00+05:30"},
 		{"pseudo zone UTC-3.75", "2026-12-27 08:00:00", "UTC-3.75", "2026-12-27T08:00:00-03:45"},
 		{"pseudo zone UTC+0", "2026-12-27 08:00:00", "UTC+0", "2026-12-27T08:00:00+00:00"},
-		{"QUIRK: UTC+0.5 is not shifted first", "2026-12-27 08:00:00", "UTC+0.5", "2026-12-27T08:30:00+00:30"},
+		{"as the original, UTC+0.5 is not shifted first", "2026-12-27 08:00:00", "UTC+0.5", "2026-12-27T08:30:00+00:30"},
 		{"pseudo zone the original cannot build", "2026-12-27 08:00:00", "UTC+5:30", "2026-12-27 02:30:00"},
 		{"unknown zone reads as UTC", "2026-12-27 08:00:00", "Mars/Olympus", "2026-12-27T08:00:00+00:00"},
 		{"unreadable date", "soon", "America/New_York", "soon"},

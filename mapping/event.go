@@ -1,6 +1,10 @@
 package mapping
 
-import "strconv"
+import (
+	"strconv"
+
+	"calshim/mapping/php"
+)
 
 // Event is the v1 representation of an event (reference §4.1, Post_Repository::get_event_data). Every
 // key is always present, in the original's order; meta read from the first row of each key (a missing
@@ -29,12 +33,12 @@ func (c *Context) Event(p *Post) Object {
 		{"modified_utc", p.ModifiedGMT},
 		{"url", p.Link},
 		{"rest_url", c.restURL("events/" + strconv.Itoa(p.ID))},
-		{"title", phpTrim(p.Title)},
-		{"description", phpTrim(p.Content)},
-		{"excerpt", phpTrim(p.Excerpt)},
+		{"title", php.Trim(p.Title)},
+		{"description", php.Trim(p.Content)},
+		{"excerpt", php.Trim(p.Excerpt)},
 		{"slug", p.Slug},
 		{"image", c.image(p)},
-		{"all_day", tribeTruthy(metaOr(p, "_EventAllDay", ""))},
+		{"all_day", php.TribeTruthy(metaOr(p, "_EventAllDay", ""))},
 	}
 	for _, d := range []struct{ key, meta string }{
 		{"start_date", "_EventStartDate"},
@@ -57,8 +61,8 @@ func (c *Context) Event(p *Post) Object {
 			{"values", cost.Values},
 		}},
 		KV{"website", c.website(p)},
-		KV{"show_map", phpBool(metaOr(p, "_EventShowMap", "1"))},
-		KV{"show_map_link", phpBool(metaOr(p, "_EventShowMapLink", "1"))},
+		KV{"show_map", php.Bool(metaOr(p, "_EventShowMap", "1"))},
+		KV{"show_map_link", php.Bool(metaOr(p, "_EventShowMapLink", "1"))},
 		KV{"hide_from_listings", metaOr(p, "_EventHideFromUpcoming", "") == "yes"},
 		KV{"sticky", p.MenuOrder == -1},
 		KV{"featured", featured(p)},
@@ -90,7 +94,7 @@ func (c *Context) cost(p *Post) EventCost {
 // website is _EventURL HTML-escaped when the key exists (even if ""), else the event's permalink.
 func (c *Context) website(p *Post) string {
 	if v, ok := p.MetaFirst("_EventURL"); ok {
-		return escHTML(v)
+		return php.EscHTML(v)
 	}
 	return p.Link
 }
@@ -98,7 +102,7 @@ func (c *Context) website(p *Post) string {
 // featured is PHP's `_tribe_featured == 1`: a numeric string equal to 1 ("1", "1.0", " 1").
 func featured(p *Post) bool {
 	v, ok := p.MetaFirst("_tribe_featured")
-	return ok && isNumeric(v) && phpFloat(v) == 1
+	return ok && php.IsNumeric(v) && php.Float(v) == 1
 }
 
 // eventVenue is the event's venue member: the venue object when exactly one linked venue resolves, a
@@ -135,7 +139,7 @@ func (c *Context) eventOrganizers(p *Post) []Object {
 func (c *Context) customFields(p *Post) any {
 	var o Object
 	for _, f := range c.CustomFields {
-		if v := metaOr(p, f.Name, ""); !phpEmptyString(v) {
+		if v := metaOr(p, f.Name, ""); !php.EmptyString(v) {
 			o = append(o, KV{f.Name, Object{{"label", f.Label}, {"value", v}}})
 		}
 	}

@@ -63,7 +63,7 @@ func TestEventJSONLDEmailIsObfuscated(t *testing.T) {
 	email, _ := org.(Object).Get("email")
 	s := email.(string)
 	if !strings.Contains(s, "&#64;") || strings.Contains(s, "@") {
-		t.Errorf("email = %q, want antispambot encoding with @ as &#64;", s)
+		t.Errorf("email = %q, want php.Antispambot encoding with @ as &#64;", s)
 	}
 	again, _ := c.Event(cat.posts[17]).Get("json_ld")
 	if got, want := string(EncodeJSON(again)), string(EncodeJSON(ld)); got != want {

@@ -3,6 +3,8 @@ package mapping
 import (
 	"path"
 	"strings"
+
+	"calshim/mapping/php"
 )
 
 // featuredMedia returns the featured image of p, if it has one the catalog knows.
@@ -33,7 +35,8 @@ func (c *Context) image(p *Post) any {
 	if m.Width == 0 && m.Height == 0 && len(m.Sizes) == 0 {
 		return o // no image metadata: nothing merged, nothing filtered
 	}
-	o = append(o, KV{"width", m.Width}, KV{"height", m.Height}, KV{"filesize", m.Filesize}, KV{"sizes", imageSizes(m.Sizes)})
+	o = append(o, KV{"width", m.Width}, KV{"height", m.Height}, KV{"filesize", m.Filesize},
+		KV{"sizes", imageSizes(m.Sizes)})
 	return filterEmpty(o)
 }
 
@@ -76,7 +79,7 @@ func phpEmpty(v any) bool {
 	case float64:
 		return x == 0
 	case string:
-		return phpEmptyString(x)
+		return php.EmptyString(x)
 	case Object:
 		return len(x) == 0
 	case []any:

@@ -1,8 +1,12 @@
 package mapping
 
-import "time"
+import (
+	"time"
 
-// The schema.org data of the single-read context (reference §4.5.4): Tribe__JSON_LD__Abstract and
+	"calshim/mapping/php"
+)
+
+// The schema.org data of the single-read context (the json_ld member): Tribe__JSON_LD__Abstract and
 // Tribe__Events__JSON_LD__{Event,Venue,Organizer}, without Events Calendar Pro (no venue/organizer
 // links, no geo coordinates) and in TEC's default "event" time zone mode.
 
@@ -28,8 +32,8 @@ func (c *Context) ldBase(p *Post, typ, url string) Object {
 	}
 	o := Object{
 		{"@type", typ},
-		{"name", escJS(title)},
-		{"description", escJS(wpautop(p.ExcerptText))},
+		{"name", php.EscJS(title)},
+		{"description", php.EscJS(php.Wpautop(p.ExcerptText))},
 	}
 	if m, ok := c.featuredMedia(p); ok {
 		o = append(o, KV{"image", m.URL})
@@ -40,35 +44,35 @@ func (c *Context) ldBase(p *Post, typ, url string) Object {
 // venueLD is the Place of a venue. Its url is "": without Pro, TEC has no venue page to link.
 func (c *Context) venueLD(v *Post) Object {
 	o := c.ldBase(v, "Place", "")
-	region := escHTML(metaOr(v, "_VenueProvince", ""))
-	if sp := metaOr(v, "_VenueStateProvince", ""); !phpEmptyString(sp) {
+	region := php.EscHTML(metaOr(v, "_VenueProvince", ""))
+	if sp := metaOr(v, "_VenueStateProvince", ""); !php.EmptyString(sp) {
 		region = sp
-	} else if escHTML(metaOr(v, "_VenueCountry", "")) == "United States" {
-		region = escHTML(metaOr(v, "_VenueState", ""))
+	} else if php.EscHTML(metaOr(v, "_VenueCountry", "")) == "United States" {
+		region = php.EscHTML(metaOr(v, "_VenueState", ""))
 	}
 	address := filterEmpty(Object{
 		{"@type", "PostalAddress"},
-		{"streetAddress", escHTML(metaOr(v, "_VenueAddress", ""))},
-		{"addressLocality", escHTML(metaOr(v, "_VenueCity", ""))},
+		{"streetAddress", php.EscHTML(metaOr(v, "_VenueAddress", ""))},
+		{"addressLocality", php.EscHTML(metaOr(v, "_VenueCity", ""))},
 		{"addressRegion", region},
-		{"postalCode", escHTML(metaOr(v, "_VenueZip", ""))},
-		{"addressCountry", escHTML(metaOr(v, "_VenueCountry", ""))},
+		{"postalCode", php.EscHTML(metaOr(v, "_VenueZip", ""))},
+		{"addressCountry", php.EscHTML(metaOr(v, "_VenueCountry", ""))},
 	})
 	return append(o,
 		KV{"address", address},
-		KV{"telephone", escHTML(metaOr(v, "_VenuePhone", ""))},
+		KV{"telephone", php.EscHTML(metaOr(v, "_VenuePhone", ""))},
 		KV{"sameAs", metaOr(v, "_VenueURL", "")},
 	)
 }
 
 // organizerLD is the Person of an organizer: url is the organizer's website (replacing the permalink
-// in place), the e-mail address obfuscated by antispambot.
+// in place), the e-mail address obfuscated by php.Antispambot.
 func (c *Context) organizerLD(o *Post) Object {
-	website := escURL(escHTML(metaOr(o, "_OrganizerWebsite", "")))
+	website := php.EscURL(php.EscHTML(metaOr(o, "_OrganizerWebsite", "")))
 	ld := c.ldBase(o, "Person", website)
 	return append(ld,
-		KV{"telephone", escHTML(metaOr(o, "_OrganizerPhone", ""))},
-		KV{"email", antispambot(escHTML(metaOr(o, "_OrganizerEmail", "")))},
+		KV{"telephone", php.EscHTML(metaOr(o, "_OrganizerPhone", ""))},
+		KV{"email", php.Antispambot(php.EscHTML(metaOr(o, "_OrganizerEmail", "")))},
 		KV{"sameAs", website},
 	)
 }
@@ -88,7 +92,7 @@ func (c *Context) eventLD(p *Post, cost EventCost) Object {
 		status = s
 	}
 	tz := metaOr(p, "_EventTimezone", "")
-	if phpEmptyString(tz) {
+	if php.EmptyString(tz) {
 		tz = c.siteTimezone()
 	}
 	o = append(o,
@@ -131,7 +135,7 @@ func (c *Context) linkedLD(id int, ld func(*Post) Object) any {
 // it is absent or not a positive number.
 func firstMetaID(p *Post, key string) int {
 	v, _ := p.MetaFirst(key)
-	return phpInt(v)
+	return php.Int(v)
 }
 
 // currencyCode is the ISO 4217 code of an event's offer: _EventCurrencyCode, else TEC's

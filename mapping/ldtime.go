@@ -6,14 +6,17 @@ import (
 	"strings"
 	"time"
 
+	"calshim/mapping/php"
+
 	_ "time/tzdata" // event time zones must resolve the same on every host, scratch images included
 )
 
 // isoLayout is PHP's date format "c" (ISO 8601 with a numeric offset, "+00:00" for UTC).
 const isoLayout = "2006-01-02T15:04:05-07:00"
 
-// dbLayout is TEC's DBDATETIMEFORMAT, "Y-m-d H:i:s".
-const dbLayout = "2006-01-02 15:04:05"
+// DBDateTimeLayout is PHP's "Y-m-d H:i:s" (Tribe__Date_Utils::DBDATETIMEFORMAT), the format of every
+// effective archive date and of the events' stored wall times.
+const DBDateTimeLayout = "2006-01-02 15:04:05"
 
 // jsonLDDate renders an event's stored local wall time as TEC's JSON-LD startDate/endDate do
 // (Tribe__Events__Timezones::to_utc, then JSON_LD__Event::get_localized_iso8601_string): the wall time
@@ -25,7 +28,7 @@ func jsonLDDate(local, tz string) string {
 	if isUTCOffset(tz) {
 		utc := local
 		if m := applyOffsetMinutes(tz); m != 0 && ok {
-			utc = wall.Add(-time.Duration(m) * time.Minute).Format(dbLayout)
+			utc = wall.Add(-time.Duration(m) * time.Minute).Format(DBDateTimeLayout)
 		}
 		loc, zok := pseudoZone(tz)
 		if !zok {
@@ -99,7 +102,7 @@ func sameWall(t, wall time.Time) bool {
 
 // isUTCOffset is Tribe__Timezones::is_utc_offset: "UTC" followed by anything.
 func isUTCOffset(tz string) bool {
-	tz = phpTrim(tz)
+	tz = php.Trim(tz)
 	return strings.HasPrefix(tz, "UTC") && len(tz) > 3
 }
 
@@ -112,10 +115,10 @@ func pseudoZone(tz string) (*time.Location, bool) {
 		return nil, false
 	}
 	parts := strings.Split(tz[4:], ".")
-	hours := phpInt(parts[0])
+	hours := php.Int(parts[0])
 	minutes := 0
 	if len(parts) > 1 {
-		frac, _ := strconv.ParseFloat("0."+strconv.Itoa(phpInt(parts[1])), 64)
+		frac, _ := strconv.ParseFloat("0."+strconv.Itoa(php.Int(parts[1])), 64)
 		minutes = int(frac * 60)
 	}
 	if hours > 99 {
@@ -134,22 +137,14 @@ func pseudoZone(tz string) (*time.Location, bool) {
 var offsetFraction = strings.NewReplacer(":15", ".25", ":30", ".5", ":45", ".75")
 
 // applyOffsetMinutes is the shift of Tribe__Timezones::apply_offset for a pseudo zone, in minutes.
-// QUIRK: the original skips the shift when the whole hours are 0, so "UTC+0.5" is not shifted at all.
+// Like the original, it skips the shift when the whole hours are 0, so "UTC+0.5" is not shifted at all.
 func applyOffsetMinutes(tz string) int {
-	off := strings.TrimPrefix(strings.ToLower(phpTrim(tz)), "utc")
-	if phpInt(off) == 0 {
+	off := strings.TrimPrefix(strings.ToLower(php.Trim(tz)), "utc")
+	if php.Int(off) == 0 {
 		return 0
 	}
 	if strings.HasSuffix(off, ":15") || strings.HasSuffix(off, ":30") || strings.HasSuffix(off, ":45") {
 		off = off[:len(off)-3] + offsetFraction.Replace(off[len(off)-3:])
 	}
-	return int(phpFloat(off) * 60)
-}
-
-var phpIntPrefix = regexp.MustCompile(`^[ \t\n\r\v\f]*[+-]?[0-9]+`)
-
-// phpInt is PHP's (int) cast of a string: its leading integer, 0 when there is none.
-func phpInt(s string) int {
-	n, _ := strconv.Atoi(strings.TrimLeft(phpIntPrefix.FindString(s), " \t\n\r\v\f"))
-	return n
+	return int(php.Float(off) * 60)
 }

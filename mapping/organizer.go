@@ -1,6 +1,10 @@
 package mapping
 
-import "strconv"
+import (
+	"strconv"
+
+	"calshim/mapping/php"
+)
 
 // Organizer is the v1 representation of an organizer (reference §4.3, Post_Repository::
 // get_organizer_data): post fields, image, phone, website, email, json_ld in the single context and the
@@ -21,9 +25,9 @@ func (c *Context) organizer(p *Post, passwordOK bool) Object {
 		{"modified", p.Modified},
 		{"modified_utc", p.ModifiedGMT},
 		{"url", p.Link},
-		{"organizer", phpTrim(p.Title)},
-		{"description", phpTrim(p.Content)},
-		{"excerpt", phpTrim(p.Excerpt)},
+		{"organizer", php.Trim(p.Title)},
+		{"description", php.Trim(p.Content)},
+		{"excerpt", php.Trim(p.Excerpt)},
 		{"slug", p.Slug},
 		{"image", c.image(p)},
 		{"phone", metaOr(p, "_OrganizerPhone", "")},

@@ -46,8 +46,9 @@ func (c *Context) termURLs(t *Term) Object {
 	return o
 }
 
-// EventTerm is a term as embedded in an event's categories or tags (reference §4.4.1): the WP_Term
-// fields with term_id renamed to id and moved to the end, then urls.
+// EventTerm is a term as embedded in an event's categories or tags (Post_Repository::get_terms,
+// then prepare_term_data): the WP_Term fields with term_id renamed to id and moved to the end, then
+// urls.
 func (c *Context) EventTerm(t *Term) Object {
 	return Object{
 		{"name", t.Name},
@@ -64,9 +65,10 @@ func (c *Context) EventTerm(t *Term) Object {
 	}
 }
 
-// ArchiveTerm is a term as /categories and /tags list it (reference §4.4.2): the core wp/v2 term with
-// link renamed to url and urls appended, without _links. parent only for hierarchical taxonomies (all
-// but post tags); meta is always [] (no term meta is registered for REST).
+// ArchiveTerm is a term as /categories and /tags list it (Post_Repository::prepare_term_data on
+// WP_REST_Terms_Controller's answer): the core wp/v2 term with link renamed to url and urls
+// appended, without _links. parent only for hierarchical taxonomies (all but post tags); meta is
+// always [] (no term meta is registered for REST).
 func (c *Context) ArchiveTerm(t *Term) Object {
 	o := Object{
 		{"id", t.ID},

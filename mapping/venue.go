@@ -1,6 +1,10 @@
 package mapping
 
-import "strconv"
+import (
+	"strconv"
+
+	"calshim/mapping/php"
+)
 
 // Venue is the v1 representation of a venue (reference §4.2, Post_Repository::get_venue_data) as the
 // venue routes return it: the post fields, image and address meta with every empty value removed
@@ -23,9 +27,9 @@ func (c *Context) venue(p *Post, passwordOK bool) Object {
 		{"modified", p.Modified},
 		{"modified_utc", p.ModifiedGMT},
 		{"url", p.Link},
-		{"venue", phpTrim(p.Title)},
-		{"description", phpTrim(p.Content)},
-		{"excerpt", phpTrim(p.Excerpt)},
+		{"venue", php.Trim(p.Title)},
+		{"description", php.Trim(p.Content)},
+		{"excerpt", php.Trim(p.Excerpt)},
 		{"slug", p.Slug},
 		{"image", c.image(p)},
 		{"address", metaOr(p, "_VenueAddress", "")},
@@ -57,5 +61,5 @@ func (c *Context) venue(p *Post, passwordOK bool) Object {
 // truthyOrTrue is TEC's truthiness of a meta value, true when the key is absent.
 func truthyOrTrue(p *Post, key string) bool {
 	v, ok := p.MetaFirst(key)
-	return !ok || tribeTruthy(v)
+	return !ok || php.TribeTruthy(v)
 }

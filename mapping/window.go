@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	_ "time/tzdata" // zones must not depend on the host's zoneinfo files
+
+	"calshim/mapping/php"
 )
 
 // Window is the effective date filter of an event archive request (§3.1.3–§3.1.4): "Y-m-d H:i:s" wall
@@ -109,7 +111,7 @@ func DefaultStart(now time.Time, site *time.Location) string {
 // DefaultEnd is the end_date argument default: now + 24 months as a UTC wall time, not converted to the
 // site zone (date('Y-m-d H:i:s', strtotime('+24 months'))).
 func DefaultEnd(now time.Time) string {
-	t, _ := ParseTime("+24 months", now, time.UTC)
+	t, _ := php.ParseTime("+24 months", now, time.UTC)
 	return t.UTC().Format(DBDateTimeLayout)
 }
 
@@ -117,10 +119,10 @@ func DefaultEnd(now time.Time) string {
 // (timestamps are instants), expressed in site time as "Y-m-d H:i:s". It returns "" where TEC gets false:
 // v does not parse, or is a timestamp DateTime("@…") refuses ("1e3", "+5", " 123").
 func Localize(v string, now time.Time, site *time.Location) string {
-	if _, ok := IsTimestamp(v); ok {
+	if _, ok := php.IsTimestamp(v); ok {
 		v = "@" + v
 	}
-	t, ok := ParseTime(v, now, time.UTC)
+	t, ok := php.ParseTime(v, now, time.UTC)
 	if !ok {
 		return ""
 	}
@@ -145,7 +147,7 @@ func winDayStart(v string, now time.Time, cutoff string) time.Time {
 	day := time.Unix(0, 0).UTC() // date('Y-m-d', false)
 	if v == "" || v == "0" {     // PHP's empty()
 		day = now.UTC()
-	} else if t, ok := ParseTime(v, now, time.UTC); ok {
+	} else if t, ok := php.ParseTime(v, now, time.UTC); ok {
 		day = t.UTC()
 	}
 	h, m := winCutoff(cutoff)
@@ -167,10 +169,10 @@ func winCutoff(c string) (hours, minutes int) {
 // strtotime parses to something other than the epoch (strtotime's 0 is falsy in PHP, so
 // "1970-01-01 00:00:00" is rejected as TEC rejects it).
 func ValidDateArg(v string, now time.Time) bool {
-	if IsNumeric(v) {
+	if php.IsNumeric(v) {
 		return true
 	}
-	t, ok := ParseTime(v, now, time.UTC)
+	t, ok := php.ParseTime(v, now, time.UTC)
 	return ok && t.Unix() != 0
 }
 

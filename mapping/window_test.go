@@ -51,7 +51,8 @@ func TestWindowDefaults(t *testing.T) {
 	}
 }
 
-// TestWindowReferenceExamples covers the examples of §3.1.3 and of TEC's source documentation.
+// TestWindowReferenceExamples covers the default window and strict/inclusive modes as
+// Archive_Event::get computes them, on the examples of TEC's source documentation.
 func TestWindowReferenceExamples(t *testing.T) {
 	ny := mustLocalizeZone(t, "America/New_York")
 	june := time.Date(2024, 6, 10, 12, 0, 0, 0, time.UTC)
@@ -65,7 +66,7 @@ func TestWindowReferenceExamples(t *testing.T) {
 	}{
 		{"defaults, inclusive", WindowQuery{},
 			Window{StartDate: "2024-06-09 00:00:00", EndDate: "2026-06-10 23:59:59"}},
-		// The default start is already site time and is converted again (QUIRK).
+		// The default start is already site time and the original converts it again.
 		{"defaults, strict", WindowQuery{StrictDates: "1"},
 			Window{StartDate: "2024-06-09 15:59:00", EndDate: "2026-06-10 08:00:00"}},
 		{"source docs, strict", WindowQuery{StartDate: "2017-12-21", EndDate: "2017-12-22", StartDateInQuery: true, EndDateInQuery: true, StrictDates: "true"},
@@ -161,7 +162,9 @@ func TestWindowCutoff(t *testing.T) {
 	}
 }
 
-// TestWindowSteps covers processing steps 3 and 4 of §3.1.2 and the strict/inclusive switch.
+// TestWindowSteps covers how Archive_Event::get treats include (the default window replaces any
+// start_date/end_date), starts_*/ends_* (start_date/end_date dropped unless in the query string) and
+// the strict/inclusive switch.
 func TestWindowSteps(t *testing.T) {
 	ny := mustLocalizeZone(t, "America/New_York")
 	for _, tc := range []struct {
@@ -265,7 +268,8 @@ func TestLoadZone(t *testing.T) {
 	}
 }
 
-// TestLocalizeZone checks the zone TEC's localize_date derives from a "UTC±h" setting (QUIRK).
+// TestLocalizeZone checks the zone Tribe__Timezones::localize_date derives from a "UTC±h" setting,
+// oddities included.
 func TestLocalizeZone(t *testing.T) {
 	for name, want := range map[string]string{
 		"America/New_York": "America/New_York",

@@ -1,9 +1,10 @@
 <?php
 /**
  * seed.php — (re)create calshim's test calendar in the rig's WordPress, stored exactly as The Events Calendar
- * (TEC) stores it (reference §7.2): post types tribe_events / tribe_venue / tribe_organizer, taxonomies
- * tribe_events_cat and post_tag, the _Event… / _Venue… / _Organizer… meta keys (same values and row order as
- * TEC's REST API v1 writes them), menu_order = -1 for sticky, _thumbnail_id for images.
+ * (TEC) stores it (as Tribe__Events__API::saveEventMeta writes it): post types tribe_events / tribe_venue /
+ * tribe_organizer, taxonomies tribe_events_cat and post_tag, the _Event… / _Venue… / _Organizer… meta keys
+ * (same values and row order as TEC's REST API v1 writes them), menu_order = -1 for sticky, _thumbnail_id for
+ * images.
  *
  * The data set is the one the original was recorded with (spec/examples/seed.json: same titles, slugs, venues,
  * organizers, categories with Music > Jazz, tags, costs, image), with every date moved by the same number of

@@ -2,44 +2,32 @@ package test
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"calshim/internal/jsontest"
 )
 
-// example is one recorded response of the original (testdata/examples, copied from the contract's
-// spec/examples: every anonymous GET).
-type example struct {
-	Name    string            `json:"name"`
-	Path    string            `json:"path"`
-	Status  int               `json:"status"`
-	Headers map[string]string `json:"headers"`
-	Body    json.RawMessage   `json:"body"`
-}
-
-// TestContractExamples replays every recorded anonymous GET of the original against calshim, through
-// the original's namespace (served as an alias), on the data set the original was recorded with, and
-// compares status, X-TEC-* headers and the bodies key by key, in key order. Values that depend on the
-// day or on the recording machine are normalised (see normalise); deliberate differences are listed in
-// `deliberate`.
+// TestContractExamples replays every recorded anonymous GET of the original (internal/testdata/examples)
+// against calshim, through the original's namespace (served as an alias), on the data set the original
+// was recorded with, and compares status, X-TEC-* headers and the bodies key by key, in key order. Values
+// that depend on the day or on the recording machine are normalised (see normalise); deliberate
+// differences are listed in `deliberate`.
 func TestContractExamples(t *testing.T) {
 	reseed(t, "--recorded-only")
 	t.Cleanup(func() { reseed(t) })
-	files, _ := filepath.Glob("testdata/examples/*.json")
+	files, _ := jsontest.ExampleFiles()
 	if len(files) < 60 {
 		t.Fatalf("only %d examples", len(files))
 	}
 	for _, f := range files {
-		var ex example
-		b, err := os.ReadFile(f)
-		if err != nil || json.Unmarshal(b, &ex) != nil {
+		ex, err := jsontest.LoadExample(f)
+		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
 		t.Run(ex.Name, func(t *testing.T) {
@@ -56,8 +44,7 @@ func TestContractExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var diffs []string
-			compare(ex.Name, "", normalise("", want, true), normalise("", r.body, false), &diffs)
+			diffs := compare(ex.Name, normalise("", want, true), normalise("", r.body, false))
 			if len(diffs) > 0 {
 				sort.Strings(diffs)
 				t.Errorf("%d differences:\n%s", len(diffs), strings.Join(diffs[:min(len(diffs), 15)], "\n"))
@@ -115,14 +102,13 @@ var (
 // the randomly obfuscated JSON-LD e-mail dropped.
 func normalise(key string, v any, recorded bool) any {
 	switch x := v.(type) {
-	case *obj:
-		out := &obj{vals: map[string]any{}}
-		for _, k := range x.keys {
-			if k == "email" && x.vals["@type"] != nil {
+	case jsontest.Object:
+		out := jsontest.Object{}
+		for _, m := range x {
+			if m.Key == "email" && x.At("@type") != nil {
 				continue // JSON-LD e-mail: randomly entity-encoded by the original
 			}
-			out.keys = append(out.keys, k)
-			out.vals[k] = normalise(k, x.vals[k], recorded)
+			out = append(out, jsontest.Member{Key: m.Key, Value: normalise(m.Key, m.Value, recorded)})
 		}
 		return out
 	case json.Number:
@@ -162,40 +148,11 @@ var deliberate = map[string]bool{
 	"venues-list-search/rest_url": true, // calshim keeps search in the links, so paging a search works
 }
 
-// compare records every difference between want and got, keys in order included.
-func compare(name, path string, want, got any, diffs *[]string) {
-	if deliberate[name+path] {
-		return
-	}
-	switch w := want.(type) {
-	case *obj:
-		g, ok := got.(*obj)
-		if !ok {
-			*diffs = append(*diffs, fmt.Sprintf("%s: got %T, want object", path, got))
-			return
-		}
-		if strings.Join(w.keys, ",") != strings.Join(g.keys, ",") {
-			*diffs = append(*diffs, fmt.Sprintf("%s: keys\n   got  %v\n   want %v", path, g.keys, w.keys))
-		}
-		for _, k := range w.keys {
-			if _, ok := g.vals[k]; ok {
-				compare(name, path+"/"+k, w.vals[k], g.vals[k], diffs)
-			}
-		}
-	case []any:
-		g, ok := got.([]any)
-		if !ok || len(g) != len(w) {
-			*diffs = append(*diffs, fmt.Sprintf("%s: got %d items, want %d", path, len(list(got)), len(w)))
-			return
-		}
-		for i := range w {
-			compare(name, fmt.Sprintf("%s/%d", path, i), w[i], g[i], diffs)
-		}
-	default:
-		if fmt.Sprint(want) != fmt.Sprint(got) {
-			*diffs = append(*diffs, fmt.Sprintf("%s: got %v, want %v", path, got, want))
-		}
-	}
+// compare lists every difference between want and got, keys in order included, but for the deliberate
+// ones. Scalars are compared as text.
+func compare(name string, want, got any) []string {
+	skip := func(path string) bool { return deliberate[name+path] }
+	return jsontest.Options{Skip: skip, Loose: true}.Diff(got, want)
 }
 
 func TestShiftDates(t *testing.T) {

@@ -4,7 +4,6 @@ package test
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"calshim/internal/jsontest"
 )
 
 var (
@@ -181,87 +182,11 @@ func get(t testing.TB, path string) reply {
 	return call(t, http.MethodGet, "/wp-json/cal/events/v1"+path, nil)
 }
 
-// obj is an object decoded with its key order.
-type obj struct {
-	keys []string
-	vals map[string]any
-}
-
 // decodeOrdered decodes JSON keeping object key order (clients and the contract care about it).
-func decodeOrdered(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	v, err := decodeValue(dec)
-	if err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("trailing data")
-	}
-	return v, nil
-}
-
-func decodeValue(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch d := tok.(type) {
-	case json.Delim:
-		switch d {
-		case '{':
-			o := &obj{vals: map[string]any{}}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k := kt.(string)
-				v, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				o.keys = append(o.keys, k)
-				o.vals[k] = v
-			}
-			_, err := dec.Token()
-			return o, err
-		case '[':
-			l := []any{}
-			for dec.More() {
-				v, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				l = append(l, v)
-			}
-			_, err := dec.Token()
-			return l, err
-		}
-	}
-	return tok, nil
-}
+func decodeOrdered(b []byte) (any, error) { return jsontest.Decode(b) }
 
 // at walks a decoded value along keys (strings for objects, ints for lists); nil when absent.
-func at(v any, path ...any) any {
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			o, ok := v.(*obj)
-			if !ok {
-				return nil
-			}
-			v = o.vals[k]
-		case int:
-			l, ok := v.([]any)
-			if !ok || k >= len(l) {
-				return nil
-			}
-			v = l[k]
-		}
-	}
-	return v
-}
+func at(v any, path ...any) any { return jsontest.At(v, path...) }
 
 // str returns a decoded string or number as text ("" for anything else).
 func str(v any) string {
@@ -277,10 +202,8 @@ func str(v any) string {
 }
 
 func keys(v any) []string {
-	if o, ok := v.(*obj); ok {
-		return o.keys
-	}
-	return nil
+	o, _ := v.(jsontest.Object)
+	return o.Keys()
 }
 
 func list(v any) []any {

@@ -62,7 +62,7 @@ func ids(l any) []int {
 	return out
 }
 
-// eventKeys is the event representation's key order (reference §4.1), list context.
+// eventKeys is the event representation's key order (Post_Repository::get_event_data), list context.
 var eventKeys = []string{"id", "global_id", "global_id_lineage", "author", "status", "date", "date_utc", "modified",
 	"modified_utc", "url", "rest_url", "title", "description", "excerpt", "slug", "image", "all_day", "start_date",
 	"start_date_details", "end_date", "end_date_details", "utc_start_date", "utc_start_date_details", "utc_end_date",

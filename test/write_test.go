@@ -173,7 +173,8 @@ func TestWriteEventValidation(t *testing.T) {
 	wantError(t, r, http.StatusBadRequest, "rest_invalid_json")
 }
 
-// TestWritePermissions is the permission matrix of reference §2 and the AuthorizationCest cases.
+// TestWritePermissions is the permission matrix of the original's routes (each route's
+// permission_callback: edit_tribe_events and friends) and the cases of its tests/restv1/AuthorizationCest.
 func TestWritePermissions(t *testing.T) {
 	created := map[string]reply{}
 	for role, want := range map[string]struct {

@@ -1,18 +1,19 @@
 package apidoc
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"calshim/internal/jsontest"
 	"calshim/mapping"
 )
 
-// The recorded responses of the original (testdata/ holds copies of spec/examples/001 and 003).
+// The recorded responses of the original (internal/testdata/examples/001-index.json and 003-doc.json).
 const (
 	recordedNS   = "tribe/events/v1"
 	recordedRoot = "http://127.0.0.1:8881/wp-json/"
@@ -42,11 +43,11 @@ func TestBodiesMatchRecording(t *testing.T) {
 
 			// The one accepted difference: the original drops the port from servers[0].url.
 			wantDoc := recordedBody(t, "003-doc.json")
-			server := wantDoc.(object).at("servers").([]any)[0].(object)
-			if got := server.at("url"); got != recordedServer {
+			server := wantDoc.(object).At("servers").([]any)[0].(object)
+			if got := server.At("url"); got != recordedServer {
 				t.Fatalf("recorded servers[0].url = %v, want %q", got, recordedServer)
 			}
-			server.set("url", tc.wantServer)
+			server.Set("url", tc.wantServer)
 			wantDoc = rewrite(wantDoc, subst)
 			gotDoc := decode(t, mapping.EncodeJSON(Doc(o)))
 			assertSame(t, "doc", gotDoc, wantDoc)
@@ -102,19 +103,19 @@ func TestDefaults(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.o.Namespace, tc.o.RESTRoot = "cal/events/v1", "http://x/wp-json/"
-			args := decode(t, mapping.EncodeJSON(Index(tc.o))).(object).at("routes").(object).
-				at("/cal/events/v1/events").(object).at("endpoints").([]any)[0].(object).at("args").(object)
-			if got := args.at("per_page").(object).at("default"); got != tc.perPage {
+			args := decode(t, mapping.EncodeJSON(Index(tc.o))).(object).At("routes").(object).
+				At("/cal/events/v1/events").(object).At("endpoints").([]any)[0].(object).At("args").(object)
+			if got := args.At("per_page").(object).At("default"); got != tc.perPage {
 				t.Errorf("per_page default = %v, want %v", got, tc.perPage)
 			}
-			start := args.at("start_date").(object)
-			if _, ok := start.lookup("default"); ok != tc.hasDates {
+			start := args.At("start_date").(object)
+			if _, ok := start.Get("default"); ok != tc.hasDates {
 				t.Errorf("start_date has default = %v, want %v", ok, tc.hasDates)
 			}
-			if got := start.at("default"); tc.hasDates && got != tc.startDate {
+			if got := start.At("default"); tc.hasDates && got != tc.startDate {
 				t.Errorf("start_date default = %v, want %v", got, tc.startDate)
 			}
-			if got := start[0].key; tc.hasDates && got != "default" {
+			if got := start[0].Key; tc.hasDates && got != "default" {
 				t.Errorf("start_date keys start with %q, want default", got)
 			}
 		})
@@ -134,7 +135,7 @@ func TestTranslate(t *testing.T) {
 			switch w := w.(type) {
 			case object:
 				for i, m := range w {
-					walk(path+"."+m.key, g.(object)[i].val, m.val)
+					walk(path+"."+m.Key, g.(object)[i].Value, m.Value)
 				}
 			case []any:
 				for i := range w {
@@ -198,96 +199,36 @@ func TestRoutes(t *testing.T) {
 }
 
 // object is a decoded JSON object that keeps its key order.
-type object []member
-
-type member struct {
-	key string
-	val any
-}
-
-func (o object) lookup(key string) (any, bool) {
-	for _, m := range o {
-		if m.key == key {
-			return m.val, true
-		}
-	}
-	return nil, false
-}
-
-func (o object) at(key string) any { v, _ := o.lookup(key); return v }
-
-func (o object) set(key string, v any) {
-	for i := range o {
-		if o[i].key == key {
-			o[i].val = v
-		}
-	}
-}
+type object = jsontest.Object
 
 // decode decodes JSON into objects, []any, strings, json.Numbers, bools and nils.
 func decode(t *testing.T, data []byte) any {
 	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := decodeValue(dec)
-	if err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	return v
+
+	return jsontest.MustDecode(t, data)
 }
 
-func decodeValue(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch tok {
-	case json.Delim('{'):
-		obj := object{}
-		for dec.More() {
-			key, err := dec.Token()
-			if err != nil {
-				return nil, err
-			}
-			v, err := decodeValue(dec)
-			if err != nil {
-				return nil, err
-			}
-			obj = append(obj, member{key.(string), v})
-		}
-		_, err = dec.Token()
-		return obj, err
-	case json.Delim('['):
-		list := []any{}
-		for dec.More() {
-			v, err := decodeValue(dec)
-			if err != nil {
-				return nil, err
-			}
-			list = append(list, v)
-		}
-		_, err = dec.Token()
-		return list, err
-	}
-	return tok, nil
-}
-
+// readFile reads a recorded example of the original ("001-index.json").
 func readFile(t *testing.T, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile("testdata/" + name)
+
+	data, err := os.ReadFile(filepath.Join(jsontest.ExamplesDir(), name))
 	if err != nil {
 		t.Fatal(err)
 	}
+
 	return data
 }
 
 // recordedBody returns the body of a recorded response.
 func recordedBody(t *testing.T, name string) any {
 	t.Helper()
-	body, ok := decode(t, readFile(t, name)).(object).lookup("body")
+
+	body, ok := decode(t, readFile(t, name)).(object).Get("body")
 	if !ok {
 		t.Fatalf("%s: no body", name)
 	}
+
 	return body
 }
 
@@ -297,7 +238,7 @@ func rewrite(v any, r *strings.Replacer) any {
 	case object:
 		out := make(object, len(v))
 		for i, m := range v {
-			out[i] = member{r.Replace(m.key), rewrite(m.val, r)}
+			out[i] = jsontest.Member{Key: r.Replace(m.Key), Value: rewrite(m.Value, r)}
 		}
 		return out
 	case []any:
@@ -319,8 +260,8 @@ func walkStrings(v any, f func(path, s string)) {
 		switch v := v.(type) {
 		case object:
 			for _, m := range v {
-				f(path, m.key)
-				walk(path+"."+m.key, m.val)
+				f(path, m.Key)
+				walk(path+"."+m.Key, m.Value)
 			}
 		case []any:
 			for i := range v {
@@ -336,48 +277,8 @@ func walkStrings(v any, f func(path, s string)) {
 // assertSame reports every difference between got and want, keys compared in order.
 func assertSame(t *testing.T, name string, got, want any) {
 	t.Helper()
-	var diffs []string
-	var cmp func(path string, g, w any)
-	cmp = func(path string, g, w any) {
-		switch w := w.(type) {
-		case object:
-			g, ok := g.(object)
-			if !ok {
-				diffs = append(diffs, fmt.Sprintf("%s: got %T, want object", path, g))
-				return
-			}
-			for i := 0; i < max(len(g), len(w)); i++ {
-				switch {
-				case i >= len(g):
-					diffs = append(diffs, fmt.Sprintf("%s: missing key %q", path, w[i].key))
-				case i >= len(w):
-					diffs = append(diffs, fmt.Sprintf("%s: extra key %q", path, g[i].key))
-				case g[i].key != w[i].key:
-					diffs = append(diffs, fmt.Sprintf("%s: key #%d = %q, want %q", path, i, g[i].key, w[i].key))
-				default:
-					cmp(path+"."+w[i].key, g[i].val, w[i].val)
-				}
-			}
-		case []any:
-			g, ok := g.([]any)
-			if !ok || len(g) != len(w) {
-				diffs = append(diffs, fmt.Sprintf("%s: got %v, want %d items", path, g, len(w)))
-				return
-			}
-			for i := range w {
-				cmp(fmt.Sprintf("%s[%d]", path, i), g[i], w[i])
-			}
-		default:
-			if g != w {
-				diffs = append(diffs, fmt.Sprintf("%s: got %#v, want %#v", path, g, w))
-			}
-		}
-	}
-	cmp("", got, want)
-	if len(diffs) > 20 {
-		diffs = append(diffs[:20], fmt.Sprintf("... and %d more", len(diffs)-20))
-	}
-	for _, d := range diffs {
+
+	for _, d := range jsontest.Truncate(jsontest.Diff(got, want), 20) {
 		t.Errorf("%s%s", name, d)
 	}
 }

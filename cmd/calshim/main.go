@@ -31,8 +31,9 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr); err != nil {
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stderr)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "calshim:", err)
 		os.Exit(1)
 	}
@@ -108,8 +109,11 @@ func newCatalogs(cfg config.Config) map[string]*catalog.Catalog {
 			client.SetDefaultQuery(cfg.Upstream.LanguageParam, lang)
 		}
 		return catalog.New(client, catalog.Options{
-			Types: catalog.Types{Event: cfg.Mapping.EventType, Venue: cfg.Mapping.VenueType, Organizer: cfg.Mapping.OrganizerType,
-				CategoryTax: "tribe_events_cat", TagTax: "post_tag", CategoryBase: cfg.Mapping.CategoryTax, TagBase: cfg.Mapping.TagTax},
+			Types: catalog.Types{
+				Event: cfg.Mapping.EventType, Venue: cfg.Mapping.VenueType, Organizer: cfg.Mapping.OrganizerType,
+				CategoryTax: "tribe_events_cat", TagTax: "post_tag",
+				CategoryBase: cfg.Mapping.CategoryTax, TagBase: cfg.Mapping.TagTax,
+			},
 			PollInterval: cfg.Catalog.PollInterval, ReconcileEvery: cfg.Catalog.ReconcileEvery, PerPage: cfg.Catalog.PerPage,
 			Authenticated: cfg.Upstream.User != "",
 		})
@@ -133,7 +137,8 @@ func loadAll(ctx context.Context, catalogs map[string]*catalog.Catalog, log *zap
 		}
 		snap := c.Snapshot()
 		log.Info("catalog loaded", zap.String("language", lang), zap.Duration("took", time.Since(start)),
-			zap.Int("events", len(snap.Events)), zap.Int("venues", len(snap.Venues)), zap.Int("organizers", len(snap.Organizers)),
+			zap.Int("events", len(snap.Events)), zap.Int("venues", len(snap.Venues)),
+			zap.Int("organizers", len(snap.Organizers)),
 			zap.Int("categories", len(snap.Categories)), zap.Int("tags", len(snap.Tags)),
 			zap.Bool("authenticated", snap.Authenticated), zap.String("timezone", snap.Site.Timezone))
 		go c.Run(ctx, func(err error) {

@@ -65,8 +65,9 @@ final class Calshim_Bridge {
 	const SUPPORTS = [ 'title', 'editor', 'excerpt', 'author', 'thumbnail', 'custom-fields', 'revisions', 'page-attributes' ];
 
 	/**
-	 * Meta keys per post type, as TEC stores them (reference §7.2), in the order the `calshim.meta` field lists
-	 * them. Value: true when a post may carry several rows of the key (registered with single = false).
+	 * Meta keys per post type, as TEC stores them (Tribe__Events__API::saveEventMeta, Tribe__Events__Venue and
+	 * Tribe__Events__Organizer), in the order the `calshim.meta` field lists them. Value: true when a post may
+	 * carry several rows of the key (registered with single = false).
 	 */
 	const META = [
 		self::EVENT     => [

@@ -3,7 +3,7 @@ package wpfake
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -93,7 +93,7 @@ func (s *Server) filter(q url.Values, base string, isTerm bool, items []item) ([
 		for _, f := range strings.Split(q.Get("include"), ",") {
 			id, err := strconv.Atoi(f)
 			if err != nil {
-				return nil, fmt.Errorf("Invalid parameter(s): include")
+				return nil, invalidParams("include")
 			}
 			ids = append(ids, id)
 		}
@@ -105,7 +105,7 @@ func (s *Server) filter(q url.Values, base string, isTerm bool, items []item) ([
 		s.mu.Unlock()
 		after, err := parseRESTDate(q.Get("modified_after"), loc)
 		if err != nil {
-			return nil, fmt.Errorf("Invalid parameter(s): modified_after")
+			return nil, invalidParams("modified_after")
 		}
 		// WP_Date_Query "after" is exclusive, at one-second resolution.
 		keep = append(keep, func(it item) bool {
@@ -174,4 +174,9 @@ func encodeItems(items []item, fields string) ([]byte, error) {
 		out = append(out, b)
 	}
 	return slices.Concat([]byte("["), bytes.Join(out, []byte(",")), []byte("]")), nil
+}
+
+// invalidParams is the message of WordPress' rest_invalid_param error, capitalized as WordPress writes it.
+func invalidParams(name string) error {
+	return errors.New("Invalid parameter(s): " + name)
 }

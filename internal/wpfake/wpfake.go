@@ -25,7 +25,7 @@ import (
 // Object is a decoded JSON object of the fake's state (numbers are json.Number).
 type Object = map[string]any
 
-// Drop, passed to SetDown, makes the fake close every connection without answering.
+// Drop is the status that, passed to SetDown, makes the fake close every connection without answering.
 const Drop = -1
 
 // Request is one request the fake received.

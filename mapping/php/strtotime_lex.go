@@ -1,4 +1,4 @@
-package mapping
+package php
 
 // The lexical side of ParseTime: zone offsets and abbreviations, relative units, the token reader.
 
@@ -7,13 +7,14 @@ import (
 	"strings"
 )
 
-// inlineZone is timelib_parse_zone on the rest of a token (lowercased): an offset or an abbreviation.
-// Zone identifiers ("Europe/Paris", "Japan") are left out and make the parse fail.
+// inlineZone is timelib_parse_zone on the rest of a token (lowercased): an offset or an
+// abbreviation. Zone identifiers ("Europe/Paris", "Japan") are left out and make the parse fail.
 func (p *stParse) inlineZone(s string) {
 	s = strings.TrimLeft(s, " \t(")
 	if len(s) > 4 && strings.HasPrefix(s, "gmt") && (s[3] == '+' || s[3] == '-') {
 		s = s[3:] // the scanner only lets an uppercase "GMT" through here
 	}
+
 	if s != "" && (s[0] == '+' || s[0] == '-') {
 		digits := strings.TrimRight(s[1:], ")")
 		if strings.Trim(digits, "0123456789:") != "" {
@@ -27,45 +28,53 @@ func (p *stParse) inlineZone(s string) {
 		p.zone, p.zoneUTC, p.zoneSet, p.zoneName = off, false, true, ""
 		return
 	}
+
 	abbr := strings.TrimRight(s, ")")
 	if abbr == "utc" || abbr == "gmt" || abbr == "z" {
 		p.zone, p.zoneUTC, p.zoneSet = 0, true, true
 		return
 	}
+
 	off, ok := stAbbrs[abbr]
 	if !ok {
 		p.err = true // "The timezone could not be found in the database", or an identifier
 		return
 	}
+
 	p.zone, p.zoneUTC, p.zoneSet, p.zoneName = off, false, true, strings.ToUpper(abbr)
 }
 
-// stAbbrs maps the zone abbreviations timelib knows (timezonemap.h, first entry of each name, shorter
-// than six letters) to their UTC offsets in seconds. "utc" and "gmt" are UTC itself.
+// stAbbrs maps the zone abbreviations timelib knows (timezonemap.h, first entry of each name,
+// shorter than six letters) to their UTC offsets in seconds. "utc" and "gmt" are UTC itself.
 var stAbbrs = func() map[string]int64 {
 	m := map[string]int64{}
 	for _, e := range strings.Fields(stAbbrTable) {
 		name, off, _ := strings.Cut(e, ":")
 		m[name], _ = strconv.ParseInt(off, 10, 64)
 	}
+
 	return m
 }()
 
-const stAbbrTable = "acdt:37800 acst:34200 addt:-7200 adt:-10800 aedt:39600 aest:36000 ahdt:-32400 ahst:-36000 " +
-	"akdt:-28800 akst:-32400 amt:-13840 apt:-10800 ast:-14400 awdt:32400 awst:28800 awt:-10800 bdst:7200 " +
-	"bdt:-36000 bmt:-14309 bst:3600 cast:34200 cat:7200 cddt:-14400 cdt:-18000 cemt:10800 cest:7200 " +
-	"cet:3600 cmt:-15408 cpt:-18000 cst:-21600 cwt:-18000 chst:36000 dmt:-1521 eat:10800 eddt:-10800 " +
-	"edt:-14400 eest:10800 eet:7200 emt:-26248 ept:-14400 est:-18000 ewt:-14400 ffmt:-14660 fmt:-4056 " +
-	"gdt:39600 gst:36000 hdt:-34200 hkst:32400 hkt:28800 hmt:-19776 hpt:-34200 hst:-36000 hwt:-34200 " +
-	"iddt:14400 idt:10800 imt:25025 ist:7200 jdt:36000 jmt:8440 jst:32400 kdt:36000 kmt:5736 kst:30600 " +
-	"lst:9394 mddt:-18000 mdst:16279 mdt:-21600 mest:7200 met:3600 mmt:9017 mpt:-21600 msd:14400 " +
-	"msk:10800 mst:-25200 mwt:-21600 nddt:-5400 ndt:-9052 npt:-9000 nst:-12600 nwt:-9000 nzdt:46800 " +
-	"nzmt:41400 nzst:43200 pddt:-21600 pdt:-25200 pkst:21600 pkt:18000 plmt:25590 pmt:-13236 ppmt:-17340 " +
-	"ppt:-25200 pst:-28800 pwt:-25200 qmt:-18840 rmt:5794 sast:7200 sdmt:-16800 sjmt:-20173 smt:-13884 " +
-	"sst:-39600 tbmt:10751 tmt:12344 uct:0 wast:7200 wat:3600 wemt:7200 west:3600 wet:0 wib:25200 " +
-	"wita:28800 wit:32400 wmt:5040 yddt:-25200 ydt:-28800 ypt:-28800 yst:-32400 ywt:-28800 a:3600 b:7200 " +
-	"c:10800 d:14400 e:18000 f:21600 g:25200 h:28800 i:32400 k:36000 l:39600 m:43200 n:-3600 o:-7200 " +
-	"p:-10800 q:-14400 r:-18000 s:-21600 t:-25200 u:-28800 v:-32400 w:-36000 x:-39600 y:-43200 z:0"
+const stAbbrTable = "" +
+	"acdt:37800 acst:34200 addt:-7200 adt:-10800 aedt:39600 aest:36000 ahdt:-32400 " +
+	"ahst:-36000 akdt:-28800 akst:-32400 amt:-13840 apt:-10800 ast:-14400 awdt:32400 " +
+	"awst:28800 awt:-10800 bdst:7200 bdt:-36000 bmt:-14309 bst:3600 cast:34200 cat:7200 " +
+	"cddt:-14400 cdt:-18000 cemt:10800 cest:7200 cet:3600 cmt:-15408 cpt:-18000 cst:-21600 " +
+	"cwt:-18000 chst:36000 dmt:-1521 eat:10800 eddt:-10800 edt:-14400 eest:10800 eet:7200 " +
+	"emt:-26248 ept:-14400 est:-18000 ewt:-14400 ffmt:-14660 fmt:-4056 gdt:39600 gst:36000 " +
+	"hdt:-34200 hkst:32400 hkt:28800 hmt:-19776 hpt:-34200 hst:-36000 hwt:-34200 iddt:14400 " +
+	"idt:10800 imt:25025 ist:7200 jdt:36000 jmt:8440 jst:32400 kdt:36000 kmt:5736 kst:30600 " +
+	"lst:9394 mddt:-18000 mdst:16279 mdt:-21600 mest:7200 met:3600 mmt:9017 mpt:-21600 " +
+	"msd:14400 msk:10800 mst:-25200 mwt:-21600 nddt:-5400 ndt:-9052 npt:-9000 nst:-12600 " +
+	"nwt:-9000 nzdt:46800 nzmt:41400 nzst:43200 pddt:-21600 pdt:-25200 pkst:21600 pkt:18000 " +
+	"plmt:25590 pmt:-13236 ppmt:-17340 ppt:-25200 pst:-28800 pwt:-25200 qmt:-18840 rmt:5794 " +
+	"sast:7200 sdmt:-16800 sjmt:-20173 smt:-13884 sst:-39600 tbmt:10751 tmt:12344 uct:0 " +
+	"wast:7200 wat:3600 wemt:7200 west:3600 wet:0 wib:25200 wita:28800 wit:32400 wmt:5040 " +
+	"yddt:-25200 ydt:-28800 ypt:-28800 yst:-32400 ywt:-28800 a:3600 b:7200 c:10800 d:14400 " +
+	"e:18000 f:21600 g:25200 h:28800 i:32400 k:36000 l:39600 m:43200 n:-3600 o:-7200 " +
+	"p:-10800 q:-14400 r:-18000 s:-21600 t:-25200 u:-28800 v:-32400 w:-36000 x:-39600 " +
+	"y:-43200 z:0"
 
 // stTZCorrection is timelib_parse_tz_cor: "h", "hh", "hmm", "h:mm", "hhmm", "hh:mm", "hhmmss",
 // "hh:mm:ss" → seconds.
@@ -98,6 +107,7 @@ func stTZCorrection(s string) int64 {
 			return atoi(s[:2])*3600 + atoi(s[3:5])*60 + atoi(s[6:])
 		}
 	}
+
 	return 0
 }
 
@@ -112,6 +122,7 @@ func stYear(y int64, length int) int64 {
 	case y < 100:
 		return y + 1900
 	}
+
 	return y
 }
 
@@ -123,8 +134,10 @@ type stRelUnit struct {
 
 var stRelUnits = func() map[string]stRelUnit {
 	units := map[string]stRelUnit{
-		"ms": {'u', 1000}, "msec": {'u', 1000}, "msecs": {'u', 1000}, "millisecond": {'u', 1000}, "milliseconds": {'u', 1000},
-		stMicro + "s": {'u', 1}, "usec": {'u', 1}, "usecs": {'u', 1}, stMicro + "sec": {'u', 1}, stMicro + "secs": {'u', 1},
+		"ms": {'u', 1000}, "msec": {'u', 1000}, "msecs": {'u', 1000},
+		"millisecond": {'u', 1000}, "milliseconds": {'u', 1000},
+		stMicro + "s": {'u', 1}, "usec": {'u', 1}, "usecs": {'u', 1},
+		stMicro + "sec": {'u', 1}, stMicro + "secs": {'u', 1},
 		"microsecond": {'u', 1}, "microseconds": {'u', 1},
 		"sec": {'s', 1}, "secs": {'s', 1}, "second": {'s', 1}, "seconds": {'s', 1},
 		"min": {'i', 1}, "mins": {'i', 1}, "minute": {'i', 1}, "minutes": {'i', 1},
@@ -134,11 +147,13 @@ var stRelUnits = func() map[string]stRelUnit {
 		"month": {'m', 1}, "months": {'m', 1}, "year": {'y', 1}, "years": {'y', 1},
 		"weekday": {'x', 0}, "weekdays": {'x', 0}, // business days: not implemented
 	}
-	for n, day := range []string{"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"} {
+	days := []string{"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"}
+	for n, day := range days {
 		for _, name := range []string{day, day + "s", day[:3]} {
 			units[name] = stRelUnit{'w', int64(n)}
 		}
 	}
+
 	return units
 }()
 
@@ -155,7 +170,8 @@ var stMonths = map[string]int64{
 	"may": 5, "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8,
 	"sep": 9, "sept": 9, "september": 9, "oct": 10, "october": 10, "nov": 11, "november": 11,
 	"dec": 12, "december": 12,
-	"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10, "xi": 11, "xii": 12,
+	"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6,
+	"vii": 7, "viii": 8, "ix": 9, "x": 10, "xi": 11, "xii": 12,
 }
 
 // setRelative is timelib_set_relative: it reads a unit word and adds amount of it.
@@ -165,6 +181,7 @@ func (p *stParse) setRelative(t *stTok, amount, behavior int64, keepTime bool) {
 	if !ok {
 		return
 	}
+
 	r := &p.rel
 	switch u.field {
 	case 'y':
@@ -208,63 +225,76 @@ func (t *stTok) cur() byte {
 	if t.p < len(t.s) {
 		return t.s[t.p]
 	}
+
 	return 0
 }
 
 func stIsDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// nrLen is timelib_get_nr_ex: skip to the next digit, read at most max digits; stUnset when none.
-func (t *stTok) nrLen(max int) (int64, int) {
+// nrLen is timelib_get_nr_ex: skip to the next digit, read at most maxDigits digits; stUnset when
+// none.
+func (t *stTok) nrLen(maxDigits int) (int64, int) {
 	for t.p < len(t.s) && !stIsDigit(t.s[t.p]) {
 		t.p++
 	}
+
 	start := t.p
-	for t.p < len(t.s) && t.p-start < max && stIsDigit(t.s[t.p]) {
+	for t.p < len(t.s) && t.p-start < maxDigits && stIsDigit(t.s[t.p]) {
 		t.p++
 	}
+
 	if t.p == start {
 		return stUnset, 0
 	}
+
 	n, _ := strconv.ParseInt(t.s[start:t.p], 10, 64)
 	return n, t.p - start
 }
 
-func (t *stTok) nr(max int) int64 {
-	n, _ := t.nrLen(max)
+func (t *stTok) nr(maxDigits int) int64 {
+	n, _ := t.nrLen(maxDigits)
 	return n
 }
 
 // signedNr is timelib_get_signed_nr: every '-' before the digits flips the sign; out of range is an
 // error.
-func (t *stTok) signedNr(p *stParse, max int) int64 {
+func (t *stTok) signedNr(p *stParse, maxDigits int) int64 {
 	for t.p < len(t.s) && !stIsDigit(t.s[t.p]) && t.s[t.p] != '+' && t.s[t.p] != '-' {
 		t.p++
 	}
+
 	sign := int64(1)
 	for ; t.p < len(t.s) && (t.s[t.p] == '+' || t.s[t.p] == '-'); t.p++ {
 		if t.s[t.p] == '-' {
 			sign = -sign
 		}
 	}
+
 	for t.p < len(t.s) && !stIsDigit(t.s[t.p]) {
 		t.p++
 	}
+
 	start := t.p
-	for t.p < len(t.s) && t.p-start < max && stIsDigit(t.s[t.p]) {
+	for t.p < len(t.s) && t.p-start < maxDigits && stIsDigit(t.s[t.p]) {
 		t.p++
 	}
+
 	n, err := strconv.ParseInt(t.s[start:t.p], 10, 64)
 	if err != nil {
 		p.err = true
 	}
+
 	return sign * n
 }
 
 // frac is timelib_get_frac_nr on ".ddd": microseconds.
 func (t *stTok) frac() int64 {
-	start := t.p + 1
-	for t.p++; t.p < len(t.s) && stIsDigit(t.s[t.p]); t.p++ {
+	t.p++
+	start := t.p
+	for t.p < len(t.s) && stIsDigit(t.s[t.p]) {
+		t.p++
 	}
+
 	us, _ := strconv.ParseInt((t.s[start:t.p] + "000000")[:6], 10, 64)
 	return us
 }
@@ -275,10 +305,12 @@ func (t *stTok) clock(p *stParse, withFrac bool) {
 	if c := t.cur(); c != ':' && c != '.' {
 		return
 	}
+
 	p.i = t.nr(2)
 	if c := t.cur(); c != ':' && c != '.' {
 		return
 	}
+
 	p.s = t.nr(2)
 	if withFrac && t.cur() == '.' {
 		p.us = t.frac()
@@ -290,6 +322,7 @@ func (t *stTok) meridian(h int64) int64 {
 	for t.p < len(t.s) && t.s[t.p] != 'a' && t.s[t.p] != 'p' {
 		t.p++
 	}
+
 	am := t.cur() == 'a'
 	t.p = len(t.s)
 	switch {
@@ -298,6 +331,7 @@ func (t *stTok) meridian(h int64) int64 {
 	case !am && h != 12:
 		return 12
 	}
+
 	return 0
 }
 
@@ -306,10 +340,12 @@ func (t *stTok) month() int64 {
 	for t.p < len(t.s) && strings.IndexByte(" \t-./", t.s[t.p]) >= 0 {
 		t.p++
 	}
+
 	start := t.p
 	for t.p < len(t.s) && t.s[t.p] >= 'a' && t.s[t.p] <= 'z' {
 		t.p++
 	}
+
 	return stMonths[t.s[start:t.p]] // the patterns only let month names through
 }
 
@@ -343,6 +379,7 @@ func (t *stTok) word() string {
 	for t.p < len(t.s) && strings.IndexByte(" ,\t;:/.-()", t.s[t.p]) < 0 {
 		t.p++
 	}
+
 	return t.s[start:t.p]
 }
 
@@ -351,10 +388,12 @@ func (t *stTok) relText() (amount, behavior int64) {
 	for t.p < len(t.s) && strings.IndexByte(" \t-/", t.s[t.p]) >= 0 {
 		t.p++
 	}
+
 	start := t.p
 	for t.p < len(t.s) && t.s[t.p] >= 'a' && t.s[t.p] <= 'z' {
 		t.p++
 	}
+
 	v := stRelTexts[t.s[start:t.p]]
 	return v[0], v[1]
 }

@@ -1,4 +1,4 @@
-package mapping
+package php
 
 import (
 	"html"
@@ -18,8 +18,8 @@ func TestEscJS(t *testing.T) {
 		{"a\r\nb", `a\nb`},
 	}
 	for _, tc := range tests {
-		if got := escJS(tc.in); got != tc.want {
-			t.Errorf("escJS(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := EscJS(tc.in); got != tc.want {
+			t.Errorf("EscJS(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -35,27 +35,27 @@ func TestEscURL(t *testing.T) {
 		{"mailto:a@b.example", "mailto:a@b.example"},
 	}
 	for _, tc := range tests {
-		if got := escURL(tc.in); got != tc.want {
-			t.Errorf("escURL(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := EscURL(tc.in); got != tc.want {
+			t.Errorf("EscURL(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
 
 func TestAntispambot(t *testing.T) {
 	for _, email := range []string{"hello@jazzsociety.example.org", "info@techcon.example.com", "", "ü@x.example"} {
-		got := antispambot(email)
+		got := Antispambot(email)
 		if html.UnescapeString(got) != email {
-			t.Errorf("antispambot(%q) = %q decodes to %q", email, got, html.UnescapeString(got))
+			t.Errorf("Antispambot(%q) = %q decodes to %q", email, got, html.UnescapeString(got))
 		}
 		if strings.Contains(got, "@") {
-			t.Errorf("antispambot(%q) = %q keeps a plain @", email, got)
+			t.Errorf("Antispambot(%q) = %q keeps a plain @", email, got)
 		}
-		if again := antispambot(email); again != got {
-			t.Errorf("antispambot(%q) not deterministic: %q then %q", email, got, again)
+		if again := Antispambot(email); again != got {
+			t.Errorf("Antispambot(%q) not deterministic: %q then %q", email, got, again)
 		}
 	}
-	if got := antispambot("hello@jazzsociety.example.org"); !strings.Contains(got, "&#") || strings.Count(got, "&#") > 25 {
-		t.Errorf("antispambot mixes no plain and encoded characters: %q", got)
+	if got := Antispambot("hello@jazzsociety.example.org"); !strings.Contains(got, "&#") || strings.Count(got, "&#") > 25 {
+		t.Errorf("Antispambot mixes no plain and encoded characters: %q", got)
 	}
 }
 
@@ -70,8 +70,8 @@ func TestSanitizeTitle(t *testing.T) {
 		{"Free – always", "free-always"},
 	}
 	for _, tc := range tests {
-		if got := sanitizeTitle(tc.in); got != tc.want {
-			t.Errorf("sanitizeTitle(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := SanitizeTitle(tc.in); got != tc.want {
+			t.Errorf("SanitizeTitle(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 	if len(latin1Folds) != 64 || len(latinExtAFolds) != 128 {
@@ -88,8 +88,8 @@ func TestWpautop(t *testing.T) {
 		{"a\nb", "<p>a<br />\nb</p>\n"},
 	}
 	for _, tc := range tests {
-		if got := wpautop(tc.in); got != tc.want {
-			t.Errorf("wpautop(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := Wpautop(tc.in); got != tc.want {
+			t.Errorf("Wpautop(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package mapping
+package php
 
 import (
 	"math"
@@ -7,85 +7,93 @@ import (
 	"time"
 )
 
-// DBDateTimeLayout is PHP's "Y-m-d H:i:s" (Tribe__Date_Utils::DBDATETIMEFORMAT), the format of every
-// effective archive date and of the events' stored wall times.
-const DBDateTimeLayout = "2006-01-02 15:04:05"
-
 // ParseTime parses s the way PHP 8.2's strtotime does (timelib 2022.12, parse_date.re and
 // tm2unixtime.c), relative to now, with loc the default time zone for values that carry no zone of
-// their own. For the archive loc is UTC: WordPress forces PHP's default zone to UTC. It reports false
-// where strtotime returns false, and for the few formats this subset leaves out (listed below).
+// their own. For the archive loc is UTC: WordPress forces PHP's default zone to UTC. It reports
+// false where strtotime returns false, and for the few formats this subset leaves out (listed
+// below).
 //
-// One deliberate addition: a value PHP's is_numeric accepts and that is integral ("1700000000", "-5",
-// "12.0", "1e3") is a Unix timestamp, because TEC decides that (Tribe__Date_Utils::is_timestamp) before
-// it calls strtotime or DateTime; plain strtotime would read "2026" as 20:26 today. Callers that must
-// not treat numbers as timestamps test IsTimestamp first.
+// One deliberate addition: a value PHP's is_numeric accepts and that is integral ("1700000000",
+// "-5", "12.0", "1e3") is a Unix timestamp, because TEC decides that
+// (Tribe__Date_Utils::is_timestamp) before it calls strtotime or DateTime; plain strtotime would
+// read "2026" as 20:26 today. Callers that must not treat numbers as timestamps test IsTimestamp
+// first.
 //
-// Accepted, case-insensitively except where PHP is case-sensitive (day suffixes "st/nd/rd/th", Roman
-// month numerals, the "T" of some ISO forms, the "GMT" of "GMT+2"); blanks, no-break spaces, commas and
-// dots separate tokens; each kind of token at most once, as in PHP:
+// Accepted, case-insensitively except where PHP is case-sensitive (day suffixes "st/nd/rd/th",
+// Roman month numerals, the "T" of some ISO forms, the "GMT" of "GMT+2"); blanks, no-break spaces,
+// commas and dots separate tokens; each kind of token at most once, as in PHP:
 //   - dates: Y-m-d, y-m-d, Y-m (day 1), Y/m/d, m/d/Y, m/d/y, m/d, d-m-Y, d.m.Y, d.m.y, Ymd, Y.z and
-//     Y-z (day of year), ISO weeks ("2026W48", "2026-W48-3"), month names full, abbreviated or Roman:
-//     "December 22, 2026", "22 December 2026", "Dec 22 2026", "Dec 22", "22 Dec", "December 2026" (day 1),
-//     "2026 December", "Dec-22-2026", "2026-Dec-22", "22 XII 2026", "December" (this day of December);
-//   - times: H:i, H:i:s, H:i:s.frac, "." instead of ":", an optional leading "T" ("2026-12-01T10:00:00"),
-//     "T10", hhmm and hhmmss, 9am, 9 a.m., 9:30pm, 9:30:15 pm, "back of 7pm" (19:15), "front of 7pm"
-//     (18:45), a bare 4-digit year after a time ("10am 2026"), and the XMLRPC, SOAP, WDDX, EXIF, CLF and
-//     MSSQL forms;
+//     Y-z (day of year), ISO weeks ("2026W48", "2026-W48-3"), month names full, abbreviated or
+//     Roman: "December 22, 2026", "22 December 2026", "Dec 22 2026", "Dec 22", "22 Dec", "December
+//     2026" (day 1), "2026 December", "Dec-22-2026", "2026-Dec-22", "22 XII 2026", "December" (this
+//     day of December);
+//   - times: H:i, H:i:s, H:i:s.frac, "." instead of ":", an optional leading "T"
+//     ("2026-12-01T10:00:00"), "T10", hhmm and hhmmss, 9am, 9 a.m., 9:30pm, 9:30:15 pm, "back of
+//     7pm" (19:15), "front of 7pm" (18:45), a bare 4-digit year after a time ("10am 2026"), and the
+//     XMLRPC, SOAP, WDDX, EXIF, CLF and MSSQL forms;
 //   - zones: ±h, ±hh, ±hmm, ±hhmm, ±hh:mm, ±hhmmss, ±hh:mm:ss, GMT±…, and the abbreviations timelib
 //     knows (Z, UTC, GMT, EST, CEST, PST, military letters…);
 //   - keywords: now, today, midnight, noon, tomorrow, yesterday; "@<timestamp>[.<fraction>]";
 //   - relative: ±N sec/min/hour/day/week/fortnight/month/year, ms/µs, or weekday name, singular or
-//     plural ("+1 week 2 days", "-3 days", "--1 day"), "… ago"; first…twelfth/next/last/previous/this +
-//     unit or weekday ("next monday", "last friday", "third day"); next/last/previous/this week (Monday of
-//     that ISO week, or the weekday named with it); weekday names ("monday": today if it is Monday, else
-//     the next one); "first day of"/"last day of" (+ "next month", a date…); "first|…|last <weekday> of".
+//     plural ("+1 week 2 days", "-3 days", "--1 day"), "… ago";
+//     first…twelfth/next/last/previous/this + unit or weekday ("next monday", "last friday", "third
+//     day"); next/last/previous/this week (Monday of that ISO week, or the weekday named with it);
+//     weekday names ("monday": today if it is Monday, else the next one); "first day of"/"last day
+//     of" (+ "next month", a date…); "first|…|last <weekday> of".
 //
-// Semantics are timelib's: today/midnight/tomorrow/yesterday/noon and weekday names reset the time read
-// so far to 00:00 ("10:00 tomorrow" is midnight, "tomorrow 10:00" is ten o'clock); a date without a time
-// is at 00:00; fields not given come from now in loc; out-of-range days and months overflow
-// ("2026-02-30" is 2026-03-02, "2026-01-31 +1 month" is 2026-03-03, "24:30" is 00:30 the next day);
-// relative amounts are added to the wall clock, and the wall time is placed in loc as timelib does at
-// DST changes (a time in a spring-forward gap moves forward by the gap: New York 02:30 → 03:30 EDT; an
-// ambiguous fall-back time is EDT in New York but CET in Berlin). A non-empty all-blank string is now.
+// Semantics are timelib's: today/midnight/tomorrow/yesterday/noon and weekday names reset the time
+// read so far to 00:00 ("10:00 tomorrow" is midnight, "tomorrow 10:00" is ten o'clock); a date
+// without a time is at 00:00; fields not given come from now in loc; out-of-range days and months
+// overflow ("2026-02-30" is 2026-03-02, "2026-01-31 +1 month" is 2026-03-03, "24:30" is 00:30 the
+// next day); relative amounts are added to the wall clock, and the wall time is placed in loc as
+// timelib does at DST changes (a time in a spring-forward gap moves forward by the gap: New York
+// 02:30 → 03:30 EDT; an ambiguous fall-back time is EDT in New York but CET in Berlin). A non-empty
+// all-blank string is now.
 //
-// Rejected although PHP accepts them: zone identifiers in the string ("Europe/Paris", "Japan", "NZ"),
-// the "weekday(s)" business-day unit, strings over 256 bytes, and results before 0000-01-01 or after
-// 9999-12-31 UTC, including years written with five digits or more (so that every result formats as
-// "Y-m-d H:i:s"). Anything else PHP rejects is rejected too (empty string, "foo", "2026-13-45",
-// "Dec 22 10am", a second date or time).
+// Rejected although PHP accepts them: zone identifiers in the string ("Europe/Paris", "Japan",
+// "NZ"), the "weekday(s)" business-day unit, strings over 256 bytes, and results before 0000-01-01
+// or after 9999-12-31 UTC, including years written with five digits or more (so that every result
+// formats as "Y-m-d H:i:s"). Anything else PHP rejects is rejected too (empty string, "foo",
+// "2026-13-45", "Dec 22 10am", a second date or time).
 //
 // Like strtotime's integer result, the time has no fraction of a second. It carries the zone PHP's
-// DateTime would: UTC for timestamps and Z/UTC/GMT, the string's own offset or abbreviation when it has
-// one, else loc. ParseTime never panics.
+// DateTime would: UTC for timestamps and Z/UTC/GMT, the string's own offset or abbreviation when it
+// has one, else loc. ParseTime never panics.
 func ParseTime(s string, now time.Time, loc *time.Location) (time.Time, bool) {
 	if loc == nil {
 		loc = time.UTC
 	}
+
 	if s == "" {
 		return time.Time{}, false
 	}
+
 	s = strings.TrimFunc(s, isPHPSpace) // timelib keeps one blank of an all-blank string: "now"
 	if ts, ok := IsTimestamp(s); ok {
 		return stInRange(time.Unix(ts, 0).UTC())
 	}
+
 	if len(s) > 256 || !stASCII(s) {
 		return time.Time{}, false
 	}
+
 	p := stParse{y: stUnset, m: stUnset, d: stUnset, h: stUnset, i: stUnset, s: stUnset, us: stUnset}
 	if !p.scan(s) {
 		return time.Time{}, false
 	}
+
 	return p.instant(now, loc)
 }
 
-// IsNumeric reports whether PHP's is_numeric accepts s: optional surrounding whitespace, a sign, digits
-// with an optional fraction (or a fraction alone) and an optional exponent. Hex and "." alone are not.
+// IsNumeric reports whether PHP's is_numeric accepts s: optional surrounding whitespace, a sign,
+// digits with an optional fraction (or a fraction alone) and an optional exponent. Hex and "."
+// alone are not.
 func IsNumeric(s string) bool {
 	s = strings.TrimFunc(s, isPHPSpace)
 	if s != "" && (s[0] == '+' || s[0] == '-') {
 		s = s[1:]
 	}
+
 	digits := func() int {
 		n := len(s) - len(strings.TrimLeft(s, "0123456789"))
 		s = s[n:]
@@ -96,9 +104,11 @@ func IsNumeric(s string) bool {
 		s = s[1:]
 		mantissa += digits()
 	}
+
 	if mantissa == 0 {
 		return false
 	}
+
 	if s != "" && (s[0] == 'e' || s[0] == 'E') {
 		s = s[1:]
 		if s != "" && (s[0] == '+' || s[0] == '-') {
@@ -108,23 +118,28 @@ func IsNumeric(s string) bool {
 			return false
 		}
 	}
+
 	return s == ""
 }
 
-// IsTimestamp reports whether TEC treats s as a Unix timestamp (Tribe__Date_Utils::is_timestamp: numeric
-// and integral, e.g. "1700000000", "-5", "12.0", "1e3") and returns it. Values beyond ±10^15 are not.
+// IsTimestamp reports whether TEC treats s as a Unix timestamp (Tribe__Date_Utils::is_timestamp:
+// numeric and integral, e.g. "1700000000", "-5", "12.0", "1e3") and returns it. Values beyond
+// ±10^15 are not.
 func IsTimestamp(s string) (int64, bool) {
 	if !IsNumeric(s) {
 		return 0, false
 	}
+
 	s = strings.TrimFunc(s, isPHPSpace)
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return n, n > -1e15 && n < 1e15
 	}
+
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || f != math.Trunc(f) || math.Abs(f) >= 1e15 {
 		return 0, false
 	}
+
 	return int64(f), true
 }
 
@@ -133,8 +148,8 @@ func isPHPSpace(r rune) bool {
 	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f'
 }
 
-// stASCII reports whether s is ASCII apart from the no-break spaces and the "µ" timelib knows: timelib
-// works on bytes, and any other non-ASCII byte is an "Unexpected character" there.
+// stASCII reports whether s is ASCII apart from the no-break spaces and the "µ" timelib knows:
+// timelib works on bytes, and any other non-ASCII byte is an "Unexpected character" there.
 func stASCII(s string) bool {
 	for k := 0; k < len(s); k++ {
 		if s[k] < 0x80 {
@@ -149,6 +164,7 @@ func stASCII(s string) bool {
 			return false
 		}
 	}
+
 	return true
 }
 
@@ -161,8 +177,9 @@ const (
 // stUnset marks a field the string did not set (TIMELIB_UNSET).
 const stUnset = math.MinInt64
 
-// stRelMax bounds every accumulated relative amount (timelib errors on int64 overflow only; beyond this
-// no result can be within years 0–9999, and smaller bounds keep the arithmetic below overflow).
+// stRelMax bounds every accumulated relative amount (timelib errors on int64 overflow only; beyond
+// this no result can be within years 0–9999, and smaller bounds keep the arithmetic below
+// overflow).
 const stRelMax = 1e17
 
 // Kinds of stParse.special and stRel.firstLast.
@@ -173,8 +190,8 @@ const (
 	stLastDayOfWeekInMonth
 )
 
-// stParse is timelib's parsed time: absolute fields, the flags that catch double specifications, the
-// zone and the relative part, filled token by token.
+// stParse is timelib's parsed time: absolute fields, the flags that catch double specifications,
+// the zone and the relative part, filled token by token.
 type stParse struct {
 	y, m, d, h, i, s, us int64
 	haveDate             bool
@@ -203,6 +220,7 @@ func (p *stParse) haveTimeOnce() {
 	if p.haveTime > 0 {
 		p.err = true
 	}
+
 	p.haveTime, p.h, p.i, p.s, p.us = 1, 0, 0, 0, 0
 }
 
@@ -214,16 +232,18 @@ func (p *stParse) haveDateOnce() {
 	if p.haveDate {
 		p.err = true
 	}
+
 	p.haveDate = true
 }
 
-// haveTZ is TIMELIB_HAVE_TZ: it reports whether the token may go on to set the zone. A second zone is
-// ignored (a warning in timelib), a third is an error.
+// haveTZ is TIMELIB_HAVE_TZ: it reports whether the token may go on to set the zone. A second zone
+// is ignored (a warning in timelib), a third is an error.
 func (p *stParse) haveTZ() bool {
 	p.haveZone++
 	if p.haveZone > 2 {
 		p.err = true
 	}
+
 	return p.haveZone == 1
 }
 
@@ -233,14 +253,16 @@ func (p *stParse) addRel(f *int64, v int64) {
 		p.err = true
 		return
 	}
+
 	*f += v
 	if *f > stRelMax || *f < -stRelMax {
 		p.err = true
 	}
 }
 
-// scan splits s into tokens the way timelib's re2c scanner does: at each position the longest match of
-// any rule wins, ties going to the rule listed first; separators are skipped, anything else is an error.
+// scan splits s into tokens the way timelib's re2c scanner does: at each position the longest match
+// of any rule wins, ties going to the rule listed first; separators are skipped, anything else is
+// an error.
 func (p *stParse) scan(s string) bool {
 	for pos := 0; pos < len(s) && !p.err; {
 		rest := s[pos:]
@@ -266,6 +288,7 @@ func (p *stParse) scan(s string) bool {
 			return false
 		}
 	}
+
 	return !p.err
 }
 
@@ -276,12 +299,14 @@ func (p *stParse) instant(now time.Time, loc *time.Location) (time.Time, bool) {
 	if p.haveDate && p.haveTime == 0 {
 		p.h, p.i, p.s, p.us = 0, 0, 0, 0
 	}
+
 	f := [7]int64{p.y, p.m, p.d, p.h, p.i, p.s, p.us}
 	for k, v := range [7]int{n.Year(), int(n.Month()), n.Day(), n.Hour(), n.Minute(), n.Second(), 0} {
 		if f[k] == stUnset {
 			f[k] = int64(v)
 		}
 	}
+
 	r := p.rel
 	switch p.special {
 	case stDayOfWeekInMonth:
@@ -289,10 +314,12 @@ func (p *stParse) instant(now time.Time, loc *time.Location) (time.Time, bool) {
 	case stLastDayOfWeekInMonth:
 		f[2], f[1], r.m = 1, f[1]+r.m+1, 0
 	}
+
 	stFirstLast(&f, r.firstLast) // here and again after the relative part, as timelib does
 	if !stNormalize(&f) {
 		return time.Time{}, false
 	}
+
 	if r.haveWeekday {
 		dow := int64(time.Date(int(f[0]), time.Month(f[1]), int(f[2]), 0, 0, 0, 0, time.UTC).Weekday())
 		f[2] += stWeekdayShift(dow, &r)
@@ -300,17 +327,22 @@ func (p *stParse) instant(now time.Time, loc *time.Location) (time.Time, bool) {
 			return time.Time{}, false
 		}
 	}
+
 	for k, v := range [7]int64{r.y, r.m, r.d, r.h, r.i, r.s, r.us} {
 		f[k] += v
 	}
+
 	stFirstLast(&f, r.firstLast)
 	if !stNormalize(&f) {
 		return time.Time{}, false
 	}
-	wall := time.Date(int(f[0]), time.Month(f[1]), int(f[2]), int(f[3]), int(f[4]), int(f[5]), 0, time.UTC).Unix()
+
+	wall := time.Date(int(f[0]), time.Month(f[1]), int(f[2]), int(f[3]), int(f[4]), int(f[5]), 0,
+		time.UTC).Unix()
 	if !p.zoneSet {
 		return stInRange(time.Unix(stResolve(wall, loc), 0).In(loc))
 	}
+
 	zone := time.UTC
 	if !p.zoneUTC {
 		name := p.zoneName
@@ -319,6 +351,7 @@ func (p *stParse) instant(now time.Time, loc *time.Location) (time.Time, bool) {
 		}
 		zone = time.FixedZone(name, int(p.zone))
 	}
+
 	return stInRange(time.Unix(wall-p.zone, 0).In(zone))
 }
 
@@ -332,8 +365,8 @@ func stFirstLast(f *[7]int64, kind int) {
 	}
 }
 
-// stNormalize carries overflowing microseconds … months into the larger fields (timelib_do_normalize),
-// refusing values whose year could not be written with four digits.
+// stNormalize carries overflowing microseconds … months into the larger fields
+// (timelib_do_normalize), refusing values whose year could not be written with four digits.
 func stNormalize(f *[7]int64) bool {
 	f[5] += stFloorDiv(f[6], 1e6)
 	f[6] -= stFloorDiv(f[6], 1e6) * 1e6
@@ -342,8 +375,13 @@ func stNormalize(f *[7]int64) bool {
 	if years < -10 || years > 10010 {
 		return false
 	}
-	t := time.Date(int(f[0]), time.Month(f[1]), int(f[2]), int(f[3]), int(f[4]), int(f[5]), 0, time.UTC)
-	*f = [7]int64{int64(t.Year()), int64(t.Month()), int64(t.Day()), int64(t.Hour()), int64(t.Minute()), int64(t.Second()), f[6]}
+
+	t := time.Date(int(f[0]), time.Month(f[1]), int(f[2]), int(f[3]), int(f[4]), int(f[5]), 0,
+		time.UTC)
+	*f = [7]int64{
+		int64(t.Year()), int64(t.Month()), int64(t.Day()),
+		int64(t.Hour()), int64(t.Minute()), int64(t.Second()), f[6],
+	}
 	return true
 }
 
@@ -352,10 +390,12 @@ func stFloorDiv(a, b int64) int64 {
 	if a%b != 0 && a < 0 {
 		q--
 	}
+
 	return q
 }
 
-// stWeekdayShift is timelib's do_adjust_for_weekday: the days to add to reach the requested weekday.
+// stWeekdayShift is timelib's do_adjust_for_weekday: the days to add to reach the requested
+// weekday.
 func stWeekdayShift(dow int64, r *stRel) int64 {
 	if r.behavior == 2 { // within the current ISO week: "monday next week", "this week"
 		wd := r.weekday
@@ -367,19 +407,22 @@ func stWeekdayShift(dow int64, r *stRel) int64 {
 		}
 		return wd - dow
 	}
+
 	diff := r.weekday - dow
 	if (r.d < 0 && diff < 0) || (r.d >= 0 && diff <= -r.behavior) {
 		diff += 7
 	}
+
 	if r.weekday >= 0 {
 		return diff
 	}
+
 	return -(7 - (-r.weekday - dow))
 }
 
-// stResolve places a wall time (seconds, read as if UTC) in loc the way timelib's do_adjust_timezone
-// does: take the offset in force at the wall time read as UTC, re-check with the offset found there, and
-// keep the first offset when the time falls in a transition gap.
+// stResolve places a wall time (seconds, read as if UTC) in loc the way timelib's
+// do_adjust_timezone does: take the offset in force at the wall time read as UTC, re-check with the
+// offset found there, and keep the first offset when the time falls in a transition gap.
 func stResolve(wall int64, loc *time.Location) int64 {
 	_, cur := time.Unix(wall, 0).In(loc).Zone()
 	t := time.Unix(wall-int64(cur), 0).In(loc)
@@ -387,12 +430,14 @@ func stResolve(wall int64, loc *time.Location) int64 {
 	if cur == after {
 		return wall - int64(cur)
 	}
+
 	start, _ := t.ZoneBounds()
 	local := wall - int64(after)
 	inGap := !start.IsZero() && local >= start.Unix()+int64(cur-after) && local < start.Unix()
 	if inGap {
 		return wall - int64(cur)
 	}
+
 	return local
 }
 
@@ -400,6 +445,7 @@ func stInRange(t time.Time) (time.Time, bool) {
 	if y := t.UTC().Year(); y < 0 || y > 9999 {
 		return time.Time{}, false
 	}
+
 	return t, true
 }
 
@@ -409,10 +455,12 @@ func stOffsetName(off int64) string {
 	if off < 0 {
 		sign, off = "-", -off
 	}
+
 	name := sign + stTwoDigits(off/3600) + ":" + stTwoDigits(off%3600/60)
 	if off%60 != 0 {
 		name += ":" + stTwoDigits(off%60)
 	}
+
 	return name
 }
 
@@ -420,5 +468,6 @@ func stTwoDigits(n int64) string {
 	if n < 10 {
 		return "0" + strconv.FormatInt(n, 10)
 	}
+
 	return strconv.FormatInt(n, 10)
 }

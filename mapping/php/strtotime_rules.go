@@ -1,4 +1,4 @@
-package mapping
+package php
 
 // The scanner rules of ParseTime (timelib's parse_date.re, in order) and their actions.
 
@@ -9,15 +9,15 @@ import (
 	"time"
 )
 
-// stRule is one rule of timelib's scanner: a pattern (anchored, longest match) and the action run on
-// the matched token, lowercased.
+// stRule is one rule of timelib's scanner: a pattern (anchored, longest match) and the action run
+// on the matched token, lowercased.
 type stRule struct {
 	re  *regexp.Regexp
 	act func(p *stParse, t *stTok)
 }
 
-// Building blocks of the rules, named as in parse_date.re. Patterns are compiled case-insensitively;
-// (?-i:…) marks what timelib matches case-sensitively.
+// Building blocks of the rules, named as in parse_date.re. Patterns are compiled
+// case-insensitively; (?-i:…) marks what timelib matches case-sensitively.
 const (
 	reSpace     = `(?:[ \t]+|(?:` + stNBSP + `)+|(?:` + stNNBSP + `)+)`
 	reHour24    = `(?:2[0-4]|[01]?[0-9])`
@@ -42,22 +42,30 @@ const (
 	reDayAbbr   = `(?:sun|mon|tue|wed|thu|fri|sat)`
 	reDayText   = `(?:` + reDayFull + `|` + reDayAbbr + `|weekdays?)`
 	reMonthAbbr = `(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)`
-	reMonthName = `(?:january|february|march|april|may|june|july|august|september|october|november|december|` +
+	reMonthName = `(?:january|february|march|april|may|june|july|august|september|october|november|` +
+		`december|` +
 		`jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)`
 	reMonthText = `(?:` + reMonthName + `|(?-i:I|II|III|IV|V|VI|VII|VIII|IX|X|XI|XII))`
-	reRelNumber = `(?:first|second|third|fourth|fifth|sixth|seventh|eighth?|ninth|tenth|eleventh|twelfth)`
-	reRelText   = `(?:next|last|previous|this)`
-	reRelUnit   = `(?:ms|(?-i:` + stMicro + `)s|(?:msec|millisecond|(?-i:` + stMicro + `)sec|microsecond|usec|sec|second|` +
+	reRelNumber = `(?:first|second|third|fourth|fifth|sixth|seventh|eighth?|ninth|tenth|eleventh|` +
+		`twelfth)`
+	reRelText = `(?:next|last|previous|this)`
+	reRelUnit = `(?:ms|(?-i:` + stMicro + `)s|` +
+		`(?:msec|millisecond|(?-i:` + stMicro + `)sec|microsecond|usec|sec|second|` +
 		`min|minute|hour|day|fortnight|forthnight|month|year)s?|weeks|` + reDayText + `)`
 	reTZ        = `\(?[a-z]{1,6}\)?|(?-i:[A-Z][a-z]+(?:[_/-][A-Za-z]+)+)`
-	reTZCorrect = `(?-i:GMT)?[+-](?:` + reHour24 + `(?::?` + reMinute + `)?|` + reHour24lz + reMinutelz + reSecondlz +
+	reTZCorrect = `(?-i:GMT)?[+-](?:` + reHour24 + `(?::?` + reMinute + `)?|` +
+		reHour24lz + reMinutelz + reSecondlz +
 		`|` + reHour24lz + `:` + reMinutelz + `:` + reSecondlz + `)`
-	reTime12   = reHour12 + `(?:[:.]` + reMinutelz + `|[:.]` + reMinute + `[:.]` + reSecondlz + `)?` + reSpace + `?` + reMeridian
-	reTime12hm = reHour12 + `(?:[:.]` + reMinutelz + `|[:.]` + reMinute + `[:.]` + reSecondlz + `)` + reSpace + `?` + reMeridian
-	reTime24   = `t?` + reHour24 + `[:.]` + reMinute + `(?:[:.]` + reSecond + `(?:` + reFrac + `)?)?|t` + reHour24
+	reTime12 = reHour12 + `(?:[:.]` + reMinutelz + `|[:.]` + reMinute + `[:.]` + reSecondlz + `)?` +
+		reSpace + `?` + reMeridian
+	reTime12hm = reHour12 + `(?:[:.]` + reMinutelz + `|[:.]` + reMinute + `[:.]` + reSecondlz + `)` +
+		reSpace + `?` + reMeridian
+	reTime24 = `t?` + reHour24 + `[:.]` + reMinute + `(?:[:.]` + reSecond + `(?:` + reFrac + `)?)?|` +
+		`t` + reHour24
 	reTime24nf = `t?` + reHour24 + `[:.]` + reMinute + `(?:[:.]` + reSecond + `)?`
-	reTime24tz = `t?` + reHour24 + `[:.]` + reMinute + `[:.]` + reSecondlz + reSpace + `?(?:` + reTZCorrect + `|` + reTZ + `)`
-	reNoYear   = reMonthText + `[ .\t-]*` + reDay + `(?:(?-i:[,.stndrh\t ])+|\x00|$)`
+	reTime24tz = `t?` + reHour24 + `[:.]` + reMinute + `[:.]` + reSecondlz +
+		reSpace + `?(?:` + reTZCorrect + `|` + reTZ + `)`
+	reNoYear = reMonthText + `[ .\t-]*` + reDay + `(?:(?-i:[,.stndrh\t ])+|\x00|$)`
 )
 
 // stRules lists the rules in parse_date.re order, which breaks ties between equally long matches.
@@ -76,13 +84,20 @@ var stRules = []stRule{
 		}
 	}},
 	{stRe(`(?:back|front) of ` + reHour24 + `(?:` + reSpace + `?` + reMeridian + `)?`), stBackFrontOf},
-	{stRe(`(?:` + reRelNumber + `|` + reRelText + `)` + reSpace + `(?:` + reDayFull + `|` + reDayAbbr + `)` + reSpace + `of`), stWeekdayOf},
-	{stRe(reTime12), func(p *stParse, t *stTok) { p.haveTimeOnce(); t.clock(p, false); p.h += t.meridian(p.h) }},
-	{stRe(reHour12 + `:` + reMinutelz + `:` + reSecondlz + `[:.][0-9]+` + reMeridian), func(p *stParse, t *stTok) { // mssqltime
+	{stRe(`(?:` + reRelNumber + `|` + reRelText + `)` + reSpace +
+		`(?:` + reDayFull + `|` + reDayAbbr + `)` + reSpace + `of`), stWeekdayOf},
+	{stRe(reTime12), func(p *stParse, t *stTok) {
 		p.haveTimeOnce()
-		t.clock(p, true)
+		t.clock(p, false)
 		p.h += t.meridian(p.h)
 	}},
+	// mssqltime
+	{stRe(reHour12 + `:` + reMinutelz + `:` + reSecondlz + `[:.][0-9]+` + reMeridian),
+		func(p *stParse, t *stTok) {
+			p.haveTimeOnce()
+			t.clock(p, true)
+			p.h += t.meridian(p.h)
+		}},
 	{stRe(reTime24), func(p *stParse, t *stTok) { p.haveTimeOnce(); t.clock(p, true) }},
 	{stRe(`t?` + reHour24lz + reMinutelz), func(p *stParse, t *stTok) { // gnunocolon
 		switch p.haveTime {
@@ -93,34 +108,41 @@ var stRules = []stRule{
 		default:
 			p.err = true
 		}
+
 		p.haveTime++
 	}},
 	{stRe(`t?` + reHour24lz + reMinutelz + reSecondlz), func(p *stParse, t *stTok) { // iso8601nocolon
 		p.haveTimeOnce()
 		p.h, p.i, p.s = t.nr(2), t.nr(2), t.nr(2)
 	}},
-	{stRe(reMonth + `/` + reDay + `(?:/` + reYear + `)?`), func(p *stParse, t *stTok) { // american(short)
+	// american(short)
+	{stRe(reMonth + `/` + reDay + `(?:/` + reYear + `)?`), func(p *stParse, t *stTok) {
 		p.haveDateOnce()
 		p.m, p.d = t.nr(2), t.nr(2)
 		if t.cur() == '/' {
 			p.y = stYear(t.nrLen(4))
 		}
 	}},
-	{stRe(`[+-]?` + reYear4 + `-` + reMonthlz + `-` + reDaylz + `|` + reYear4 + `/` + reMonthlz + `/` + reDaylz + `/?|` +
-		reYear4 + `/` + reMonth + `/` + reDay), func(p *stParse, t *stTok) { // iso8601date4, iso8601dateslash, dateslash
+	// iso8601date4, iso8601dateslash, dateslash
+	{stRe(`[+-]?` + reYear4 + `-` + reMonthlz + `-` + reDaylz + `|` +
+		reYear4 + `/` + reMonthlz + `/` + reDaylz + `/?|` +
+		reYear4 + `/` + reMonth + `/` + reDay), func(p *stParse, t *stTok) {
 		p.haveDateOnce()
 		p.y = t.signedNr(p, 4)
 		p.m, p.d = t.nr(2), t.nr(2)
 	}},
-	{stRe(reYear2 + `-` + reMonthlz + `-` + reDaylz), stYMD},                                            // iso8601date2
-	{stRe(`[+-][0-9]{5,19}-` + reMonthlz + `-` + reDaylz), func(p *stParse, t *stTok) { p.err = true }}, // iso8601datex: years we cannot format
+	{stRe(reYear2 + `-` + reMonthlz + `-` + reDaylz), stYMD}, // iso8601date2
+	// iso8601datex: years we cannot format
+	{stRe(`[+-][0-9]{5,19}-` + reMonthlz + `-` + reDaylz),
+		func(p *stParse, _ *stTok) { p.err = true }},
 	{stRe(reYear4 + `-` + reMonth), func(p *stParse, t *stTok) { // gnudateshorter
 		p.haveDateOnce()
 		p.y = stYear(t.nrLen(4))
 		p.m, p.d = t.nr(2), 1
 	}},
 	{stRe(reYear + `-` + reMonth + `-` + reDay), stYMD}, // gnudateshort
-	{stRe(reDay + `[ \t.-]*` + reMonthText + `[ \t.-]*` + reYear), func(p *stParse, t *stTok) { // datefull
+	// datefull
+	{stRe(reDay + `[ \t.-]*` + reMonthText + `[ \t.-]*` + reYear), func(p *stParse, t *stTok) {
 		p.haveDateOnce()
 		p.d = t.nr(2)
 		t.skipDaySuffix()
@@ -146,7 +168,8 @@ var stRules = []stRule{
 		p.y = stYear(t.nrLen(4))
 		p.m, p.d = t.month(), 1
 	}},
-	{stRe(reMonthText + `[ .\t-]*` + reDay + `(?-i:[,.stndrh\t ])+` + reYear + `|` + reNoYear), stMDY}, // datetextual, datenoyear
+	// datetextual, datenoyear
+	{stRe(reMonthText + `[ .\t-]*` + reDay + `(?-i:[,.stndrh\t ])+` + reYear + `|` + reNoYear), stMDY},
 	{stRe(reDay + `[ .\t-]*` + reMonthText), func(p *stParse, t *stTok) { // datenoyearrev
 		p.haveDateOnce()
 		p.d = t.nr(2)
@@ -157,11 +180,15 @@ var stRules = []stRule{
 		p.haveDateOnce()
 		p.y, p.m, p.d = t.nr(4), t.nr(2), t.nr(2)
 	}},
-	{stRe(reYear4 + reMonthlz + reDaylz + `(?-i:T)` + reHour24 + `:` + reMinutelz + `:` + reSecondlz + `|` + // xmlrpc
+	{stRe(reYear4 + reMonthlz + reDaylz + `(?-i:T)` + // xmlrpc
+		reHour24 + `:` + reMinutelz + `:` + reSecondlz + `|` +
 		reYear4 + reMonthlz + reDaylz + `t` + reHour24 + reMinutelz + reSecondlz + `|` + // xmlrpcnocolon
-		reYear4 + `-` + reMonthlz + `-` + reDaylz + `(?-i:T)` + reHour24lz + `:` + reMinutelz + `:` + reSecondlz + reFrac + `(?:` + reTZCorrect + `)?|` + // soap
-		reYear4 + `-` + reMonth + `-` + reDay + `(?-i:T)` + reHour24 + `:` + reMinute + `:` + reSecond + `|` + // wddx
-		reYear4 + `:` + reMonthlz + `:` + reDaylz + ` ` + reHour24lz + `:` + reMinutelz + `:` + reSecondlz), // exif
+		reYear4 + `-` + reMonthlz + `-` + reDaylz + `(?-i:T)` + // soap
+		reHour24lz + `:` + reMinutelz + `:` + reSecondlz + reFrac + `(?:` + reTZCorrect + `)?|` +
+		reYear4 + `-` + reMonth + `-` + reDay + `(?-i:T)` + // wddx
+		reHour24 + `:` + reMinute + `:` + reSecond + `|` +
+		reYear4 + `:` + reMonthlz + `:` + reDaylz + ` ` + // exif
+		reHour24lz + `:` + reMinutelz + `:` + reSecondlz),
 		func(p *stParse, t *stTok) {
 			p.haveTimeOnce()
 			p.haveDateOnce()
@@ -179,17 +206,20 @@ var stRules = []stRule{
 		p.y = stYear(t.nrLen(4))
 		p.d, p.m = t.nr(3), 1
 	}},
-	{stRe(reYear4 + `-?(?-i:W)` + reWeekOfYr + `(?:-?[0-7])?`), func(p *stParse, t *stTok) { // isoweekday, isoweek
+	// isoweekday, isoweek
+	{stRe(reYear4 + `-?(?-i:W)` + reWeekOfYr + `(?:-?[0-7])?`), func(p *stParse, t *stTok) {
 		p.haveDateOnce()
 		p.y = t.nr(4)
 		w, d := t.nr(2), t.nr(1)
 		if d == stUnset {
 			d = 1
 		}
+
 		jan1 := int64(time.Date(int(p.y), 1, 1, 0, 0, 0, 0, time.UTC).Weekday())
 		if jan1 > 4 {
 			jan1 -= 7
 		}
+
 		p.m, p.d, p.rel.d = 1, 1, -jan1+(w-1)*7+d
 	}},
 	{stRe(reMonthAbbr + `-` + reDaylz + `-` + reYear), stMDY}, // pgtextshort
@@ -198,7 +228,8 @@ var stRules = []stRule{
 		p.y = stYear(t.nrLen(4))
 		p.m, p.d = t.month(), t.nr(2)
 	}},
-	{stRe(reDay + `/` + reMonthAbbr + `/` + reYear4 + `:` + reHour24lz + `:` + reMinutelz + `:` + reSecondlz + reSpace + reTZCorrect), // clf
+	{stRe(reDay + `/` + reMonthAbbr + `/` + reYear4 + `:` + // clf
+		reHour24lz + `:` + reMinutelz + `:` + reSecondlz + reSpace + reTZCorrect),
 		func(p *stParse, t *stTok) {
 			p.haveTimeOnce()
 			p.haveDateOnce()
@@ -215,6 +246,7 @@ var stRules = []stRule{
 			p.err = true // "weekday": timelib's business-day special, not implemented
 			return
 		}
+
 		p.rel.haveWeekday = true
 		p.unhaveTime()
 		p.rel.weekday = u.n
@@ -230,10 +262,12 @@ var stRules = []stRule{
 			p.rel.haveWeekday, p.rel.weekday = true, 1
 		}
 	}},
-	{stRe(`(?:` + reRelNumber + `|` + reRelText + `)` + reSpace + reRelUnit), func(p *stParse, t *stTok) { // relativetext
-		amount, behavior := t.relText()
-		p.setRelative(t, amount, behavior, false)
-	}},
+	// relativetext
+	{stRe(`(?:` + reRelNumber + `|` + reRelText + `)` + reSpace + reRelUnit),
+		func(p *stParse, t *stTok) {
+			amount, behavior := t.relText()
+			p.setRelative(t, amount, behavior, false)
+		}},
 	{stRe(reMonthName), func(p *stParse, t *stTok) { p.haveDateOnce(); p.m = t.month() }},
 	{stRe(reTZCorrect + `|` + reTZ), func(p *stParse, t *stTok) { // tzcorrection, tz
 		if p.haveTZ() {
@@ -247,7 +281,8 @@ var stRules = []stRule{
 		t.clock(p, true)
 		p.h += t.meridian(p.h)
 	}},
-	{stRe(reNoYear + `(?:` + reTime24nf + `|` + reTime24tz + `)`), func(p *stParse, t *stTok) { // dateshortwithtime(short|long|longtz)
+	// dateshortwithtime(short|long|longtz)
+	{stRe(reNoYear + `(?:` + reTime24nf + `|` + reTime24tz + `)`), func(p *stParse, t *stTok) {
 		p.haveDateOnce()
 		p.m, p.d = t.month(), t.nr(2)
 		p.haveTimeOnce()
@@ -255,13 +290,16 @@ var stRules = []stRule{
 		if t.cur() == ':' {
 			p.s = t.nr(2)
 		}
+
 		if t.p < len(t.s) {
 			p.inlineZone(t.s[t.p:])
 		}
 	}},
-	{stRe(`[+-]*[ \t]*[0-9]{1,13}` + reSpace + `?(?:` + reRelUnit + `|week)`), func(p *stParse, t *stTok) { // relative
-		p.setRelative(t, t.signedNr(p, 24), 1, true)
-	}},
+	// relative
+	{stRe(`[+-]*[ \t]*[0-9]{1,13}` + reSpace + `?(?:` + reRelUnit + `|week)`),
+		func(p *stParse, t *stTok) {
+			p.setRelative(t, t.signedNr(p, 24), 1, true)
+		}},
 }
 
 func stRe(pattern string) *regexp.Regexp {
@@ -277,6 +315,7 @@ func stTimestamp(p *stParse, t *stTok) {
 	if !p.haveTZ() {
 		return // timelib abandons the token after a double zone
 	}
+
 	n := t.signedNr(p, 24)
 	p.y, p.m, p.d = 1970, 1, 1
 	p.addRel(&p.rel.s, n)
@@ -284,15 +323,18 @@ func stTimestamp(p *stParse, t *stTok) {
 	if t.cur() != '.' {
 		return
 	}
+
 	digits := t.s[t.p+1:]
 	if digits == "" {
 		p.err = true // "Found unexpected data"
 		return
 	}
+
 	us, _ := strconv.ParseInt((digits + "00000")[:6], 10, 64)
 	if strings.HasPrefix(t.s, "@-") {
 		us = -us
 	}
+
 	p.rel.us = us
 }
 
@@ -304,6 +346,7 @@ func stBackFrontOf(p *stParse, t *stTok) {
 	if t.orig[0] != 'b' { // timelib tests for a lowercase 'b' only: "Back of" is "front of"
 		p.h, p.i = p.h-1, 45
 	}
+
 	if t.p < len(t.s) {
 		p.h += t.meridian(p.h)
 	}
@@ -315,6 +358,7 @@ func stWeekdayOf(p *stParse, t *stTok) {
 	if amount > 0 {
 		p.special, behavior = stDayOfWeekInMonth, 1
 	}
+
 	p.setRelative(t, amount, behavior, false)
 }
 

@@ -1,4 +1,4 @@
-package mapping
+package php
 
 import (
 	"testing"
@@ -149,8 +149,9 @@ var parseCases = []struct{ in, want string }{
 	{"month", ""},
 	{"22ND DEC", ""},
 	{"2026W48", "2026-11-23 00:00:00"},
-	// Less common forms: XMLRPC, SOAP (its zone does not count as one, so a second one wins), WDDX, EXIF,
-	// CLF, MSSQL, ISO weeks, Roman months, back/front of, abbreviations, milliseconds, "ago" on weekdays.
+	// Less common forms: XMLRPC, SOAP (its zone does not count as one, so a second one wins), WDDX,
+	// EXIF, CLF, MSSQL, ISO weeks, Roman months, back/front of, abbreviations, milliseconds, "ago" on
+	// weekdays.
 	{"20261222T10:30:15", "2026-12-22 10:30:15"},
 	{"20261222t103015", "2026-12-22 10:30:15"},
 	{"2026-12-22T10:30:15.25-05:00", "2026-12-22 15:30:15"},
@@ -191,7 +192,7 @@ func TestParseTime(t *testing.T) {
 		t.Run(tc.in, func(t *testing.T) {
 			got := ""
 			if tm, ok := ParseTime(tc.in, stNow, time.UTC); ok {
-				got = tm.UTC().Format(DBDateTimeLayout)
+				got = tm.UTC().Format(time.DateTime)
 			}
 			if got != tc.want {
 				t.Errorf("ParseTime(%q) = %q, want %q", tc.in, got, tc.want)
@@ -200,8 +201,8 @@ func TestParseTime(t *testing.T) {
 	}
 }
 
-// TestParseTimeNumeric covers TEC's rule that integral numbers are timestamps, which strtotime itself
-// does not have ("2026" would be 20:26 today, "20261222" a date).
+// TestParseTimeNumeric covers TEC's rule that integral numbers are timestamps, which strtotime
+// itself does not have ("2026" would be 20:26 today, "20261222" a date).
 func TestParseTimeNumeric(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"1700000000", "2023-11-14 22:13:20"},
@@ -219,7 +220,7 @@ func TestParseTimeNumeric(t *testing.T) {
 	} {
 		got := ""
 		if tm, ok := ParseTime(tc.in, stNow, time.UTC); ok {
-			got = tm.UTC().Format(DBDateTimeLayout)
+			got = tm.UTC().Format(time.DateTime)
 		}
 		if got != tc.want {
 			t.Errorf("ParseTime(%q) = %q, want %q", tc.in, got, tc.want)
@@ -249,10 +250,10 @@ func TestParseTimeDST(t *testing.T) {
 		{"Asia/Tokyo", "today", "2026-11-22 18:54:25", "2026-11-22 15:00:00"},
 	} {
 		loc := mustZone(t, tc.zone)
-		now, _ := time.Parse(DBDateTimeLayout, tc.now)
+		now, _ := time.Parse(time.DateTime, tc.now)
 		got := ""
 		if tm, ok := ParseTime(tc.in, now, loc); ok {
-			got = tm.UTC().Format(DBDateTimeLayout)
+			got = tm.UTC().Format(time.DateTime)
 		}
 		if got != tc.want {
 			t.Errorf("ParseTime(%q) in %s = %q, want %q", tc.in, tc.zone, got, tc.want)
@@ -283,7 +284,7 @@ func TestParseTimeLocation(t *testing.T) {
 
 func TestParseTimeNilLocation(t *testing.T) {
 	tm, ok := ParseTime("2026-12-22 10:00", stNow, nil)
-	if got := tm.Format(DBDateTimeLayout + " MST"); !ok || got != "2026-12-22 10:00:00 UTC" {
+	if got := tm.Format(time.DateTime + " MST"); !ok || got != "2026-12-22 10:00:00 UTC" {
 		t.Errorf("ParseTime with nil loc = %q, %v", got, ok)
 	}
 }
@@ -331,7 +332,7 @@ func FuzzParseTime(f *testing.F) {
 		if !ok {
 			return
 		}
-		formatted := tm.UTC().Format(DBDateTimeLayout)
+		formatted := tm.UTC().Format(time.DateTime)
 		again, ok := ParseTime(formatted, stNow, time.UTC)
 		if !ok || !again.Equal(tm) {
 			t.Fatalf("ParseTime(%q) = %s; re-parsing %q gives %s, %v", s, tm, formatted, again, ok)
@@ -344,7 +345,7 @@ func FuzzParseTime(f *testing.F) {
 
 func mustZone(tb testing.TB, name string) *time.Location {
 	tb.Helper()
-	loc, err := LoadZone(name)
+	loc, err := time.LoadLocation(name)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package mapping
+package php
 
 import (
 	"fmt"
@@ -24,6 +24,7 @@ func removeAccents(s string) string {
 	if isASCII(s) {
 		return s
 	}
+
 	var b strings.Builder
 	for _, r := range s {
 		switch {
@@ -41,6 +42,7 @@ func removeAccents(s string) string {
 			b.WriteRune(r)
 		}
 	}
+
 	return b.String()
 }
 
@@ -50,6 +52,7 @@ func isASCII(s string) bool {
 			return false
 		}
 	}
+
 	return true
 }
 
@@ -61,25 +64,29 @@ var (
 	slugForbidden = regexp.MustCompile(`[^%a-z0-9 _-]`)
 	spaceRuns     = regexp.MustCompile(`\s+`)
 	dashRuns      = regexp.MustCompile(`-+`)
-	// slugDashes and slugDropped are sanitize_title_with_dashes' "save" context replacements (non-breaking
-	// space, dashes, wide spaces → "-"; soft hyphen, typographic quotes, ©, ®, °, …, ™, zero-width → "").
+	// slugDashes and slugDropped are sanitize_title_with_dashes' "save" context replacements
+	// (non-breaking space, dashes, wide spaces → "-"; soft hyphen, typographic quotes, ©, ®, °, …, ™,
+	// zero-width → "").
 	slugDashes = strings.NewReplacer("%c2%a0", "-", "%e2%80%93", "-", "%e2%80%94", "-", "&nbsp;", "-",
 		"&#160;", "-", "&ndash;", "-", "&#8211;", "-", "&mdash;", "-", "&#8212;", "-", "/", "-",
 		"%e2%80%80", "-", "%e2%80%81", "-", "%e2%80%82", "-", "%e2%80%83", "-", "%e2%80%84", "-",
 		"%e2%80%85", "-", "%e2%80%86", "-", "%e2%80%87", "-", "%e2%80%88", "-", "%e2%80%89", "-",
 		"%e2%80%8a", "-", "%e2%80%a8", "-", "%e2%80%a9", "-", "%e2%80%af", "-", "%c3%97", "x")
-	slugDropped = strings.NewReplacer("%c2%ad", "", "%c2%a1", "", "%c2%bf", "", "%c2%ab", "", "%c2%bb", "",
-		"%e2%80%b9", "", "%e2%80%ba", "", "%e2%80%98", "", "%e2%80%99", "", "%e2%80%9c", "", "%e2%80%9d", "",
-		"%e2%80%9a", "", "%e2%80%9b", "", "%e2%80%9e", "", "%e2%80%9f", "", "%e2%80%a2", "", "%c2%a9", "",
-		"%c2%ae", "", "%c2%b0", "", "%e2%80%a6", "", "%e2%84%a2", "", "%c2%b4", "", "%cb%8a", "", "%cc%81", "",
-		"%cd%81", "", "%cc%80", "", "%cc%84", "", "%cc%8c", "", "%e2%80%8b", "", "%e2%80%8c", "",
-		"%e2%80%8d", "", "%e2%80%8e", "", "%e2%80%8f", "", "%e2%80%aa", "", "%e2%80%ab", "", "%e2%80%ac", "",
-		"%e2%80%ad", "", "%e2%80%ae", "", "%ef%bb%bf", "", "%ef%bf%bc", "")
+	slugDropped = strings.NewReplacer(
+		"%c2%ad", "", "%c2%a1", "", "%c2%bf", "", "%c2%ab", "", "%c2%bb", "",
+		"%e2%80%b9", "", "%e2%80%ba", "", "%e2%80%98", "", "%e2%80%99", "", "%e2%80%9c", "",
+		"%e2%80%9d", "", "%e2%80%9a", "", "%e2%80%9b", "", "%e2%80%9e", "", "%e2%80%9f", "",
+		"%e2%80%a2", "", "%c2%a9", "", "%c2%ae", "", "%c2%b0", "", "%e2%80%a6", "",
+		"%e2%84%a2", "", "%c2%b4", "", "%cb%8a", "", "%cc%81", "", "%cd%81", "",
+		"%cc%80", "", "%cc%84", "", "%cc%8c", "", "%e2%80%8b", "", "%e2%80%8c", "",
+		"%e2%80%8d", "", "%e2%80%8e", "", "%e2%80%8f", "", "%e2%80%aa", "", "%e2%80%ab", "",
+		"%e2%80%ac", "", "%e2%80%ad", "", "%e2%80%ae", "", "%ef%bb%bf", "", "%ef%bf%bc", "")
 )
 
-// sanitizeTitle is WordPress' sanitize_title (save context, sanitize_title_with_dashes): the slug TEC
-// uses to index a non-numeric cost, e.g. "Free" → "free", "Pay what you can!" → "pay-what-you-can".
-func sanitizeTitle(s string) string {
+// SanitizeTitle is WordPress' sanitize_title (save context, sanitize_title_with_dashes): the slug
+// TEC uses to index a non-numeric cost, e.g. "Free" → "free", "Pay what you can!" →
+// "pay-what-you-can".
+func SanitizeTitle(s string) string {
 	s = removeAccents(s)
 	s = htmlTag.ReplaceAllString(s, "")
 	s = octet.ReplaceAllString(s, "---$1---")
@@ -88,6 +95,7 @@ func sanitizeTitle(s string) string {
 	if utf8.ValidString(s) {
 		s = utf8URIEncode(strings.ToLower(s))
 	}
+
 	s = strings.ToLower(s)
 	s = slugDropped.Replace(slugDashes.Replace(s))
 	s = anyEntity.ReplaceAllString(s, "")
@@ -98,12 +106,13 @@ func sanitizeTitle(s string) string {
 	return strings.Trim(s, "-")
 }
 
-// utf8URIEncode percent-encodes the non-ASCII bytes of s in lower-case hex (utf8_uri_encode without its
-// length limit).
+// utf8URIEncode percent-encodes the non-ASCII bytes of s in lower-case hex (utf8_uri_encode without
+// its length limit).
 func utf8URIEncode(s string) string {
 	if isASCII(s) {
 		return s
 	}
+
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < utf8.RuneSelf {
@@ -112,5 +121,6 @@ func utf8URIEncode(s string) string {
 			fmt.Fprintf(&b, "%%%02x", c)
 		}
 	}
+
 	return b.String()
 }
