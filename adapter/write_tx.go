@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -54,6 +55,10 @@ func (t *tx) savePost(postType string, id int, body map[string]any) (int, error)
 	if id != 0 {
 		path += "/" + strconv.Itoa(id)
 	}
+	body, err := t.typedMeta(postType, body)
+	if err != nil {
+		return 0, err
+	}
 	var answer json.RawMessage
 	if err := t.send(http.MethodPost, path, nil, body, &answer); err != nil {
 		return 0, err
@@ -66,6 +71,24 @@ func (t *tx) savePost(postType string, id int, body map[string]any) (int, error)
 	}
 	t.touch(postType, saved.ID, answer)
 	return saved.ID, nil
+}
+
+// typedMeta returns body with its meta in the types the CMS declares for them (the caller's meta map
+// is left as it is: later steps read it as written).
+func (t *tx) typedMeta(postType string, body map[string]any) (map[string]any, error) {
+	meta, ok := body["meta"].(map[string]any)
+	if !ok || len(meta) == 0 {
+		return body, nil
+	}
+	types, err := t.cat.Client().MetaTypes(t.r.gc.Request.Context(), postType)
+	if err != nil {
+		return nil, t.upstreamError(err)
+	}
+	typed := maps.Clone(meta)
+	mapping.CoerceMeta(typed, types)
+	out := maps.Clone(body)
+	out["meta"] = typed
+	return out, nil
 }
 
 // trashPost moves a post to the trash (wp/v2 DELETE without force, which answers the trashed post).
