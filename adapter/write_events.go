@@ -148,10 +148,27 @@ func (t *tx) saveEvent(p *mapping.Post) (int, error) {
 		id = p.ID
 	}
 	id, err := t.savePost(r.snap.Types().Event, id, body)
+	if err == nil {
+		err = t.keepEndUTC(id, meta)
+	}
 	if err == nil && body["status"] == "publish" {
 		t.publishLinked(p, meta)
 	}
 	return id, err
+}
+
+// keepEndUTC stores again the UTC end of an event whose end was before its start. The original keeps
+// the UTC end given there (the wall end moves to the start), but the calendar plugin, when active on
+// the CMS, recomputes both UTC dates from the wall times after every wp/v2 update that sets them
+// (Tribe__Events__Editor__Meta::add_utc_dates); a write of the UTC end alone escapes that.
+func (t *tx) keepEndUTC(id int, meta map[string]any) error {
+	endUTC, ok := meta["_EventEndDateUTC"].(string)
+	if !ok || meta["_EventEndDate"] != meta["_EventStartDate"] || endUTC == meta["_EventStartDateUTC"] {
+		return nil
+	}
+	fix := map[string]any{"meta": map[string]any{"_EventEndDateUTC": endUTC}}
+	_, err := t.savePost(t.r.snap.Types().Event, id, fix)
+	return err
 }
 
 // publishLinked publishes the draft venue and organizers of an event that was just published, as TEC

@@ -146,12 +146,13 @@ func (c *Client) MetaTypes(ctx context.Context, postType string) (map[string]str
 	if err != nil {
 		return nil, fmt.Errorf("%w: OPTIONS %s: %v", ErrUnavailable, path, err)
 	}
-	if err := checkStatus(res); err != nil {
+	types := map[string]string{}
+	if err := checkStatus(res); errors.Is(err, ErrUnavailable) {
 		return nil, err
-	}
-	types, err := decodeMetaTypes(res.Body())
-	if err != nil {
-		return nil, fmt.Errorf("cmsclient: OPTIONS %s: %w", path, err)
+	} else if err == nil {
+		// A route without a schema (or an answer that is not one) declares nothing: values go as
+		// they are, and WordPress says what it refuses.
+		types, _ = decodeMetaTypes(res.Body())
 	}
 	metaTypesCache.Store(key, metaTypesEntry{types, time.Now()})
 	return types, nil

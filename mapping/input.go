@@ -64,12 +64,14 @@ func NewEventDates(start, end time.Time, allDay bool, tz, siteTZ, cutoff string,
 	if allDay {
 		s, e = BeginningOfDay(s, start, cutoff), EndOfDay(e, end, cutoff)
 	}
-	if e < s {
-		e = s
+	su, eu := wallIn(s, loc), wallIn(e, loc)
+	// The UTC values are computed before an end before the start is moved to the start, so the UTC
+	// end keeps the end that was given (Tribe__Events__API::prepare_event_date_meta).
+	d.StartUTC, d.EndUTC = su.UTC().Format(DBDateTimeLayout), eu.UTC().Format(DBDateTimeLayout)
+	if eu.Before(su) {
+		e, eu = s, su
 	}
 	d.Start, d.End = s, e
-	su, eu := wallIn(s, loc), wallIn(e, loc)
-	d.StartUTC, d.EndUTC = su.UTC().Format(DBDateTimeLayout), eu.UTC().Format(DBDateTimeLayout)
 	if !allDay {
 		d.Duration = int(eu.Sub(su).Seconds())
 	}
