@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -133,7 +134,9 @@ func (t *tx) saveEvent(p *mapping.Post) (int, error) {
 	eventDateMeta(r, p, meta)
 	eventFlags(r.params, create, body, meta)
 	eventCost(r.params, create, meta)
-	if v, ok := r.params.text("website"); ok {
+	// The original creates events from its arguments without the empty ones (array_filter), so an
+	// empty website on create leaves no _EventURL row and the event shows its own URL.
+	if v, ok := r.params.text("website"); ok && (v != "" || !create) {
 		meta["_EventURL"] = mapping.SanitizeURL(v)
 	}
 	steps := []func(map[string]any, map[string]any) error{t.eventImage, t.eventTerms, t.eventVenue, t.eventOrganizers}
@@ -339,5 +342,22 @@ func (t *tx) resolveTerm(k termKind, item string) (int, error) {
 			return term.ID, nil
 		}
 	}
-	return t.createTerm(k, map[string]any{"name": item})
+	id, err := t.createTerm(k, map[string]any{"name": item})
+	var exists *apiError
+	if errors.As(err, &exists) && exists.Code == "term_exists" {
+		// Created meanwhile by someone else (the catalog has not seen it yet): the existing term is
+		// the one named, as the original's Tribe__Terms::translate_terms_to_ids finds it.
+		return termID(exists), nil
+	}
+	return id, err
+}
+
+// termID reads the term_id WordPress sends with term_exists.
+func termID(e *apiError) int {
+	for _, kv := range e.Extra {
+		if n, ok := kv.Value.(int); ok && kv.Key == "term_id" {
+			return n
+		}
+	}
+	return 0
 }

@@ -23,11 +23,17 @@ const tecSchema = `{"schema":{"properties":{"meta":{"properties":{
 // eventWrites makes the fake answer the schema and record the wp/v2 event writes, answering each
 // with a copy of a recorded event under a new ID.
 func eventWrites(t *testing.T, wp *wpfake.Server) func() []map[string]any {
+	return eventWritesWith(t, wp, nil)
+}
+
+// eventWritesWith is eventWrites with a further intercept tried first.
+func eventWritesWith(t *testing.T, wp *wpfake.Server, more func(http.ResponseWriter, *http.Request) bool) func() []map[string]any {
 	var mu sync.Mutex
 	var bodies []map[string]any
 	source := wp.IDs("tribe_events")[0]
 	wp.SetIntercept(func(w http.ResponseWriter, r *http.Request) bool {
 		switch {
+		case more != nil && more(w, r):
 		case answerMe(w, r):
 		case r.Method == http.MethodOptions && r.URL.Path == "/wp-json/wp/v2/tribe_events":
 			_, _ = w.Write([]byte(tecSchema))
@@ -76,8 +82,10 @@ func TestWriteMetaTypes(t *testing.T) {
 		}
 	}
 	rec = post(h, "/events", `{"title":"x","start_date":"2026-12-10 10:00","end_date":"2026-12-10 12:00"}`)
-	if meta := writes()[1]["meta"].(map[string]any); rec.Code != http.StatusCreated || meta["_EventAllDay"] != false {
-		t.Errorf("not all day: %d, _EventAllDay %#v", rec.Code, meta["_EventAllDay"])
+	// The original stores no _EventAllDay row for an event that is not all day; wp/v2 refuses to
+	// delete the boolean key of a new post ("invalid stored value"), so it is left out.
+	if meta, has := writes()[1]["meta"].(map[string]any)["_EventAllDay"]; rec.Code != http.StatusCreated || has {
+		t.Errorf("not all day: %d, _EventAllDay %#v", rec.Code, meta)
 	}
 }
 
@@ -100,5 +108,36 @@ func TestWriteEndBeforeStart(t *testing.T) {
 	second := writes()[1]["meta"]
 	if fmt.Sprint(second) != "map[_EventEndDateUTC:2026-12-10 13:00:00]" {
 		t.Errorf("second write %v", second)
+	}
+}
+
+// TestWriteEventCreateFields: what the original stores on create for fields given empty or for terms
+// created meanwhile. It creates events from its arguments without the empty ones (array_filter in
+// Single_Event::create): an empty website leaves no _EventURL row, so the event shows its own URL.
+// A category named in the event that WordPress already has but the catalog has not seen yet
+// (term_exists) is the existing one, as Tribe__Terms::translate_terms_to_ids finds it.
+func TestWriteEventCreateFields(t *testing.T) {
+	wp := wpfake.New(t)
+	h := fakeServer(t, wp)
+	writes := eventWritesWith(t, wp, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodPost || r.URL.Path != "/wp-json/wp/v2/tribe_events_cat" {
+			return false
+		}
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"code":"term_exists","message":"A term with the name provided already exists with this parent.",
+"data":{"status":400,"term_id":6},"additional_data":[6]}`))
+		return true
+	})
+	rec := post(h, "/events", `{"title":"x","start_date":"2026-12-10 10:00","end_date":"2026-12-10 12:00",
+		"website":"","categories":["Created Meanwhile"]}`)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("got %d %s", rec.Code, rec.Body)
+	}
+	body := writes()[0]
+	if _, has := body["meta"].(map[string]any)["_EventURL"]; has {
+		t.Errorf("empty website stored: %v", body["meta"])
+	}
+	if fmt.Sprint(body["tribe_events_cat"]) != "[6]" {
+		t.Errorf("categories %v, want [6]", body["tribe_events_cat"])
 	}
 }

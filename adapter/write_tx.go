@@ -55,7 +55,7 @@ func (t *tx) savePost(postType string, id int, body map[string]any) (int, error)
 	if id != 0 {
 		path += "/" + strconv.Itoa(id)
 	}
-	body, err := t.typedMeta(postType, body)
+	body, err := t.typedMeta(postType, id == 0, body)
 	if err != nil {
 		return 0, err
 	}
@@ -74,8 +74,9 @@ func (t *tx) savePost(postType string, id int, body map[string]any) (int, error)
 }
 
 // typedMeta returns body with its meta in the types the CMS declares for them (the caller's meta map
-// is left as it is: later steps read it as written).
-func (t *tx) typedMeta(postType string, body map[string]any) (map[string]any, error) {
+// is left as it is: later steps read it as written). A new post has no meta to delete: deletions are
+// left out, as wp/v2 refuses to delete a boolean key that has no valid stored value.
+func (t *tx) typedMeta(postType string, create bool, body map[string]any) (map[string]any, error) {
 	meta, ok := body["meta"].(map[string]any)
 	if !ok || len(meta) == 0 {
 		return body, nil
@@ -85,6 +86,9 @@ func (t *tx) typedMeta(postType string, body map[string]any) (map[string]any, er
 		return nil, t.upstreamError(err)
 	}
 	typed := maps.Clone(meta)
+	if create {
+		maps.DeleteFunc(typed, func(_ string, v any) bool { return v == nil })
+	}
 	mapping.CoerceMeta(typed, types)
 	out := maps.Clone(body)
 	out["meta"] = typed
