@@ -89,3 +89,29 @@ func TestOptionsAllowByCaller(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateUnknownSlug: the original's answers to writes on /events/by-slug/{unknown}: updates (POST,
+// PUT, PATCH) check the arguments, then the permission, then answer 404 "Event with ID 0 does not
+// exist."; DELETE validates the slug first (400 rest_invalid_param).
+func TestUpdateUnknownSlug(t *testing.T) {
+	wp := wpfake.New(t)
+	h := fakeServer(t, wp)
+	meAnswers(wp)
+	const editor = "Basic ZWRpdG9yMTpzZWNyZXQ="
+	for _, tc := range []struct {
+		method, path, auth string
+		status             int
+		code               string
+	}{
+		{http.MethodPost, "/events/by-slug/no-such-xyz", editor, 404, `{"code":"rest-event-not-found","message":"Event with ID 0 does not exist.","data":{"status":404}}`},
+		{http.MethodPut, "/events/by-slug/no-such-xyz", editor, 404, `"Event with ID 0 does not exist."`},
+		{http.MethodPatch, "/events/by-slug/no-such-xyz?status=bogus", editor, 400, `"params":{"status":"Invalid parameter."}`},
+		{http.MethodPost, "/events/by-slug/no-such-xyz", "", 401, `"code":"rest_forbidden"`},
+		{http.MethodDelete, "/events/by-slug/no-such-xyz", editor, 400, `"params":{"slug":"Invalid parameter."}`},
+	} {
+		rec := send(h, tc.method, tc.path, tc.auth)
+		if rec.Code != tc.status || !strings.Contains(rec.Body.String(), tc.code) {
+			t.Errorf("%s %s: %d %.300s", tc.method, tc.path, rec.Code, rec.Body)
+		}
+	}
+}

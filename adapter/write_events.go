@@ -90,12 +90,17 @@ func deleteEvent(s *Server, r *request) (*response, error) {
 }
 
 // eventForWrite runs the original's order for writes on one event: the slug (validated as an
-// argument), the update arguments, the permission (on the event when it exists, else the general
-// capability), then the handler's not-found / not-an-event answers.
+// argument on delete), the update arguments, the permission (on the event when it exists, else the
+// general capability), then the handler's not-found / not-an-event answers.
 func (s *Server) eventForWrite(r *request, action string) (*mapping.Post, error) {
 	p, findErr := s.findEvent(r)
 	if _, bySlug := r.vars["slug"]; bySlug && findErr != nil {
-		return nil, findErr
+		if action != "edit" {
+			return nil, findErr
+		}
+		// The original's update by slug does not validate the slug: an unknown one is the event
+		// with ID 0, not found after the arguments and the permission are checked.
+		findErr = notFoundf("rest-event-not-found", "Event with ID %d does not exist.", 0)
 	}
 	if action == "edit" {
 		if err := checkArgs(r, eventArgs(false)); err != nil {
