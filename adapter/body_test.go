@@ -196,7 +196,9 @@ func errorJSON(err error) []byte {
 // errReader fails like a malformed chunked body does.
 type errReader struct{}
 
-func (errReader) Read([]byte) (int, error) { return 0, errors.New("http: invalid byte in chunk length") }
+func (errReader) Read([]byte) (int, error) {
+	return 0, errors.New("http: invalid byte in chunk length")
+}
 
 // TestUnreadableBody: a body that cannot be read is the client's fault: 400, never a 500.
 func TestUnreadableBody(t *testing.T) {
