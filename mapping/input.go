@@ -200,3 +200,10 @@ func metaFirst(v any) any {
 	}
 	return rows[0]
 }
+
+// SameContent reports whether a post's rendered content is what raw post_content renders to, as far
+// as paragraphs go (wpautop), compared case-insensitively as MySQL compares post_content.
+func SameContent(rendered, raw string) bool {
+	rendered, raw = strings.TrimSpace(rendered), strings.TrimSpace(raw)
+	return strings.EqualFold(rendered, raw) || strings.EqualFold(rendered, strings.TrimSpace(wpautop(raw)))
+}

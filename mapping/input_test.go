@@ -103,3 +103,20 @@ func TestCoerceMeta(t *testing.T) {
 		t.Errorf("deletions: %v", empty)
 	}
 }
+
+func TestSameContent(t *testing.T) {
+	for _, tc := range []struct {
+		rendered, raw string
+		want          bool
+	}{
+		{"<p>D1</p>", "D1", true},
+		{"<p>d1</p>", "D1", true},
+		{"<p>a</p>\n<p>b</p>", "a\n\nb", true},
+		{"<p>D1</p>", "D2", false},
+		{"", "", true},
+	} {
+		if got := SameContent(tc.rendered, tc.raw); got != tc.want {
+			t.Errorf("SameContent(%q, %q) = %v", tc.rendered, tc.raw, got)
+		}
+	}
+}
