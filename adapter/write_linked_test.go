@@ -91,3 +91,22 @@ func TestVenueDuplicateCreate(t *testing.T) {
 		t.Errorf("new venue write %v", w)
 	}
 }
+
+// TestEventVenueListOfOne: a venue given as a list, even of one ID or one {id}, is creation data
+// without a name for the original (Linked_Post_Base::insert): 400 could-not-create-venue, nothing
+// written. The original answered so to "venue":[5], "venue":[{"id":5}] and venue[]=5.
+func TestEventVenueListOfOne(t *testing.T) {
+	wp := wpfake.New(t)
+	h := fakeServer(t, wp)
+	writes := eventWrites(t, wp)
+	venue := wp.IDs("tribe_venue")[0]
+	for _, v := range []string{fmt.Sprintf(`[%d]`, venue), fmt.Sprintf(`[{"id":%d}]`, venue)} {
+		rec := post(h, "/events", `{"title":"x","start_date":"2026-12-10 10:00","end_date":"2026-12-10 12:00","venue":`+v+`}`)
+		if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), `"code":"could-not-create-venue"`) {
+			t.Errorf("%s: %d %.200s", v, rec.Code, rec.Body)
+		}
+	}
+	if len(writes()) != 0 {
+		t.Errorf("written: %v", writes())
+	}
+}
