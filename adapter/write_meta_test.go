@@ -141,3 +141,33 @@ func TestWriteEventCreateFields(t *testing.T) {
 		t.Errorf("categories %v, want [6]", body["tribe_events_cat"])
 	}
 }
+
+// TestWriteKeepsCost: with the calendar plugin active, every wp/v2 write of an event stores its cost
+// again, from the request's _EventCost or else from the formatted cost ("$5 - $10" became "5 – 10"
+// after an update of the description alone); updates that leave the cost send the stored one.
+func TestWriteKeepsCost(t *testing.T) {
+	wp := wpfake.New(t)
+	h := fakeServer(t, wp)
+	var sent map[string]any
+	wp.SetIntercept(func(w http.ResponseWriter, r *http.Request) bool {
+		switch {
+		case answerMe(w, r):
+		case r.Method == http.MethodOptions:
+			_, _ = w.Write([]byte(tecSchema))
+		case r.Method == http.MethodPost && r.URL.Path == "/wp-json/wp/v2/tribe_events/17":
+			raw, _ := io.ReadAll(r.Body)
+			_ = json.Unmarshal(raw, &sent)
+			_, _ = w.Write([]byte(`{"id":17}`))
+		default:
+			return false
+		}
+		return true
+	})
+	rec := post(h, "/events/17", `{"description":"x"}`)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("got %d %.200s", rec.Code, rec.Body)
+	}
+	if fmt.Sprint(sent["meta"]) != "map[_EventCost:$25]" {
+		t.Errorf("meta sent %v", sent["meta"])
+	}
+}
