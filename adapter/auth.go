@@ -80,6 +80,12 @@ func (s *Server) resolveViewer(r *request) (*viewer, error) {
 	res, err := r.cms.Send(r.gc.Request.Context(), http.MethodGet, "/wp/v2/users/me",
 		url.Values{"context": {"edit"}}, creds, nil)
 	var ue *cmsclient.Error
+	if errors.As(err, &ue) && ue.Code == "rest_not_logged_in" {
+		// Credentials WordPress does not try (another scheme, a malformed header, an empty
+		// password): the caller is anonymous, as for every other route of WordPress.
+		s.viewers.cache.SetDefault(key, (*viewer)(nil))
+		return nil, nil
+	}
 	if errors.As(err, &ue) && (ue.Status == http.StatusUnauthorized || ue.Code == "rest_cookie_invalid_nonce") {
 		return nil, newError(ue.Status, ue.Code, ue.Message)
 	}

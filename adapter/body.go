@@ -3,6 +3,7 @@ package adapter
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -20,6 +21,16 @@ const maxBody = 1 << 20
 var errInvalidJSON = &apiError{Status: http.StatusBadRequest, Code: "rest_invalid_json", Message: "Invalid JSON body passed.",
 	Extra: mapping.Object{{Key: "json_error_code", Value: 4}, {Key: "json_error_message", Value: "Syntax error"}}}
 
+var errUnreadableBody = newError(http.StatusBadRequest, "rest_invalid_body", "The request body could not be read.")
+
+// maxJSONDepth is PHP's json_decode depth limit as WordPress decodes bodies (depth 512: at most 511
+// nested arrays and objects).
+const maxJSONDepth = 511
+
+// errJSONDepth is WordPress' answer to a body nested deeper than PHP decodes.
+var errJSONDepth = &apiError{Status: http.StatusBadRequest, Code: "rest_invalid_json", Message: "Invalid JSON body passed.",
+	Extra: mapping.Object{{Key: "json_error_code", Value: 1}, {Key: "json_error_message", Value: "Maximum stack depth exceeded"}}}
+
 // readBody parses a write's body into parameters, as WordPress does: a JSON object when the content
 // type is application/json (malformed → rest_invalid_json; a valid non-object is ignored), PHP-style
 // form fields for application/x-www-form-urlencoded, nothing for other types. JSON values keep their
@@ -31,7 +42,11 @@ func readBody(req *http.Request) (Params, error) {
 	}
 	raw, err := io.ReadAll(io.LimitReader(req.Body, maxBody+1))
 	if err != nil {
-		return nil, err
+		// A body that cannot be read (a malformed chunked encoding, a connection cut mid-body) is
+		// the client's fault. PHP never sees such a request: the web server in front of it refuses
+		// it with a bare 400 (PHP's own server drops the connection); this is that 400 with an error
+		// body in WordPress' form.
+		return nil, errUnreadableBody
 	}
 	if len(raw) > maxBody {
 		return nil, newError(http.StatusRequestEntityTooLarge, "rest_request_too_large", "The request body is too large.")
@@ -80,10 +95,16 @@ func parseJSONBody(raw []byte) (Params, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, errInvalidJSON
+	err := dec.Decode(&v)
+	if err == nil {
+		if _, end := dec.Token(); end != io.EOF {
+			err = errInvalidJSON
+		}
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if deep := tooDeepAt(raw); deep >= 0 && (err == nil || deep < syntaxOffset(err, len(raw))) {
+		return nil, errJSONDepth
+	}
+	if err != nil {
 		return nil, errInvalidJSON
 	}
 	obj, ok := v.(map[string]any)
@@ -91,6 +112,41 @@ func parseJSONBody(raw []byte) (Params, error) {
 		return nil, nil
 	}
 	return Params(obj), nil
+}
+
+// tooDeepAt returns the offset where raw opens its (maxJSONDepth+1)th nested array or object, or -1.
+// PHP's parser reports whichever comes first, too deep or a syntax error, so the offset is compared
+// with the decoder's.
+func tooDeepAt(raw []byte) int {
+	depth, inString, escaped := 0, false, false
+	for i, c := range raw {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString:
+			inString = c != '"'
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			if depth++; depth > maxJSONDepth {
+				return i
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return -1
+}
+
+// syntaxOffset is where decoding failed: the syntax error's offset, else the end of the body.
+func syntaxOffset(err error, size int) int {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return int(se.Offset)
+	}
+	return size
 }
 
 // parseForm is PHP's parse_str: "a=1", "a[]=1&a[]=2" (a list), "a[k]=v" and deeper nesting

@@ -2,10 +2,13 @@ package adapter
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"reflect"
 	"strings"
 	"testing"
+
+	"calshim/mapping"
 )
 
 func TestReadBody(t *testing.T) {
@@ -34,6 +37,12 @@ func TestReadBody(t *testing.T) {
 				"--XyZ--\r\n",
 			Params{"title": "Multi part", "categories": []any{"music"}}, ""},
 		{"multipart malformed", "multipart/form-data; boundary=XyZ", "garbage", Params{}, ""},
+		// PHP's json_decode (depth 512) takes 511 nested arrays and objects, not 512: the original
+		// answers 400 rest_invalid_json, json_error_code 1 "Maximum stack depth exceeded".
+		{"json 511 levels", "application/json", nested(511, "1"), Params{"t": nestedValue(510)}, ""},
+		{"json 512 levels", "application/json", nested(512, "1"), nil, "rest_invalid_json"},
+		{"json 512 levels, brackets in strings", "application/json", `{"s":"[[{{"}`, Params{"s": "[[{{"}, ""},
+		{"json syntax error before the depth", "application/json", `{"a":x,"t":` + nested(600, "1") + `}`, nil, "rest_invalid_json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req, _ := http.NewRequest(http.MethodPost, "/", strings.NewReader(tc.body))
@@ -145,5 +154,58 @@ func checkValue(t *testing.T, v any) {
 		}
 	default:
 		t.Fatalf("unexpected value type %T", v)
+	}
+}
+
+// nested is a JSON object {"t":[[...inner...]]} with depth levels of arrays and objects in all.
+func nested(depth int, inner string) string {
+	return `{"t":` + strings.Repeat("[", depth-1) + inner + strings.Repeat("]", depth-1) + `}`
+}
+
+// nestedValue is what nested(depth+1, "1") decodes to under "t".
+func nestedValue(depth int) any {
+	var v any = json.Number("1")
+	for range depth {
+		v = []any{v}
+	}
+	return v
+}
+
+// TestJSONDepthErrors: which of the two errors WordPress reports, with the original's data members.
+func TestJSONDepthErrors(t *testing.T) {
+	_, err := parseJSONBody([]byte(nested(512, "1")))
+	if string(errorJSON(err)) != `{"code":"rest_invalid_json","message":"Invalid JSON body passed.",`+
+		`"data":{"status":400,"json_error_code":1,"json_error_message":"Maximum stack depth exceeded"}}` {
+		t.Errorf("too deep: %s", errorJSON(err))
+	}
+	_, err = parseJSONBody([]byte(`{"a":x,"t":` + nested(600, "1") + `}`))
+	if !strings.Contains(string(errorJSON(err)), `"json_error_code":4`) {
+		t.Errorf("syntax error first: %s", errorJSON(err))
+	}
+	_, err = parseJSONBody([]byte(nested(600, "1")[:700]))
+	if !strings.Contains(string(errorJSON(err)), `"json_error_code":1`) {
+		t.Errorf("too deep before the syntax error: %s", errorJSON(err))
+	}
+}
+
+func errorJSON(err error) []byte {
+	_, body := errorBody(err)
+	return mapping.EncodeJSON(body)
+}
+
+// errReader fails like a malformed chunked body does.
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) {
+	return 0, errors.New("http: invalid byte in chunk length")
+}
+
+// TestUnreadableBody: a body that cannot be read is the client's fault: 400, never a 500.
+func TestUnreadableBody(t *testing.T) {
+	req, _ := http.NewRequest(http.MethodPost, "/", errReader{})
+	req.Header.Set("Content-Type", "application/json")
+	_, err := readBody(req)
+	if status, _ := errorBody(err); status != http.StatusBadRequest {
+		t.Errorf("got %d %v", status, err)
 	}
 }

@@ -145,7 +145,7 @@ func (s *Server) dispatch(gc *gin.Context) {
 	}
 	rt, vars := s.match(addr.ns, addr.route)
 	if rt == nil || (rt.methods[method] == nil && method != http.MethodOptions) {
-		s.write(gc, nil, errNoRoute)
+		s.write(gc, nil, s.noRoute(gc, addr.lang))
 		return
 	}
 	gc.Set("route", rt.pattern)
@@ -157,6 +157,10 @@ func (s *Server) dispatch(gc *gin.Context) {
 	r := &request{gc: gc, method: method, params: parseForm(gc.Request.URL.RawQuery), vars: vars, snap: snap,
 		root: addr.root, ns: addr.ns, lang: addr.lang, now: s.opt.Now()}
 	if method == http.MethodOptions { // CORS preflights and route discovery
+		if err := s.identify(r); err != nil {
+			s.write(gc, rt, err)
+			return
+		}
 		s.send(gc, s.render(gc, rt, s.options(r, rt), nil))
 		return
 	}

@@ -53,15 +53,13 @@ func (t *tx) linkFromObject(k linkedKind, m map[string]any) (int, error) {
 	return t.saveLinked(k, nil, Params(m))
 }
 
-// eventVenue links the event's venue: an ID, an {id} object or a creation payload. Lists and CSV
-// strings fail as in the original (one venue per event); empty leaves the venue as it is (QUIRK 17).
+// eventVenue links the event's venue: an ID, an {id} object or a creation payload. Lists (even of
+// one ID or object) and CSV strings fail as in the original (Linked_Post_Base::insert takes a list
+// for creation data without a name); empty leaves the venue as it is.
 func (t *tx) eventVenue(_, meta map[string]any) error {
 	v, ok := t.r.params.given("venue")
 	if !ok || isEmptyValue(v) {
 		return nil
-	}
-	if l, isList := v.([]any); isList && len(l) == 1 {
-		v = l[0]
 	}
 	var id int
 	var err error

@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -90,12 +91,17 @@ func deleteEvent(s *Server, r *request) (*response, error) {
 }
 
 // eventForWrite runs the original's order for writes on one event: the slug (validated as an
-// argument), the update arguments, the permission (on the event when it exists, else the general
-// capability), then the handler's not-found / not-an-event answers.
+// argument on delete), the update arguments, the permission (on the event when it exists, else the
+// general capability), then the handler's not-found / not-an-event answers.
 func (s *Server) eventForWrite(r *request, action string) (*mapping.Post, error) {
 	p, findErr := s.findEvent(r)
 	if _, bySlug := r.vars["slug"]; bySlug && findErr != nil {
-		return nil, findErr
+		if action != "edit" {
+			return nil, findErr
+		}
+		// The original's update by slug does not validate the slug: an unknown one is the event
+		// with ID 0, not found after the arguments and the permission are checked.
+		findErr = notFoundf("rest-event-not-found", "Event with ID %d does not exist.", 0)
 	}
 	if action == "edit" {
 		if err := checkArgs(r, eventArgs(false)); err != nil {
@@ -134,7 +140,9 @@ func (t *tx) saveEvent(p *mapping.Post) (int, error) {
 	eventDateMeta(r, p, meta)
 	eventFlags(r.params, create, body, meta)
 	eventCost(r.params, create, meta)
-	if v, ok := r.params.text("website"); ok {
+	// The original creates events from its arguments without the empty ones (array_filter), so an
+	// empty website on create leaves no _EventURL row and the event shows its own URL.
+	if v, ok := r.params.text("website"); ok && (v != "" || !create) {
 		meta["_EventURL"] = mapping.SanitizeURL(v)
 	}
 	steps := []func(map[string]any, map[string]any) error{t.eventImage, t.eventTerms, t.eventVenue, t.eventOrganizers}
@@ -149,10 +157,27 @@ func (t *tx) saveEvent(p *mapping.Post) (int, error) {
 		id = p.ID
 	}
 	id, err := t.savePost(r.snap.Types().Event, id, body)
+	if err == nil {
+		err = t.keepEndUTC(id, meta)
+	}
 	if err == nil && body["status"] == "publish" {
 		t.publishLinked(p, meta)
 	}
 	return id, err
+}
+
+// keepEndUTC stores again the UTC end of an event whose end was before its start. The original keeps
+// the UTC end given there (the wall end moves to the start), but the calendar plugin, when active on
+// the CMS, recomputes both UTC dates from the wall times after every wp/v2 update that sets them
+// (Tribe__Events__Editor__Meta::add_utc_dates); a write of the UTC end alone escapes that.
+func (t *tx) keepEndUTC(id int, meta map[string]any) error {
+	endUTC, ok := meta["_EventEndDateUTC"].(string)
+	if !ok || meta["_EventEndDate"] != meta["_EventStartDate"] || endUTC == meta["_EventStartDateUTC"] {
+		return nil
+	}
+	fix := map[string]any{"meta": map[string]any{"_EventEndDateUTC": endUTC}}
+	_, err := t.savePost(t.r.snap.Types().Event, id, fix)
+	return err
 }
 
 // publishLinked publishes the draft venue and organizers of an event that was just published, as TEC
@@ -323,5 +348,22 @@ func (t *tx) resolveTerm(k termKind, item string) (int, error) {
 			return term.ID, nil
 		}
 	}
-	return t.createTerm(k, map[string]any{"name": item})
+	id, err := t.createTerm(k, map[string]any{"name": item})
+	var exists *apiError
+	if errors.As(err, &exists) && exists.Code == "term_exists" {
+		// Created meanwhile by someone else (the catalog has not seen it yet): the existing term is
+		// the one named, as the original's Tribe__Terms::translate_terms_to_ids finds it.
+		return termID(exists), nil
+	}
+	return id, err
+}
+
+// termID reads the term_id WordPress sends with term_exists.
+func termID(e *apiError) int {
+	for _, kv := range e.Extra {
+		if n, ok := kv.Value.(int); ok && kv.Key == "term_id" {
+			return n
+		}
+	}
+	return 0
 }

@@ -147,23 +147,59 @@ func (k linkedKind) response(r *request, id, status int) (*response, error) {
 // cleared (the original ignores empty values there).
 func (t *tx) saveLinked(k linkedKind, p *mapping.Post, in Params) (int, error) {
 	r, create := t.r, p == nil
-	name, _ := in.text(k.name)
-	desc, _ := in.text("description")
 	if create {
+		name, _ := in.text(k.name)
+		desc, _ := in.text("description")
 		if dup := k.duplicate(r, name, desc); dup != nil {
-			return dup.ID, nil
+			return t.saveDuplicate(k, dup, in)
 		}
 	}
-	body, meta := map[string]any{}, map[string]any{}
+	body := map[string]any{}
 	postFields(in, body, [][2]string{{k.name, "title"}, {"description", "content"}})
+	if title, ok := body["title"]; ok && create {
+		// The original names the post after its title (Tribe__Events__Venue::create sets
+		// post_name), so a draft has its slug too; WordPress sanitizes it as sanitize_title does.
+		body["slug"] = title
+	}
 	if status, ok := scaleStatus(in, r.viewer, create); ok {
 		body["status"] = status
 	}
 	postDates(in, r.now, body, r.snap.Location, true)
+	if err := t.linkedFields(k, p, create, in, body); err != nil {
+		return 0, err
+	}
+	id := 0
+	if !create {
+		id = p.ID
+	}
+	return t.savePost(k.typ(r), id, body)
+}
+
+// saveDuplicate is the original's answer to creating a venue or organizer that exists already (same
+// title, and same description when one is given): the existing one, with the meta given saved onto
+// it as on create (map flags on unless given off, state/province from what is given) and its post
+// fields left as they are (Tribe__Events__Venue::create with avoid_duplicates, then save_meta). A
+// duplicate the caller may not edit is answered as it is: WordPress would refuse the meta.
+func (t *tx) saveDuplicate(k linkedKind, dup *mapping.Post, in Params) (int, error) {
+	if !t.r.viewer.mayEdit(dup) {
+		return dup.ID, nil
+	}
+	body := map[string]any{}
+	if err := t.linkedFields(k, nil, false, in, body); err != nil {
+		return 0, err
+	}
+	return t.savePost(k.typ(t.r), dup.ID, body)
+}
+
+// linkedFields puts the meta and image of a venue or organizer into a wp/v2 body. p is the post
+// updated (nil when its meta is written as on create); blank skips the empty values, as a new post
+// has nothing to clear.
+func (t *tx) linkedFields(k linkedKind, p *mapping.Post, blank bool, in Params, body map[string]any) error {
+	meta := map[string]any{}
 	for _, f := range k.linkedMeta() {
 		v, ok := in.text(f[0])
 		switch {
-		case !ok || (create && v == ""):
+		case !ok || (blank && v == ""):
 		case v == "":
 			meta[f[1]] = nil
 		case f[0] == "website":
@@ -176,14 +212,10 @@ func (t *tx) saveLinked(k linkedKind, p *mapping.Post, in Params) (int, error) {
 		venueMaps(in, p, meta)
 	}
 	if err := t.linkedImage(in, body); err != nil {
-		return 0, err
+		return err
 	}
 	body["meta"] = meta
-	id := 0
-	if !create {
-		id = p.ID
-	}
-	return t.savePost(k.typ(r), id, body)
+	return nil
 }
 
 // venueMaps stores the venue's map flags ("1" or the string "false", on by default; mirrored into the
@@ -227,15 +259,16 @@ func venueMaps(in Params, p *mapping.Post, meta map[string]any) {
 	}
 }
 
-// duplicate is the original's duplicate avoidance on create: a venue or organizer (not trashed) whose
-// title equals name case-insensitively and, when a description is given, whose content equals it.
+// duplicate is the original's duplicate avoidance on create (Tribe__Duplicate__Post): a venue or
+// organizer (not trashed) whose title equals name and, when a description is given, whose content
+// equals it, compared as MySQL compares them (case-insensitively). The catalog holds the content
+// rendered, so the description is compared rendered too.
 func (k linkedKind) duplicate(r *request, name, desc string) *mapping.Post {
 	for _, p := range k.all(r.snap) {
 		if p.Status == "trash" || !strings.EqualFold(strings.TrimSpace(p.Title), name) {
 			continue
 		}
-		content := strings.TrimSpace(p.Content)
-		if desc == "" || content == desc || content == "<p>"+desc+"</p>" {
+		if desc == "" || mapping.SameContent(p.Content, desc) {
 			return p
 		}
 	}

@@ -15,9 +15,27 @@ import (
 // because the CMS is unreachable is served as anonymous, which never shows more than it should; a write
 // then fails with 503.
 func (s *Server) prepare(r *request) error {
+	if err := s.identify(r); err != nil {
+		return err
+	}
+	if r.method == http.MethodGet {
+		return nil
+	}
+	body, err := readBody(r.gc.Request)
+	if err != nil {
+		return err
+	}
+	r.params = mergeParams(r.params, body)
+	return nil
+}
+
+// identify resolves the caller of r (auth.go). WordPress checks credentials before it dispatches, so
+// rejected ones answer its error on every request, reads and OPTIONS included; a caller that cannot
+// be identified because the CMS is unreachable reads as anonymous.
+func (s *Server) identify(r *request) error {
 	r.cms = s.catalog(r.lang).Client()
 	v, err := s.resolveViewer(r)
-	if errors.Is(err, cmsclient.ErrUnavailable) && r.method == http.MethodGet {
+	if errors.Is(err, cmsclient.ErrUnavailable) && (r.method == http.MethodGet || r.method == http.MethodOptions) {
 		v, err = nil, nil
 	}
 	if err != nil {
@@ -30,15 +48,17 @@ func (s *Server) prepare(r *request) error {
 		// the same for logged-in users).
 		r.gc.Header("Cache-Control", "no-cache, must-revalidate, max-age=0, private")
 	}
-	if r.method == http.MethodGet {
-		return nil
-	}
-	body, err := readBody(r.gc.Request)
-	if err != nil {
+	return nil
+}
+
+// noRoute is the answer to a request no route matches: WordPress' rest_no_route, unless the
+// credentials are rejected, which it checks first.
+func (s *Server) noRoute(gc *gin.Context, lang string) error {
+	r := &request{gc: gc, method: http.MethodGet, lang: lang, params: parseForm(gc.Request.URL.RawQuery)}
+	if err := s.identify(r); err != nil {
 		return err
 	}
-	r.params = mergeParams(r.params, body)
-	return nil
+	return errNoRoute
 }
 
 // methodOverride applies WordPress' method override (WP_REST_Server::serve_request): a `_method` query

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -55,6 +56,10 @@ func (t *tx) savePost(postType string, id int, body map[string]any) (int, error)
 	if id != 0 {
 		path += "/" + strconv.Itoa(id)
 	}
+	body, err := t.typedMeta(postType, id, body)
+	if err != nil {
+		return 0, err
+	}
 	var answer json.RawMessage
 	if err := t.send(http.MethodPost, path, nil, body, &answer); err != nil {
 		return 0, err
@@ -67,6 +72,50 @@ func (t *tx) savePost(postType string, id int, body map[string]any) (int, error)
 	}
 	t.touch(postType, saved.ID, answer)
 	return saved.ID, nil
+}
+
+// typedMeta returns body with its meta in the types the CMS declares for them (the caller's meta map
+// is left as it is: later steps read it as written). A new post has no meta to delete: deletions are
+// left out, as wp/v2 refuses to delete a boolean key that has no valid stored value.
+func (t *tx) typedMeta(postType string, id int, body map[string]any) (map[string]any, error) {
+	meta, _ := body["meta"].(map[string]any)
+	if len(meta) == 0 && (id == 0 || postType != t.r.snap.Types().Event) {
+		return body, nil
+	}
+	types, err := t.cat.Client().MetaTypes(t.r.gc.Request.Context(), postType)
+	if err != nil {
+		return nil, t.upstreamError(err)
+	}
+	typed := maps.Clone(meta)
+	if typed == nil {
+		typed = map[string]any{}
+	}
+	if id == 0 {
+		maps.DeleteFunc(typed, func(_ string, v any) bool { return v == nil })
+	}
+	t.keepCost(postType, id, types, typed)
+	mapping.CoerceMeta(typed, types)
+	out := maps.Clone(body)
+	if len(typed) > 0 {
+		out["meta"] = typed
+	}
+	return out, nil
+}
+
+// keepCost sends an event's stored cost with every update that does not change it, when the
+// calendar plugin is active on the CMS (it declares _EventCost a single string): after each wp/v2
+// write of an event it stores the cost again from the request, else from its formatted display
+// ("$5 - $10" would become "5 – 10"; Tribe__Events__Editor__Meta::update_cost).
+func (t *tx) keepCost(postType string, id int, types map[string]string, meta map[string]any) {
+	if _, given := meta["_EventCost"]; given || id == 0 || types["_EventCost"] != "string" ||
+		postType != t.r.snap.Types().Event {
+		return
+	}
+	if p, ok := t.r.snap.Post(id); ok {
+		if cost, ok := p.MetaFirst("_EventCost"); ok {
+			meta["_EventCost"] = cost
+		}
+	}
 }
 
 // trashPost moves a post to the trash (wp/v2 DELETE without force, which answers the trashed post).

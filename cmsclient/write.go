@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
+	"time"
 
 	"github.com/go-resty/resty/v2"
 )
@@ -117,4 +119,81 @@ func (e *Error) DataInt(key string) int {
 	var n int
 	_ = json.Unmarshal(data[key], &n)
 	return n
+}
+
+// metaTypesTTL is how long a post type's meta schema is trusted: a plugin activated on the CMS (one
+// that registers the calendar's meta keys with other types) is noticed within this time.
+const metaTypesTTL = 5 * time.Minute
+
+type metaTypesKey struct {
+	c        *Client
+	postType string
+}
+
+type metaTypesEntry struct {
+	types map[string]string
+	at    time.Time
+}
+
+// metaTypesCache holds each client's meta schemas, per post type.
+var metaTypesCache sync.Map
+
+// MetaTypes returns the JSON type wp/v2 declares for each meta key of a post type, from the schema
+// of OPTIONS /wp/v2/{type}: "string", "boolean", "number", or "array:" plus the item type for keys
+// registered with several rows. The same keys may be registered by the calendar plugin itself when
+// it is active (its block editor declares _EventAllDay boolean and _EventVenueID numbers), and wp/v2
+// refuses values of another type, so writes send each key in the declared type.
+func (c *Client) MetaTypes(ctx context.Context, postType string) (map[string]string, error) {
+	key := metaTypesKey{c, postType}
+	if e, ok := metaTypesCache.Load(key); ok && time.Since(e.(metaTypesEntry).at) < metaTypesTTL {
+		return e.(metaTypesEntry).types, nil
+	}
+	path := "/wp/v2/" + postType
+	res, err := c.http.R().SetContext(ctx).SetQueryParamsFromValues(c.http.QueryParam).
+		Execute(http.MethodOptions, path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: OPTIONS %s: %v", ErrUnavailable, path, err)
+	}
+	types := map[string]string{}
+	if err := checkStatus(res); errors.Is(err, ErrUnavailable) {
+		return nil, err
+	} else if err == nil {
+		// A route without a schema (or an answer that is not one) declares nothing: values go as
+		// they are, and WordPress says what it refuses.
+		types, _ = decodeMetaTypes(res.Body())
+	}
+	metaTypesCache.Store(key, metaTypesEntry{types, time.Now()})
+	return types, nil
+}
+
+// decodeMetaTypes reads schema.properties.meta.properties of a route's OPTIONS answer.
+func decodeMetaTypes(body []byte) (map[string]string, error) {
+	type prop struct {
+		Type  any `json:"type"`
+		Items struct {
+			Type any `json:"type"`
+		} `json:"items"`
+	}
+	var doc struct {
+		Schema struct {
+			Properties struct {
+				Meta struct {
+					Properties map[string]prop `json:"properties"`
+				} `json:"meta"`
+			} `json:"properties"`
+		} `json:"schema"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return nil, err
+	}
+	types := map[string]string{}
+	for k, p := range doc.Schema.Properties.Meta.Properties {
+		t, _ := p.Type.(string)
+		if t == "array" {
+			item, _ := p.Items.Type.(string)
+			t += ":" + item
+		}
+		types[k] = t
+	}
+	return types, nil
 }

@@ -1,6 +1,7 @@
 package mapping
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -23,8 +24,14 @@ func TestNewEventDates(t *testing.T) {
 			EventDates{"2027-07-01 09:00:00", "2027-07-01 10:00:00", "2027-07-01 07:00:00", "2027-07-01 08:00:00", "Europe/Paris", "CEST", 3600, false}},
 		{"all day, multi-day", "2027-01-13 09:00:00", "2027-01-14 11:00:00", true, "",
 			EventDates{"2027-01-13 00:00:00", "2027-01-14 23:59:59", "2027-01-13 05:00:00", "2027-01-15 04:59:59", "America/New_York", "EST", -1, true}},
-		{"end before start", "2027-01-12 10:00:00", "2027-01-12 09:00:00", false, "",
-			EventDates{"2027-01-12 10:00:00", "2027-01-12 10:00:00", "2027-01-12 15:00:00", "2027-01-12 15:00:00", "America/New_York", "EST", 0, false}},
+		// The original's answers to POST /events with these dates (6.17.2): the end moves to the start,
+		// the UTC end stays the one given.
+		{"end before start", "2026-12-10 10:00:00", "2026-12-10 08:00:00", false, "",
+			EventDates{"2026-12-10 10:00:00", "2026-12-10 10:00:00", "2026-12-10 15:00:00", "2026-12-10 13:00:00", "America/New_York", "EST", 0, false}},
+		{"end before start, other zone", "2026-12-10 10:00:00", "2026-12-09 12:00:00", false, "Europe/Paris",
+			EventDates{"2026-12-10 10:00:00", "2026-12-10 10:00:00", "2026-12-10 09:00:00", "2026-12-09 11:00:00", "Europe/Paris", "CET", 0, false}},
+		{"all day, end day before start day", "2026-12-10 10:00:00", "2026-12-08 11:00:00", true, "Asia/Tokyo",
+			EventDates{"2026-12-10 00:00:00", "2026-12-10 00:00:00", "2026-12-09 15:00:00", "2026-12-08 14:59:59", "Asia/Tokyo", "JST", -1, true}},
 		{"UTC offset zone", "2027-01-12 10:00:00", "2027-01-12 11:00:00", false, "UTC+5.5",
 			EventDates{"2027-01-12 10:00:00", "2027-01-12 11:00:00", "2027-01-12 04:30:00", "2027-01-12 05:30:00", "UTC+5.5", "UTC+5.5", 3600, false}},
 	} {
@@ -76,5 +83,40 @@ func TestStateProvinceAndURL(t *testing.T) {
 	}
 	if got := SanitizeURL(" example.com/a b<c> "); got != "http://example.com/a%20bc" {
 		t.Errorf("SanitizeURL = %q", got)
+	}
+}
+
+func TestCoerceMeta(t *testing.T) {
+	types := map[string]string{"_EventAllDay": "boolean", "_VenueShowMap": "boolean", "_EventVenueID": "array:number",
+		"_EventCost": "string", "_EventURL": "string"}
+	meta := map[string]any{"_EventAllDay": "yes", "_VenueShowMap": "false", "_EventVenueID": []string{"12", "x"},
+		"_EventCost": []string{"$5", "$10"}, "_EventURL": nil, "_EventOrganizerID": []string{"3"}}
+	CoerceMeta(meta, types)
+	want := map[string]any{"_EventAllDay": true, "_VenueShowMap": false, "_EventVenueID": []int{12},
+		"_EventCost": "$5", "_EventURL": nil, "_EventOrganizerID": []string{"3"}}
+	if fmt.Sprint(meta) != fmt.Sprint(want) {
+		t.Errorf("got %v\nwant %v", meta, want)
+	}
+	empty := map[string]any{"_EventAllDay": nil, "_EventCost": []string{}}
+	CoerceMeta(empty, types)
+	if empty["_EventAllDay"] != false || empty["_EventCost"] != nil {
+		t.Errorf("deletions: %v", empty)
+	}
+}
+
+func TestSameContent(t *testing.T) {
+	for _, tc := range []struct {
+		rendered, raw string
+		want          bool
+	}{
+		{"<p>D1</p>", "D1", true},
+		{"<p>d1</p>", "D1", true},
+		{"<p>a</p>\n<p>b</p>", "a\n\nb", true},
+		{"<p>D1</p>", "D2", false},
+		{"", "", true},
+	} {
+		if got := SameContent(tc.rendered, tc.raw); got != tc.want {
+			t.Errorf("SameContent(%q, %q) = %v", tc.rendered, tc.raw, got)
+		}
 	}
 }
