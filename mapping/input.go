@@ -1,6 +1,7 @@
 package mapping
 
 import (
+	"calshim/mapping/php"
 	"regexp"
 	"strconv"
 	"strings"
@@ -205,5 +206,5 @@ func metaFirst(v any) any {
 // as paragraphs go (wpautop), compared case-insensitively as MySQL compares post_content.
 func SameContent(rendered, raw string) bool {
 	rendered, raw = strings.TrimSpace(rendered), strings.TrimSpace(raw)
-	return strings.EqualFold(rendered, raw) || strings.EqualFold(rendered, strings.TrimSpace(wpautop(raw)))
+	return strings.EqualFold(rendered, raw) || strings.EqualFold(rendered, strings.TrimSpace(php.Wpautop(raw)))
 }
