@@ -11,7 +11,7 @@ import (
 
 // eventArchive answers GET /events (reference §3.1).
 func eventArchive(s *Server, r *request) (*response, error) {
-	f, args, pg, err := s.eventQuery(r)
+	f, links, pg, err := s.eventQuery(r)
 	if err != nil {
 		return nil, err
 	}
@@ -40,9 +40,7 @@ func eventArchive(s *Server, r *request) (*response, error) {
 		events = append(events, ctx.Event(p))
 	}
 	body := mapping.Object{{Key: "events", Value: events}}
-	// TEC adds venue, organizer and featured with add_query_arg, which encodes the whole query.
-	encode := f.Venues != nil || f.Organizers != nil || (f.Featured != nil && *f.Featured)
-	archiveLinks(r.base()+"/events/", args, encode, pg, len(matches), &body)
+	archiveLinks(r.base()+"/events/", links.args, links.extra, pg, len(matches), &body)
 	return archiveResponse(body, len(matches), pg), nil
 }
 
@@ -53,70 +51,48 @@ func archiveResponse(body mapping.Object, total int, pg page) *response {
 	return &response{status: http.StatusOK, body: body, total: &total, totalPages: &pages}
 }
 
-// eventQuery validates the archive arguments in the original's declaration order and turns them into
-// a filter plus the effective arguments for rest_url.
-func (s *Server) eventQuery(r *request) (*mapping.EventFilter, []queryArg, page, error) {
-	bad := mapping.Object{}
-	pg := s.pageArgs(r, &bad)
-	f := &mapping.EventFilter{Anonymous: r.viewer == nil}
-	dates := s.archiveDates(r, f, &bad)
-	if v, ok := r.params["search"]; ok {
-		if str, isStr := v.(string); !isStr || str == "" {
-			bad.Set("search", "Invalid parameter.")
-		} else {
-			f.Search = mapping.SearchWords(str)
-		}
+// eventQuery runs the archive's arguments through the pipeline and turns the sanitized values into
+// a filter, plus the effective arguments for rest_url.
+func (s *Server) eventQuery(r *request) (*mapping.EventFilter, eventLinks, page, error) {
+	a, err := r.readArgs("/events")
+	if err != nil {
+		return nil, eventLinks{}, page{}, err
 	}
-	f.Categories = s.termFilter(r, "categories", r.snap.Categories, true, &bad)
-	f.Tags = s.termFilter(r, "tags", r.snap.Tags, false, &bad)
-	f.Venues = s.linkedFilter(r, "venue", r.snap.Types().Venue, &bad)
-	f.Organizers = s.linkedFilter(r, "organizer", r.snap.Types().Organizer, &bad)
-	if v, ok := r.params["featured"]; ok {
-		b, valid := wpBool(v)
-		if !valid {
-			bad.Set("featured", "featured is not of type boolean.")
-		}
-		f.Featured = &b
+
+	pg := s.pageOf(r, a)
+	f := &mapping.EventFilter{Anonymous: r.viewer == nil, Featured: boolArg(a, "featured")}
+	w := s.archiveDates(r, a, f)
+	if v, ok := a.str("search"); ok {
+		f.Search = mapping.SearchWords(v)
 	}
-	status, statuses := s.statusArg(r, &bad, "edit_tribe_events")
-	f.Statuses = statuses
-	if r.params.has("include") {
-		for _, item := range r.params.list("include") {
-			n, ok := positiveInt(item)
-			if !ok {
-				bad.Set("include", "Invalid parameter.")
-				break
-			}
-			f.Include = append(f.Include, n)
-		}
-	}
-	if r.params.has("post_parent") {
-		n, ok := positiveInt(r.params["post_parent"])
-		if p, exists := r.snap.Post(n); !ok || !exists || p.Type != r.snap.Types().Event {
-			bad.Set("post_parent", "Invalid parameter.")
-		}
+	f.Categories = termFilter(a, "categories", r.snap.Categories, true)
+	f.Tags = termFilter(a, "tags", r.snap.Tags, false)
+	f.Venues, f.Organizers = idFilter(a, "venue"), idFilter(a, "organizer")
+	status := statusArg(r, a, "edit_tribe_events")
+	f.Statuses = statusesOf(status)
+	f.Include = idFilter(a, "include")
+	if n, ok := a["post_parent"].(int); ok {
 		f.PostParent = &n
 	}
-	if v, ok := r.params["ticketed"]; ok {
-		if b, valid := wpBool(v); !valid {
-			bad.Set("ticketed", "ticketed is not of type boolean.")
-		} else if b {
-			bad.Set("ticketed", "Event Tickets plugin is not activated.")
-		}
-	}
-	if len(bad) > 0 {
-		return nil, nil, pg, invalidParams(bad)
-	}
+
+	return f, eventLinks{args: eventURLArgs(a, pg, w, status, f), extra: eventExtraArgs(a)}, pg, nil
+}
+
+// eventLinks are the two sets of arguments TEC passes to add_query_arg for rest_url.
+type eventLinks struct{ args, extra []queryArg }
+
+// eventURLArgs are the effective arguments in the order of TEC's supported_query_vars.
+func eventURLArgs(a Params, pg page, w mapping.Window, status string, f *mapping.EventFilter) []queryArg {
 	args := []queryArg{{"page", strconv.Itoa(pg.num)}, {"per_page", strconv.Itoa(pg.size)}}
-	args = appendIf(args, "start_date", dates.StartDate)
-	args = appendIf(args, "end_date", dates.EndDate)
-	if s, ok := r.params.str("search"); ok {
-		args = append(args, queryArg{"search", s})
+	args = appendIf(args, "start_date", w.StartDate)
+	args = appendIf(args, "end_date", w.EndDate)
+	if v, ok := a.str("search"); ok {
+		args = append(args, queryArg{"search", v})
 	}
-	for _, k := range []string{"geoloc", "geoloc_lat", "geoloc_lng"} {
-		if v, ok := r.params.str(k); ok {
-			args = append(args, queryArg{k, v})
-		}
+	if b := boolArg(a, "geoloc"); b != nil && *b {
+		// TEC sets tribe_geoloc to 1 and both coordinates, "" when not given.
+		args = append(args, queryArg{"geoloc", "1"},
+			queryArg{"geoloc_lat", toList(a["geoloc_lat"])}, queryArg{"geoloc_lng", toList(a["geoloc_lng"])})
 	}
 	args = append(args, queryArg{"status", status})
 	if f.PostParent != nil {
@@ -125,20 +101,32 @@ func (s *Server) eventQuery(r *request) (*mapping.EventFilter, []queryArg, page,
 	if f.Include != nil {
 		args = append(args, queryArg{"include", ints(f.Include)})
 	}
-	args = appendIf(args, "starts_before", f.StartsBefore)
-	args = appendIf(args, "starts_after", f.StartsAfter)
-	args = appendIf(args, "ends_before", f.EndsBefore)
-	args = appendIf(args, "ends_after", f.EndsAfter)
-	if f.Venues != nil {
-		args = append(args, queryArg{"venue", ints(f.Venues)})
+	args = appendIf(args, "starts_before", w.StartsBefore)
+	args = appendIf(args, "starts_after", w.StartsAfter)
+	args = appendIf(args, "ends_before", w.EndsBefore)
+	return appendIf(args, "ends_after", w.EndsAfter)
+}
+
+// eventExtraArgs are TEC's extra rest_url arguments: venue and organizer as given (lists joined with
+// commas) and featured, each when given; nil when none is, so that no second add_query_arg runs.
+// add_query_arg drops a false featured, but still re-encodes the URL.
+func eventExtraArgs(a Params) []queryArg {
+	extra, given := []queryArg{}, false
+	for _, k := range []string{"venue", "organizer"} {
+		if v, ok := a[k]; ok {
+			extra, given = append(extra, queryArg{k, toList(v)}), true
+		}
 	}
-	if f.Organizers != nil {
-		args = append(args, queryArg{"organizer", ints(f.Organizers)})
+	if b := boolArg(a, "featured"); b != nil {
+		given = true
+		if *b {
+			extra = append(extra, queryArg{"featured", "1"})
+		}
 	}
-	if f.Featured != nil && *f.Featured {
-		args = append(args, queryArg{"featured", "1"})
+	if !given {
+		return nil
 	}
-	return f, args, pg, nil
+	return extra
 }
 
 func appendIf(args []queryArg, key, value string) []queryArg {
@@ -148,70 +136,41 @@ func appendIf(args []queryArg, key, value string) []queryArg {
 	return append(args, queryArg{key, value})
 }
 
-// statusArg validates `status` and returns it as rest_url shows it and as the statuses it selects.
-// Callers without the edit capability of the post type may only ask for "publish" (the default);
-// those with it default to "any" (every status but trash) and may ask for any registered ones.
-func (s *Server) statusArg(r *request, bad *mapping.Object, editCap string) (string, []string) {
-	editor := r.viewer.can(editCap)
-	if !r.params.has("status") {
-		if editor {
-			return "any", anyStatus
-		}
-		return "publish", []string{"publish"}
+// statusArg is the archive's post_status as rest_url shows it: the given list (already validated by
+// filter_post_status_list), or the default, "any" for who may edit the post type, else "publish".
+func statusArg(r *request, a Params, editCap string) string {
+	if v, ok := a["status"]; ok {
+		return toList(listToArray(v))
 	}
-	l := r.params.list("status")
-	var out []string
-	for _, st := range l {
-		switch {
-		case st == "any" && editor:
-			out = append(out, anyStatus...)
-		case st == "publish" || (editor && postStatuses[st]):
-			out = append(out, st)
-		default:
-			bad.Set("status", "Invalid parameter.")
-			return "publish", []string{"publish"}
-		}
+	if r.viewer.can(editCap) {
+		return "any"
 	}
-	if len(out) == 0 {
-		bad.Set("status", "Invalid parameter.")
-	}
-	return strings.Join(l, ","), out
+	return "publish"
 }
 
-// anyStatus is WordPress' "any": every status not excluded from searches (trash, auto-draft).
+// statusesOf are the post statuses a post_status selects: WordPress' "any" is every status not
+// excluded from searches (trash, auto-draft).
+func statusesOf(status string) []string {
+	if status == "any" {
+		return anyStatus
+	}
+	return strings.Split(status, ",")
+}
+
 var anyStatus = []string{"publish", "future", "draft", "pending", "private"}
 
-// termFilter resolves `categories` / `tags`: each item must exist as a term ID, slug or name (else the
-// argument is invalid); items resolve by slug first, then by ID (a name passes validation but matches
-// nothing, as in the original). Categories include their descendants.
-func (s *Server) termFilter(r *request, name string, terms []*mapping.Term, withChildren bool, bad *mapping.Object) []int {
-	if !r.params.has(name) {
+// termFilter resolves categories or tags as TEC's parse_terms_query does: each item by sanitized slug,
+// then by ID; an item neither finds filters on no term. Categories include their descendants.
+func termFilter(a Params, name string, terms []*mapping.Term, withChildren bool) []int {
+	v, ok := a[name]
+	if !ok {
 		return nil
 	}
 	ids := []int{}
-	for _, item := range r.params.list(name) {
-		found, resolved := false, 0
-		for _, t := range terms {
-			if t.Slug == item {
-				found, resolved = true, t.ID
-				break
-			}
-		}
-		if !found {
-			for _, t := range terms {
-				if strconv.Itoa(t.ID) == item {
-					found, resolved = true, t.ID
-				} else if t.Name == item {
-					found = true
-				}
-			}
-		}
-		if !found {
-			bad.Set(name, "Invalid parameter.")
-			return nil
-		}
-		if resolved != 0 {
-			ids = append(ids, resolved)
+	for _, item := range listToArray(v) {
+		s, _ := scalar(item)
+		if id, found := mapping.ResolveTerm(terms, s); found {
+			ids = append(ids, id)
 		}
 	}
 	if withChildren {
@@ -235,20 +194,47 @@ func descendants(terms []*mapping.Term, ids []int) []int {
 	return out
 }
 
-// linkedFilter resolves `venue` / `organizer`: every item must be the ID of a post of that type.
-func (s *Server) linkedFilter(r *request, name, postType string, bad *mapping.Object) []int {
-	if !r.params.has(name) {
+// idFilter reads a validated list of post IDs (venue, organizer, include); nil when not given.
+func idFilter(a Params, name string) []int {
+	v, ok := a[name]
+	if !ok {
 		return nil
 	}
-	var ids []int
-	for _, item := range r.params.list(name) {
-		n, ok := positiveInt(item)
-		p, exists := r.snap.Post(n)
-		if !ok || !exists || p.Type != postType {
-			bad.Set(name, "Invalid parameter.")
-			return nil
-		}
-		ids = append(ids, n)
+	ids := []int{}
+	for _, item := range listToArray(v) {
+		ids = append(ids, phpIntval(item))
 	}
 	return ids
+}
+
+// boolArg is a sanitized boolean argument; nil when not given.
+func boolArg(a Params, name string) *bool {
+	b, ok := a[name].(bool)
+	if !ok {
+		return nil
+	}
+	return &b
+}
+
+// toList is Tribe__Utils__Array::to_list: a list joined with commas, a scalar as text.
+func toList(v any) string {
+	switch x := v.(type) {
+	case []any:
+		parts := make([]string, len(x))
+		for i, it := range x {
+			parts[i] = toList(it)
+		}
+		return strings.Join(parts, ",")
+	case map[string]any:
+		return toList(mapValues(x))
+	case bool:
+		if x {
+			return "1"
+		}
+		return ""
+	case int:
+		return strconv.Itoa(x)
+	}
+	s, _ := scalar(v)
+	return s
 }

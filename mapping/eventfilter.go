@@ -184,3 +184,64 @@ func PostDateLess(a, b *Post) bool {
 	}
 	return a.ID < b.ID
 }
+
+// TermExists is WordPress' term_exists within one taxonomy: an integer item (isInt) by ID, text by
+// its sanitized slug, then by name (case-insensitively, as MySQL compares).
+func TermExists(terms []*Term, item string, isInt bool) bool {
+	if isInt {
+		id, ok := atoi(item)
+		return ok && id != 0 && termByID(terms, id) != nil
+	}
+	item = strings.TrimSpace(item)
+	if item == "" {
+		return false
+	}
+	if termBySlug(terms, item) != nil {
+		return true
+	}
+	for _, t := range terms {
+		if strings.EqualFold(t.Name, item) {
+			return true
+		}
+	}
+	return false
+}
+
+// ResolveTerm is how the event archive turns a categories/tags item into a term (parse_terms_query):
+// get_term_by('slug') with the item sanitized, then get_term_by('id') with its integer value. ok is
+// false when neither finds one (the original then filters on no term).
+func ResolveTerm(terms []*Term, item string) (int, bool) {
+	if t := termBySlug(terms, item); t != nil {
+		return t.ID, true
+	}
+	id, ok := atoi(item)
+	if t := termByID(terms, id); ok && t != nil {
+		return t.ID, true
+	}
+	return 0, false
+}
+
+func termBySlug(terms []*Term, item string) *Term {
+	slug := sanitizeTitle(item)
+	if slug == "" {
+		return nil
+	}
+	for _, t := range terms {
+		if t.Slug == slug {
+			return t
+		}
+	}
+	return nil
+}
+
+func termByID(terms []*Term, id int) *Term {
+	for _, t := range terms {
+		if t.ID == id {
+			return t
+		}
+	}
+	return nil
+}
+
+// SanitizeTitle is WordPress' sanitize_title, as WP_Term_Query applies it to a slug argument.
+func SanitizeTitle(s string) string { return sanitizeTitle(s) }

@@ -13,28 +13,39 @@ var namespaceArgs = []Arg{
 
 // eventArchiveArgs are the arguments of GET /events.
 var eventArchiveArgs = []Arg{
-	{Name: "page", Default: 1, Description: "The archive page to return", Type: "integer", Keys: defaultDescType},
-	{Name: "per_page", Default: perPageDefault, Description: "The number of events to return on each page", Type: "integer", Keys: defaultDescType},
-	{Name: "start_date", Default: startDateDefault, Description: "Events that start on the specified date", Keys: defaultDescType},
-	{Name: "end_date", Default: endDateDefault, Description: "Events that end on the specified date", Keys: defaultDescType},
-	{Name: "starts_before", Description: "Events that start before the specified date"},
-	{Name: "starts_after", Description: "Events that start after the specified date"},
-	{Name: "ends_before", Description: "Events that end before the specified date"},
-	{Name: "ends_after", Description: "Events that end after the specified date"},
-	{Name: "strict_dates", Default: "false", Description: "Dates set using the start_date/end_date, starts_*/ends_* are set to start at the specified times. The default behavior is to include the entire days.", Keys: defaultDescType},
-	{Name: "search", Description: "Events should contain the specified string in the title or description", Type: "string", Keys: defaultDescType},
-	{Name: "categories", Description: "Events should be assigned one of the specified categories slugs or IDs", Items: "integer", CSV: true, Keys: defaultDescType},
-	{Name: "tags", Description: "Events should be assigned one of the specified tags slugs or IDs", Items: "integer", CSV: true, Keys: defaultDescType},
-	{Name: "venue", Description: "Events should be assigned one of the specified venue IDs", Items: "integer", CSV: true, Keys: defaultDescType},
-	{Name: "organizer", Description: "Events should be assigned one of the specified organizer IDs", Items: "integer", CSV: true, Keys: defaultDescType},
+	{Name: "page", Default: 1, Description: "The archive page to return", Type: "integer", Keys: defaultDescType,
+		Validate: "positive_int"},
+	{Name: "per_page", Default: perPageDefault, Description: "The number of events to return on each page", Type: "integer", Keys: defaultDescType,
+		Validate: "positive_int", Sanitize: "per_page"},
+	{Name: "start_date", Default: startDateDefault, Description: "Events that start on the specified date", Keys: defaultDescType, Validate: "time"},
+	{Name: "end_date", Default: endDateDefault, Description: "Events that end on the specified date", Keys: defaultDescType, Validate: "time"},
+	{Name: "starts_before", Description: "Events that start before the specified date", Validate: "time"},
+	{Name: "starts_after", Description: "Events that start after the specified date", Validate: "time"},
+	{Name: "ends_before", Description: "Events that end before the specified date", Validate: "time"},
+	{Name: "ends_after", Description: "Events that end after the specified date", Validate: "time"},
+	{Name: "strict_dates", Default: "false", Description: "Dates set using the start_date/end_date, starts_*/ends_* are set to start at the specified times. The default behavior is to include the entire days.", Keys: defaultDescType,
+		Validate: "string"},
+	{Name: "search", Description: "Events should contain the specified string in the title or description", Type: "string", Keys: defaultDescType,
+		Validate: "string"},
+	{Name: "categories", Description: "Events should be assigned one of the specified categories slugs or IDs", Items: "integer", CSV: true, Keys: defaultDescType,
+		Validate: "event_category"},
+	{Name: "tags", Description: "Events should be assigned one of the specified tags slugs or IDs", Items: "integer", CSV: true, Keys: defaultDescType,
+		Validate: "post_tag"},
+	{Name: "venue", Description: "Events should be assigned one of the specified venue IDs", Items: "integer", CSV: true, Keys: defaultDescType,
+		Validate: "venue_id_list"},
+	{Name: "organizer", Description: "Events should be assigned one of the specified organizer IDs", Items: "integer", CSV: true, Keys: defaultDescType,
+		Validate: "organizer_id_list"},
 	{Name: "featured", Type: "boolean", Description: "Events should be filtered by their featured status"},
-	{Name: "status", Format: "string", Description: "The event post status"},
+	{Name: "status", Format: "string", Description: "The event post status", Validate: "event_status_list"},
 	{Name: "geoloc", Type: "boolean", Description: "Requires Events Calendar Pro. Events should be filtered by whether their venue has geolocation data"},
 	{Name: "geoloc_lat", Format: "double", DocType: "number", Description: "Requires Events Calendar Pro. Events should be filtered by their venue latitude location, must also provide geoloc_lng"},
 	{Name: "geoloc_lng", Format: "double", DocType: "number", Description: "Requires Events Calendar Pro. Events should be filtered by their venue longitude location, must also provide geoloc_lat"},
-	{Name: "include", Description: "Include events with one of the post IDs specified in the array of CSV list, date filters will be ignored.", Items: "integer", CSV: true, Keys: defaultDescType},
-	{Name: "post_parent", Type: "integer", Description: "Events should be filtered by their post_parent being the specified one."},
-	{Name: "ticketed", Type: "boolean", Description: "Filter events with or without tickets."},
+	{Name: "include", Description: "Include events with one of the post IDs specified in the array of CSV list, date filters will be ignored.", Items: "integer", CSV: true, Keys: defaultDescType,
+		Validate: "positive_int_list", Sanitize: "list_to_array"},
+	{Name: "post_parent", Type: "integer", Description: "Events should be filtered by their post_parent being the specified one.",
+		Validate: "event_id"},
+	{Name: "ticketed", Type: "boolean", Description: "Filter events with or without tickets.",
+		Validate: "supports_ticketed"},
 }
 
 // eventIDArgs identify an event by ID. The original documents password as a path parameter.
@@ -78,26 +89,29 @@ var eventFields = []Arg{
 
 // linkedArchiveArgs returns the arguments of GET /venues or /organizers, which differ only in wording.
 // The status description says "organizer" on both, as in the original.
-func linkedArchiveArgs(perPage, search, event, hasEvents, upcoming string) []Arg {
+func linkedArchiveArgs(postType, perPage, search, event, hasEvents, upcoming string) []Arg {
 	return []Arg{
-		{Name: "page", Default: 1, Description: "The archive page to return", Type: "integer", Keys: defaultDescType},
-		{Name: "per_page", Default: perPageDefault, Description: perPage, Type: "integer", Keys: defaultDescType},
-		{Name: "search", Description: search, Type: "string", Keys: defaultDescType},
-		{Name: "event", Description: event, Type: "integer", Keys: defaultDescType},
+		{Name: "page", Default: 1, Description: "The archive page to return", Type: "integer", Keys: defaultDescType,
+			Validate: "positive_int"},
+		{Name: "per_page", Default: perPageDefault, Description: perPage, Type: "integer", Keys: defaultDescType,
+			Validate: "positive_int", Sanitize: "per_page"},
+		{Name: "search", Description: search, Type: "string", Keys: defaultDescType, Validate: "string"},
+		{Name: "event", Description: event, Type: "integer", Keys: defaultDescType, Validate: "event_id"},
 		{Name: "has_events", Description: hasEvents, DocType: "boolean"},
 		{Name: "only_with_upcoming", Description: upcoming, Default: false, DocType: "boolean", Keys: descTypeDefault},
-		{Name: "status", Format: "string", Description: "The organizer post status"},
+		{Name: "status", Format: "string", Description: "The organizer post status",
+			Validate: postType + "_status_list"},
 	}
 }
 
-var venueArchiveArgs = linkedArchiveArgs(
+var venueArchiveArgs = linkedArchiveArgs("venue",
 	"The number of venues to return on each page",
 	"Venues should contain the specified string in the title, description or custom fields",
 	"Venues should be related to this event",
 	"Venues should have events associated to them",
 	"Venues should have upcoming events associated to them")
 
-var organizerArchiveArgs = linkedArchiveArgs(
+var organizerArchiveArgs = linkedArchiveArgs("organizer",
 	"The number of organizers to return on each page",
 	"Organizers should contain the specified string in the title, description or custom fields",
 	"Organizers should be related to this event",
@@ -151,20 +165,31 @@ var organizerFields = []Arg{
 }
 
 // termArchiveArgs returns the arguments of GET /categories or /tags; tags have no parent.
-func termArchiveArgs(perPage string, withParent bool) []Arg {
+func termArchiveArgs(perPage, taxonomy string, withParent bool) []Arg {
 	args := []Arg{
-		{Name: "page", Default: 1, Description: "The archive page to return", Type: "integer", Keys: defaultDescType},
-		{Name: "per_page", Default: perPageDefault, Description: perPage, Type: "integer", Keys: defaultDescType},
-		{Name: "search", Description: "Limit results to those matching a string", Type: "string", Keys: defaultDescType},
-		{Name: "exclude", Description: "Ensure result set exclude specific IDs", Items: "integer", Keys: defaultDescType},
-		{Name: "include", Description: "Limit result set to specific IDs", Items: "integer", Keys: defaultDescType},
-		{Name: "order", Description: "Order sort attribute ascending or descending", Type: "string", Keys: defaultDescType},
-		{Name: "orderby", Description: "Sort collection by term attribute", Type: "string", Keys: defaultDescType},
+		{Name: "page", Default: 1, Description: "The archive page to return", Type: "integer", Keys: defaultDescType,
+			Validate: "positive_int"},
+		{Name: "per_page", Default: perPageDefault, Description: perPage, Type: "integer", Keys: defaultDescType,
+			Validate: "positive_int", Sanitize: "per_page"},
+		{Name: "search", Description: "Limit results to those matching a string", Type: "string", Keys: defaultDescType,
+			Validate: "string"},
+		{Name: "exclude", Description: "Ensure result set exclude specific IDs", Items: "integer", Keys: defaultDescType,
+			Validate: taxonomy},
+		{Name: "include", Description: "Limit result set to specific IDs", Items: "integer", Keys: defaultDescType,
+			Validate: taxonomy},
+		{Name: "order", Description: "Order sort attribute ascending or descending", Type: "string", Keys: defaultDescType,
+			Validate: "string"},
+		{Name: "orderby", Description: "Sort collection by term attribute", Type: "string", Keys: defaultDescType,
+			Validate: "string"},
 		{Name: "hide_empty", Description: "Whether to hide terms not assigned to any posts", Type: "boolean", Default: "1", Keys: descTypeDefault},
-		{Name: "parent", Description: "Limit result set to terms assigned to a specific parent", Type: "integer", Keys: defaultDescType},
-		{Name: "post", Description: "Limit result set to terms assigned to a specific post", Type: "integer", Keys: defaultDescType},
-		{Name: "event", Description: `Limit result set to terms assigned to a specific event (an alias of the "post" parameter)`, Type: "integer", Keys: defaultDescType},
-		{Name: "slug", Description: "Limit result set to terms with a specific slug", Type: "string", Keys: defaultDescType},
+		{Name: "parent", Description: "Limit result set to terms assigned to a specific parent", Type: "integer", Keys: defaultDescType,
+			Validate: "event_category"},
+		{Name: "post", Description: "Limit result set to terms assigned to a specific post", Type: "integer", Keys: defaultDescType,
+			Validate: "event_id"},
+		{Name: "event", Description: `Limit result set to terms assigned to a specific event (an alias of the "post" parameter)`, Type: "integer", Keys: defaultDescType,
+			Validate: "event_id"},
+		{Name: "slug", Description: "Limit result set to terms with a specific slug", Type: "string", Keys: defaultDescType,
+			Validate: "string"},
 	}
 	if !withParent {
 		args = without(args, "parent")
@@ -173,8 +198,8 @@ func termArchiveArgs(perPage string, withParent bool) []Arg {
 }
 
 var (
-	categoryArchiveArgs = termArchiveArgs("The number of event categories to return on each page", true)
-	tagArchiveArgs      = termArchiveArgs("The number of event tags to return on each page", false)
+	categoryArchiveArgs = termArchiveArgs("The number of event categories to return on each page", "event_category", true)
+	tagArchiveArgs      = termArchiveArgs("The number of event tags to return on each page", "post_tag", false)
 	categoryIDArgs      = []Arg{{Name: "id", Type: "integer", Description: "the event category term ID", In: "path", Required: true}}
 	tagIDArgs           = []Arg{{Name: "id", Type: "integer", Description: "the event tag term ID", In: "path", Required: true}}
 )
