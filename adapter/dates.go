@@ -19,13 +19,9 @@ func (r *request) windowQuery(a Params) mapping.WindowQuery {
 	return q
 }
 
-// archiveDates puts the effective window of the date arguments into f.
-func (s *Server) archiveDates(r *request, a Params, f *mapping.EventFilter) mapping.Window {
-	w := mapping.EffectiveWindow(r.windowQuery(a), r.now, r.snap.Location)
-	f.StartMin, f.EndMax = w.StartDate, w.EndDate
-	f.StartsBefore, f.StartsAfter = w.StartsBefore, w.StartsAfter
-	f.EndsBefore, f.EndsAfter = w.EndsBefore, w.EndsAfter
-	return w
+// archiveWindow is the effective window of the date arguments.
+func (s *Server) archiveWindow(r *request, a Params) mapping.Window {
+	return mapping.EffectiveWindow(r.windowQuery(a), r.now, r.snap.Location)
 }
 
 // defaultWindow is the archive's start_date/end_date defaults at this moment, as the index shows them.

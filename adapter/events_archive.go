@@ -61,7 +61,9 @@ func (s *Server) eventQuery(r *request) (*mapping.EventFilter, eventLinks, page,
 
 	pg := s.pageOf(r, a)
 	f := &mapping.EventFilter{Anonymous: r.viewer == nil, Featured: boolArg(a, "featured")}
-	w := s.archiveDates(r, a, f)
+	f.Include = idFilter(a, "include")
+	w := s.archiveWindow(r, a)
+	f.ApplyWindow(w)
 	if v, ok := a.str("search"); ok {
 		f.Search = mapping.SearchWords(v)
 	}
@@ -70,7 +72,6 @@ func (s *Server) eventQuery(r *request) (*mapping.EventFilter, eventLinks, page,
 	f.Venues, f.Organizers = idFilter(a, "venue"), idFilter(a, "organizer")
 	status := statusArg(r, a, "edit_tribe_events")
 	f.Statuses = statusesOf(status)
-	f.Include = idFilter(a, "include")
 	if n, ok := a["post_parent"].(int); ok {
 		f.PostParent = &n
 	}

@@ -210,7 +210,10 @@ func (q *termQuery) sort(l []*mapping.Term) {
 		if num(a) != num(b) {
 			return num(a) < num(b)
 		}
-		return key(a) < key(b)
+		if key(a) != key(b) {
+			return key(a) < key(b)
+		}
+		return l[i].ID < l[j].ID // MySQL's order for ties: by ID, whatever order says
 	})
 }
 

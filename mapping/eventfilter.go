@@ -245,3 +245,23 @@ func termByID(terms []*Term, id int) *Term {
 
 // SanitizeTitle is WordPress' sanitize_title, as WP_Term_Query applies it to a slug argument.
 func SanitizeTitle(s string) string { return sanitizeTitle(s) }
+
+// ApplyWindow sets the date bounds of f from the effective window. The original's event repository
+// keys start_date and starts_after to one meta query clause ("starts-after"), and end_date and
+// ends_before to another ("ends-before"); the relative bound comes later in its query arguments and
+// replaces the other. With Include set, no date bound applies: the interface says include ignores
+// the date filters (the original keeps its default window, a deliberate difference).
+func (f *EventFilter) ApplyWindow(w Window) {
+	if f.Include != nil {
+		return
+	}
+	f.StartMin, f.EndMax = w.StartDate, w.EndDate
+	f.StartsBefore, f.StartsAfter = w.StartsBefore, w.StartsAfter
+	f.EndsBefore, f.EndsAfter = w.EndsBefore, w.EndsAfter
+	if f.StartsAfter != "" {
+		f.StartMin = ""
+	}
+	if f.EndsBefore != "" {
+		f.EndMax = ""
+	}
+}
