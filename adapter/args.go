@@ -158,7 +158,7 @@ func (a argSpec) sanitizeValue(r *request, v any) (any, error) {
 	if a.sanitize != nil {
 		return a.sanitize(r, v)
 	}
-	if a.typ == "" || v == nil {
+	if a.typ == "" {
 		return v, nil
 	}
 	return schemaParse(a.name, a.typ, v)
