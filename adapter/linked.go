@@ -45,6 +45,9 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 	var words []string
 	if v, ok := a.str("search"); ok {
 		words = mapping.LinkedSearchWords(v)
+		if words == nil {
+			words = []string{} // searching, for no word: MatchLinkedSearch finds nothing
+		}
 	}
 	var event *mapping.Post
 	if n, ok := a["event"].(int); ok {

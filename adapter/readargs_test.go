@@ -255,3 +255,15 @@ func TestRouteTableBehavioursResolve(t *testing.T) {
 		}
 	}
 }
+
+// A venue or organizer search without a word finds nothing, as in the original (which then reports
+// its unfiltered totals; calshim counts the matches, a deliberate difference in the README).
+func TestLinkedSearchWithoutWords(t *testing.T) {
+	h := newTestServer(t)
+	for _, target := range []string{"/venues?search=%40", "/organizers?search=%20"} {
+		body := serveGET(h, v1+target).Body.String()
+		if !strings.Contains(body, `":[],"rest_url"`) || !strings.Contains(body, `"total":0,`) {
+			t.Errorf("GET %s = %.300s", target, body)
+		}
+	}
+}

@@ -66,6 +66,13 @@ func MatchEvent(p *Post, f *EventFilter) bool {
 }
 
 func matchDates(start, end string, f *EventFilter) bool {
+	// A bound on a date the event lacks never matches: the original's meta query joins on the key.
+	startBound := f.StartMin != "" || f.StartsBefore != "" || f.StartsAfter != ""
+	endBound := f.EndMax != "" || f.EndsBefore != "" || f.EndsAfter != ""
+	if (startBound && start == "") || (endBound && end == "") {
+		return false
+	}
+
 	// "Y-m-d H:i:s" strings order like the times they spell.
 	return (f.StartMin == "" || start >= f.StartMin) &&
 		(f.EndMax == "" || end <= f.EndMax) &&

@@ -52,3 +52,18 @@ func TestApplyWindow(t *testing.T) {
 		t.Errorf("include keeps date bounds: %+v", inc)
 	}
 }
+
+// An event without start or end meta is left out by any bound on that date (the meta query joins on
+// the key), however early the bound.
+func TestMatchDatesNeedsTheDate(t *testing.T) {
+	p := &Post{Status: "publish"}
+	for _, f := range []*EventFilter{{StartsBefore: "1970-01-01 23:59:59"}, {EndsBefore: "2030-01-01 00:00:00"}} {
+		f.Statuses = []string{"publish"}
+		if MatchEvent(p, f) {
+			t.Errorf("event without dates matches %+v", f)
+		}
+	}
+	if !MatchEvent(p, &EventFilter{Statuses: []string{"publish"}}) {
+		t.Error("event without dates left out without a date bound")
+	}
+}
