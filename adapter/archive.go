@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,17 +68,16 @@ func archiveLinks(url string, args, extra []queryArg, p page, total int, into *m
 }
 
 // buildQuery is add_query_arg's build_query (no encoding of its own) followed by its removal of "="
-// before an empty value ("has_events=" becomes "has_events").
+// before "&" or the end ("has_events=" becomes "has_events", a raw "search=&" becomes "search&").
 func buildQuery(args []queryArg) string {
 	parts := make([]string, len(args))
 	for i, a := range args {
-		parts[i] = a.key
-		if a.value != "" {
-			parts[i] += "=" + a.value
-		}
+		parts[i] = a.key + "=" + a.value
 	}
-	return strings.Join(parts, "&")
+	return emptyValue.ReplaceAllString(strings.Join(parts, "&"), "$1")
 }
+
+var emptyValue = regexp.MustCompile(`=(&|$)`)
 
 // parseQuery is wp_parse_str on a query string: decoded pairs, a repeated key keeping its first
 // place and its last value.

@@ -267,3 +267,11 @@ func TestLinkedSearchWithoutWords(t *testing.T) {
 		}
 	}
 }
+
+// add_query_arg removes "=" before "&" or the end of the built query, even inside a raw value.
+func TestArchiveURLDropsEqualsBeforeAmpersand(t *testing.T) {
+	body := serveGET(newTestServer(t), v1+"/events?search=%26").Body.String()
+	if !strings.Contains(body, `23:59:59&search&&status=publish"`) {
+		t.Errorf("rest_url of search=&: %.2000s", body)
+	}
+}

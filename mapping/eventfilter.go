@@ -1,6 +1,7 @@
 package mapping
 
 import (
+	"html"
 	"regexp"
 	"slices"
 	"strings"
@@ -117,20 +118,49 @@ func atoi(s string) (int, bool) {
 	return n, true
 }
 
-// SearchWords splits a search phrase the way WordPress does for plain searches: on whitespace, quoted
-// phrases kept together, lowercased.
+// SearchWords splits a search the way WP_Query::parse_search does: quoted phrases and runs of
+// characters other than tab, space, '"', ',' and '+'; quotes and spaces trimmed; single letters,
+// single dashes, "0" and stopwords dropped; when nothing (or more than nine terms) is left, the whole
+// search is one term. Terms are lowercased (MySQL compares case-insensitively); a leading "-"
+// excludes.
 func SearchWords(s string) []string {
 	var words []string
-	for _, m := range searchTerm.FindAllString(s, -1) {
-		w := strings.ToLower(strings.Trim(m, "\" \t\r\n"))
-		if w != "" && w != "-" {
-			words = append(words, w)
+	for _, m := range searchToken.FindAllString(s, -1) {
+		w := strings.Trim(m, "\"' ")
+		if strings.HasPrefix(m, `"`) && strings.HasSuffix(m, `"`) && len(m) > 2 {
+			w = strings.Trim(m, "\"'")
 		}
+		if skipSearchTerm(w) {
+			continue
+		}
+		words = append(words, strings.ToLower(w))
+	}
+	if len(words) == 0 || len(words) > 9 {
+		return []string{strings.ToLower(s)}
 	}
 	return words
 }
 
-var searchTerm = regexp.MustCompile(`-?"[^"]+"|\S+`)
+var searchToken = regexp.MustCompile(`"[^"]*("|$)|[^\t ",+]+`)
+
+// skipSearchTerm: parse_search_terms drops empty terms (PHP's falsy "0" too), single letters and
+// dashes, and WordPress' search stopwords.
+func skipSearchTerm(w string) bool {
+	if w == "" || w == "0" {
+		return true
+	}
+	if len(w) == 1 && (w == "-" || ('a' <= w[0]|0x20 && w[0]|0x20 <= 'z')) {
+		return true
+	}
+	return slices.Contains(searchStopwords, strings.ToLower(w))
+}
+
+// searchStopwords is WP_Query::get_search_stopwords (English).
+var searchStopwords = strings.Split("about,an,are,as,at,be,by,com,for,from,how,in,is,it,of,on,or,that,"+
+	"the,this,to,was,what,when,where,who,will,with,www", ",")
+
+// untexturize undoes wptexturize's quotes, which the stored text does not have.
+var untexturize = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u201c", `"`, "\u201d", `"`)
 
 var tags = regexp.MustCompile(`<[^>]*>`)
 
@@ -144,10 +174,12 @@ func Derive(p *Post) {
 		Venues: metaInts(p, "_EventVenueID"), Organizers: metaInts(p, "_EventOrganizerID")}
 }
 
-// SearchText is what an event search looks in: title, excerpt and content, tags stripped, lowercased.
-// The catalog computes it once per post.
+// SearchText is what an event search looks in: title, excerpt and content, tags stripped, entities
+// decoded (WordPress searches the stored text, not its rendering), lowercased. The catalog computes it
+// once per post.
 func SearchText(p *Post) string {
-	return strings.ToLower(tags.ReplaceAllString(p.Title+"\n"+p.Excerpt+"\n"+p.Content, " "))
+	text := tags.ReplaceAllString(p.Title+"\n"+p.Excerpt+"\n"+p.Content, " ")
+	return strings.ToLower(untexturize.Replace(html.UnescapeString(text)))
 }
 
 func matchSearch(p *Post, words []string, anonymous bool) bool {
@@ -159,13 +191,13 @@ func matchSearch(p *Post, words []string, anonymous bool) bool {
 		text = SearchText(p)
 	}
 	for _, w := range words {
-		if neg, ok := strings.CutPrefix(w, "-"); ok && neg != "" {
-			if strings.Contains(text, strings.Trim(neg, `"`)) {
+		if neg, ok := strings.CutPrefix(w, "-"); ok {
+			if strings.Contains(text, neg) { // NOT LIKE; "-" alone excludes everything
 				return false
 			}
 			continue
 		}
-		if !strings.Contains(text, strings.Trim(w, `"`)) {
+		if !strings.Contains(text, w) {
 			return false
 		}
 	}

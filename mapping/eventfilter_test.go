@@ -67,3 +67,28 @@ func TestMatchDatesNeedsTheDate(t *testing.T) {
 		t.Error("event without dates left out without a date bound")
 	}
 }
+
+func TestSearchWords(t *testing.T) {
+	for s, want := range map[string][]string{
+		"Jazz Night":         {"jazz", "night"},
+		"jazz,night+gala":    {"jazz", "night", "gala"},
+		`"opening night" -x`: {"opening night", "-x"},
+		"the jazz":           {"jazz"},
+		"a":                  {"a"}, // nothing left: the whole search is the term
+		" ":                  {" "},
+		"0 jazz":             {"jazz"},
+		"-brunch jazz":       {"-brunch", "jazz"},
+	} {
+		if got := SearchWords(s); !slices.Equal(got, want) {
+			t.Errorf("SearchWords(%q) = %q, want %q", s, SearchWords(s), want)
+		}
+	}
+}
+
+// The search looks in the stored text: entities decoded, wptexturize's quotes undone.
+func TestSearchText(t *testing.T) {
+	p := &Post{Title: "Yesterday&#8217;s Lecture", Content: "<p>Rock &amp; Roll</p>"}
+	if got := SearchText(p); got != "yesterday's lecture\n\n rock & roll " {
+		t.Errorf("SearchText = %q", got)
+	}
+}
