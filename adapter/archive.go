@@ -72,7 +72,9 @@ func archiveLinks(url string, args, extra []queryArg, p page, total int, into *m
 func buildQuery(args []queryArg) string {
 	parts := make([]string, len(args))
 	for i, a := range args {
-		parts[i] = a.key + "=" + a.value
+		if a.key != "" { // an empty array leaves an empty member
+			parts[i] = a.key + "=" + a.value
+		}
 	}
 	return emptyValue.ReplaceAllString(strings.Join(parts, "&"), "$1")
 }

@@ -71,7 +71,7 @@ func (s *Server) eventQuery(r *request) (*mapping.EventFilter, eventLinks, page,
 	f.Tags = termFilter(a, "tags", r.snap.Tags, false)
 	f.Venues, f.Organizers = idFilter(a, "venue"), idFilter(a, "organizer")
 	status := statusArg(r, a, "edit_tribe_events")
-	f.Statuses = statusesOf(status)
+	f.Statuses = statusesOf(r, status, "edit_tribe_events")
 	if n, ok := a["post_parent"].(int); ok {
 		f.PostParent = &n
 	}
@@ -95,7 +95,7 @@ func eventURLArgs(a Params, pg page, w mapping.Window, status string, f *mapping
 		args = append(args, queryArg{"geoloc", "1"},
 			queryArg{"geoloc_lat", toList(a["geoloc_lat"])}, queryArg{"geoloc_lng", toList(a["geoloc_lng"])})
 	}
-	args = append(args, queryArg{"status", status})
+	args = append(args, statusURLArg(status))
 	if f.PostParent != nil {
 		args = append(args, queryArg{"post_parent", strconv.Itoa(*f.PostParent)})
 	}
@@ -138,7 +138,8 @@ func appendIf(args []queryArg, key, value string) []queryArg {
 }
 
 // statusArg is the archive's post_status as rest_url shows it: the given list (already validated by
-// filter_post_status_list), or the default, "any" for who may edit the post type, else "publish".
+// filter_post_status_list; "" when it is empty, which only editors get through), or the default,
+// "any" for who may edit the post type, else "publish".
 func statusArg(r *request, a Params, editCap string) string {
 	if v, ok := a["status"]; ok {
 		return toList(listToArray(v))
@@ -150,12 +151,27 @@ func statusArg(r *request, a Params, editCap string) string {
 }
 
 // statusesOf are the post statuses a post_status selects: WordPress' "any" is every status not
-// excluded from searches (trash, auto-draft).
-func statusesOf(status string) []string {
-	if status == "any" {
+// excluded from searches (trash, auto-draft); an empty list is WP_Query's default, published posts
+// and the private ones the caller may read.
+func statusesOf(r *request, status, editCap string) []string {
+	switch {
+	case status == "any":
 		return anyStatus
+	case status == "" && r.viewer.can("read_private_"+strings.TrimPrefix(editCap, "edit_")):
+		return []string{"publish", "private"}
+	case status == "":
+		return []string{"publish"}
 	}
 	return strings.Split(status, ",")
+}
+
+// statusURLArg is post_status in rest_url: an empty list is an empty array to build_query, which
+// leaves an empty member ("…&" at the end of rest_url).
+func statusURLArg(status string) queryArg {
+	if status == "" {
+		return queryArg{}
+	}
+	return queryArg{"status", status}
 }
 
 var anyStatus = []string{"publish", "future", "draft", "pending", "private"}

@@ -54,7 +54,7 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 		event, _ = r.snap.Post(n)
 	}
 	status := statusArg(r, a, k.cap("edit"))
-	statuses := statusesOf(status)
+	statuses := statusesOf(r, status, k.cap("edit"))
 
 	linked := k.linkedIDs(r, a, event)
 	var matches []*mapping.Post
@@ -94,7 +94,7 @@ func linkedURLArgs(a Params, pg page, event *mapping.Post, status string) []quer
 	if v, ok := a["has_events"]; ok {
 		args = append(args, queryArg{"has_events", toList(v)})
 	}
-	return append(args, queryArg{"status", status})
+	return append(args, statusURLArg(status))
 }
 
 // linkedIDs applies event, has_events and only_with_upcoming: nil = no restriction, else the set of
