@@ -51,7 +51,8 @@ func archiveLinks(url string, args, extra []queryArg, p page, total int, into *m
 	}
 	into.Set("rest_url", withQuery(url, query))
 
-	rest := slices.DeleteFunc(encodeQuery(parseQuery(query)), func(a queryArg) bool { return a.key == "page" })
+	isPage := func(a queryArg) bool { return a.key == "page" }
+	rest := slices.DeleteFunc(encodeQuery(parseQuery(query)), isPage)
 	link := func(n int) string {
 		q := slices.Clone(rest)
 		if n > 1 {

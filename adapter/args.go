@@ -9,8 +9,8 @@ import (
 	"calshim/mapping"
 )
 
-// argSpec is one argument of an endpoint as WordPress holds it after register_rest_route: its schema
-// type, whether it is required, and its validate_callback and sanitize_callback.
+// argSpec is one argument of an endpoint as WordPress holds it after register_rest_route: its
+// schema type, whether it is required, and its validate_callback and sanitize_callback.
 type argSpec struct {
 	name     string
 	typ      string // schema type; with no sanitize, WordPress parses the value by it
@@ -19,8 +19,8 @@ type argSpec struct {
 	sanitize sanitizeFunc // nil: rest_parse_request_arg when typ is set, else the value as given
 }
 
-// validateFunc is a validate_callback. It answers nil (valid), errFalse (the callback returned false:
-// "Invalid parameter.") or a *paramError (it returned a WP_Error, reported in data.details).
+// validateFunc is a validate_callback. It answers nil (valid), errFalse (the callback returned
+// false: "Invalid parameter.") or a *paramError (it returned a WP_Error, reported in data.details).
 type validateFunc func(r *request, v any) error
 
 // sanitizeFunc is a sanitize_callback: the value to keep, or a *paramError.
@@ -52,8 +52,8 @@ func (c *checked) add(name string, err error) {
 	}
 	c.params.Set(name, pe.message)
 	if pe != errFalse {
-		c.details.Set(name, mapping.Object{{Key: "code", Value: pe.code}, {Key: "message", Value: pe.message},
-			{Key: "data", Value: dataOrNull(pe.data)}})
+		c.details.Set(name, mapping.Object{{Key: "code", Value: pe.code},
+			{Key: "message", Value: pe.message}, {Key: "data", Value: dataOrNull(pe.data)}})
 	}
 }
 
@@ -84,9 +84,9 @@ func (c *checked) err() error {
 }
 
 // parseArgs is WordPress' WP_REST_Request::has_valid_params followed by sanitize_params: missing
-// required arguments → rest_missing_callback_param; then every validate_callback of a given argument
-// (declaration order), all failures in one rest_invalid_param; only when none failed, every
-// sanitize_callback (the type check for typed arguments) in the order the request gives the
+// required arguments → rest_missing_callback_param; then every validate_callback of a given
+// argument (declaration order), all failures in one rest_invalid_param; only when none failed,
+// every sanitize_callback (the type check for typed arguments) in the order the request gives the
 // parameters. It returns the parameters with sanitized values. A JSON null counts as absent.
 func parseArgs(r *request, specs []argSpec) (Params, error) {
 	if err := missingArgs(r, specs); err != nil {
@@ -219,8 +219,8 @@ func endpointSpecs(path, method string) []argSpec {
 	panic("adapter: no endpoint " + method + " " + path)
 }
 
-// specsOf resolves the table's named behaviours. An unknown name panics: the table is static and the
-// tests walk all of it.
+// specsOf resolves the table's named behaviours. An unknown name panics: the table is static and
+// the tests walk all of it.
 func specsOf(args []apidoc.Arg) []argSpec {
 	out := make([]argSpec, 0, len(args))
 	for _, a := range args {

@@ -17,14 +17,14 @@ import (
 // validators are the validate_callbacks the route table names (apidoc.Arg.Validate), after the
 // original's Tribe__Validator__Base, Tribe__Events__Validator__Base and Archive_Base.
 var validators = map[string]validateFunc{
-	"positive_int":          verdict(func(_ *request, v any) bool { _, ok := phpPositiveInt(v); return ok }),
+	"positive_int":          verdict(isPositiveInt),
 	"positive_int_list":     verdict(isPositiveIntList),
 	"time":                  verdict(isTime),
 	"string":                verdict(isPHPString),
-	"event_category":        verdict(isTermOf(func(s *catalog.Snapshot) []*mapping.Term { return s.Categories })),
-	"post_tag":              verdict(isTermOf(func(s *catalog.Snapshot) []*mapping.Term { return s.Tags })),
+	"event_category":        verdict(isTermOf(categoriesOf)),
+	"post_tag":              verdict(isTermOf(tagsOf)),
 	"venue_id_list":         verdict(isLinkedList(func(t catalog.Types) string { return t.Venue })),
-	"organizer_id_list":     verdict(isLinkedList(func(t catalog.Types) string { return t.Organizer })),
+	"organizer_id_list":     verdict(isLinkedList(organizerType)),
 	"event_id":              verdict(isEventID),
 	"event_status_list":     verdict(statusList("edit_tribe_events")),
 	"venue_status_list":     verdict(statusList("edit_tribe_venues")),
@@ -63,6 +63,14 @@ func isPHPString(_ *request, v any) bool {
 	return ok && s != "" && s != "0"
 }
 
+func isPositiveInt(_ *request, v any) bool { _, ok := phpPositiveInt(v); return ok }
+
+func categoriesOf(s *catalog.Snapshot) []*mapping.Term { return s.Categories }
+
+func tagsOf(s *catalog.Snapshot) []*mapping.Term { return s.Tags }
+
+func organizerType(t catalog.Types) string { return t.Organizer }
+
 // phpPositiveInt is is_positive_int: numeric, (int)$v == $v and greater than zero ("2", "2.0",
 // " 2", "1e3"; not "2.5", "0x2" or a list).
 func phpPositiveInt(v any) (int, bool) {
@@ -84,8 +92,8 @@ func isPositiveIntList(_ *request, v any) bool {
 	return len(l) > 0
 }
 
-// isTermOf is is_term_of_taxonomy: every item of the list is a term of the taxonomy (term_exists: an
-// integer by ID, text by sanitized slug, then by name).
+// isTermOf is is_term_of_taxonomy: every item of the list is a term of the taxonomy (term_exists:
+// an integer by ID, text by sanitized slug, then by name).
 func isTermOf(terms func(*catalog.Snapshot) []*mapping.Term) func(r *request, v any) bool {
 	return func(r *request, v any) bool {
 		l := listToArray(v)
@@ -145,13 +153,15 @@ func statusList(editCap string) func(r *request, v any) bool {
 	}
 }
 
-// supportsTicketed is supports_ticketed: a truthy value needs Event Tickets, which calshim never has.
+// supportsTicketed is supports_ticketed: a truthy value needs Event Tickets, which calshim never
+// has.
 func supportsTicketed(_ *request, v any) error {
 	if !tribeTruthy(v) {
 		return nil
 	}
-	return &paramError{code: "event-tickets-not-active", message: "Event Tickets plugin is not activated.",
-		data: mapping.Object{{Key: "status", Value: http.StatusBadRequest}}}
+	return &paramError{code: "event-tickets-not-active",
+		message: "Event Tickets plugin is not activated.",
+		data:    mapping.Object{{Key: "status", Value: http.StatusBadRequest}}}
 }
 
 // tribeTruthy is tribe_is_truthy: true, or one of its strings (case-insensitive, not trimmed); any

@@ -24,7 +24,8 @@ func (s *Server) archiveWindow(r *request, a Params) mapping.Window {
 	return mapping.EffectiveWindow(r.windowQuery(a), r.now, r.snap.Location)
 }
 
-// defaultWindow is the archive's start_date/end_date defaults at this moment, as the index shows them.
+// defaultWindow is the archive's start_date/end_date defaults at this moment, as the index shows
+// them.
 func defaultWindow(r *request) (string, string) {
 	return mapping.DefaultStart(r.now, r.snap.Location), mapping.DefaultEnd(r.now)
 }

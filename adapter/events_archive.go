@@ -32,7 +32,8 @@ func eventArchive(s *Server, r *request) (*response, error) {
 	}
 	from, to := pg.window(len(matches))
 	if from == to && pg.num > 1 {
-		return nil, newError(http.StatusNotFound, "event-archive-page-not-found", "The requested event archive page does not exist")
+		return nil, newError(http.StatusNotFound, "event-archive-page-not-found",
+			"The requested event archive page does not exist")
 	}
 	ctx := r.ctx(false)
 	events := make([]any, 0, to-from)
@@ -47,7 +48,8 @@ func eventArchive(s *Server, r *request) (*response, error) {
 // archiveResponse appends total and total_pages and sets the X-TEC-* headers.
 func archiveResponse(body mapping.Object, total int, pg page) *response {
 	pages := pg.totalPages(total)
-	body = append(body, mapping.KV{Key: "total", Value: total}, mapping.KV{Key: "total_pages", Value: pages})
+	body = append(body, mapping.KV{Key: "total", Value: total},
+		mapping.KV{Key: "total_pages", Value: pages})
 	return &response{status: http.StatusOK, body: body, total: &total, totalPages: &pages}
 }
 
@@ -83,7 +85,8 @@ func (s *Server) eventQuery(r *request) (*mapping.EventFilter, eventLinks, page,
 type eventLinks struct{ args, extra []queryArg }
 
 // eventURLArgs are the effective arguments in the order of TEC's supported_query_vars.
-func eventURLArgs(a Params, pg page, w mapping.Window, status string, f *mapping.EventFilter) []queryArg {
+func eventURLArgs(a Params, pg page, w mapping.Window, status string,
+	f *mapping.EventFilter) []queryArg {
 	args := []queryArg{{"page", strconv.Itoa(pg.num)}, {"per_page", strconv.Itoa(pg.size)}}
 	args = appendIf(args, "start_date", w.StartDate)
 	args = appendIf(args, "end_date", w.EndDate)
@@ -108,9 +111,9 @@ func eventURLArgs(a Params, pg page, w mapping.Window, status string, f *mapping
 	return appendIf(args, "ends_after", w.EndsAfter)
 }
 
-// eventExtraArgs are TEC's extra rest_url arguments: venue and organizer as given (lists joined with
-// commas) and featured, each when given; nil when none is, so that no second add_query_arg runs.
-// add_query_arg drops a false featured, but still re-encodes the URL.
+// eventExtraArgs are TEC's extra rest_url arguments: venue and organizer as given (lists joined
+// with commas) and featured, each when given; nil when none is, so that no second add_query_arg
+// runs. add_query_arg drops a false featured, but still re-encodes the URL.
 func eventExtraArgs(a Params) []queryArg {
 	extra, given := []queryArg{}, false
 	for _, k := range []string{"venue", "organizer"} {
@@ -176,8 +179,8 @@ func statusURLArg(status string) queryArg {
 
 var anyStatus = []string{"publish", "future", "draft", "pending", "private"}
 
-// termFilter resolves categories or tags as TEC's parse_terms_query does: each item by sanitized slug,
-// then by ID; an item neither finds filters on no term. Categories include their descendants.
+// termFilter resolves categories or tags as TEC's parse_terms_query does: each item by sanitized
+// slug, then by ID; an item neither finds filters on no term. Categories include their descendants.
 func termFilter(a Params, name string, terms []*mapping.Term, withChildren bool) []int {
 	v, ok := a[name]
 	if !ok {

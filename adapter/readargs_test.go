@@ -14,10 +14,10 @@ import (
 
 const v1 = "/wp-json/tribe/events/v1"
 
-// The original's answers to invalid list arguments (The Events Calendar 6.17.2 on WordPress; they do
-// not depend on the data): WordPress' has_valid_params reports every failing validate_callback, with
-// data.details for those that returned a WP_Error; sanitize_params (the type checks) runs only when
-// none failed, in the order the query string gives the parameters.
+// The original's answers to invalid list arguments (The Events Calendar 6.17.2 on WordPress; they
+// do not depend on the data): WordPress' has_valid_params reports every failing validate_callback,
+// with data.details for those that returned a WP_Error; sanitize_params (the type checks) runs only
+// when none failed, in the order the query string gives the parameters.
 func TestReadArgumentErrorsAsTheOriginal(t *testing.T) {
 	h := newTestServer(t)
 	for target, want := range map[string]string{

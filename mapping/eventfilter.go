@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// EventFilter is an event archive query in effective form: dates are "Y-m-d H:i:s" wall times compared
-// with the events' stored local start and end (TEC's default "event" time zone mode); "" means no bound.
+// EventFilter is an event archive query in effective form: dates are "Y-m-d H:i:s" wall times
+// compared with the events' stored local start and end (TEC's default "event" time zone mode); ""
+// means no bound.
 type EventFilter struct {
 	StartMin     string   // start_date: start ≥
 	EndMax       string   // end_date: end ≤
@@ -120,8 +121,8 @@ func atoi(s string) (int, bool) {
 
 // SearchWords splits a search the way WP_Query::parse_search does: quoted phrases and runs of
 // characters other than tab, space, '"', ',' and '+'; quotes and spaces trimmed; single letters,
-// single dashes, "0" and stopwords dropped; when nothing (or more than nine terms) is left, the whole
-// search is one term. Terms are lowercased (MySQL compares case-insensitively); a leading "-"
+// single dashes, "0" and stopwords dropped; when nothing (or more than nine terms) is left, the
+// whole search is one term. Terms are lowercased (MySQL compares case-insensitively); a leading "-"
 // excludes.
 func SearchWords(s string) []string {
 	var words []string
@@ -156,8 +157,8 @@ func skipSearchTerm(w string) bool {
 }
 
 // searchStopwords is WP_Query::get_search_stopwords (English).
-var searchStopwords = strings.Split("about,an,are,as,at,be,by,com,for,from,how,in,is,it,of,on,or,that,"+
-	"the,this,to,was,what,when,where,who,will,with,www", ",")
+var searchStopwords = strings.Split("about,an,are,as,at,be,by,com,for,from,how,in,is,it,of,on,"+
+	"or,that,the,this,to,was,what,when,where,who,will,with,www", ",")
 
 // untexturize undoes wptexturize's quotes, which the stored text does not have.
 var untexturize = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u201c", `"`, "\u201d", `"`)
@@ -175,8 +176,8 @@ func Derive(p *Post) {
 }
 
 // SearchText is what an event search looks in: title, excerpt and content, tags stripped, entities
-// decoded (WordPress searches the stored text, not its rendering), lowercased. The catalog computes it
-// once per post.
+// decoded (WordPress searches the stored text, not its rendering), lowercased. The catalog computes
+// it once per post.
 func SearchText(p *Post) string {
 	text := tags.ReplaceAllString(p.Title+"\n"+p.Excerpt+"\n"+p.Content, " ")
 	return strings.ToLower(untexturize.Replace(html.UnescapeString(text)))
@@ -204,8 +205,8 @@ func matchSearch(p *Post, words []string, anonymous bool) bool {
 	return true
 }
 
-// EventLess orders the event archive: by start wall time, then post date, then ID (TEC orders by start;
-// ties follow creation order). Both posts must have been through Derive.
+// EventLess orders the event archive: by start wall time, then post date, then ID (TEC orders by
+// start; ties follow creation order). Both posts must have been through Derive.
 func EventLess(a, b *Post) bool {
 	if sa, sb := a.Derived.Start, b.Derived.Start; sa != sb {
 		return sa < sb
@@ -246,9 +247,9 @@ func TermExists(terms []*Term, item string, isInt bool) bool {
 	return false
 }
 
-// ResolveTerm is how the event archive turns a categories/tags item into a term (parse_terms_query):
-// get_term_by('slug') with the item sanitized, then get_term_by('id') with its integer value. ok is
-// false when neither finds one (the original then filters on no term).
+// ResolveTerm is how the event archive turns a categories/tags item into a term
+// (parse_terms_query): get_term_by('slug') with the item sanitized, then get_term_by('id') with its
+// integer value. ok is false when neither finds one (the original then filters on no term).
 func ResolveTerm(terms []*Term, item string) (int, bool) {
 	if t := termBySlug(terms, item); t != nil {
 		return t.ID, true
