@@ -9,7 +9,7 @@ import (
 	"calshim/mapping"
 )
 
-// eventArchive answers GET /events (reference §3.1).
+// eventArchive answers GET /events (Archive_Event::get).
 func eventArchive(s *Server, r *request) (*response, error) {
 	f, links, pg, err := s.eventQuery(r)
 	if err != nil {

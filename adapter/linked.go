@@ -34,7 +34,7 @@ var organizers = linkedKind{name: "organizer", collection: "organizers", metaKey
 
 func (k linkedKind) typ(r *request) string { return k.postType(r.snap.Types()) }
 
-// archive answers GET /venues and GET /organizers (reference §3.5, §3.6).
+// archive answers GET /venues and GET /organizers (Archive_Venue::get, Archive_Organizer::get).
 func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 	a, err := r.readArgs("/" + k.collection)
 	if err != nil {
