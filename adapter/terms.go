@@ -11,7 +11,8 @@ import (
 	"calshim/mapping"
 )
 
-// termKind describes categories or tags (reference §3.7): thin wrappers of WordPress' terms controller.
+// termKind describes categories or tags: the original's Term_Archive_Base and Term_Single_Base are
+// thin wrappers of WordPress' terms controller.
 type termKind struct {
 	collection   string // "categories" / "tags"
 	hierarchical bool
