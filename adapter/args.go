@@ -203,6 +203,26 @@ func schemaParse(name, typ string, v any) (any, error) {
 	return v, nil
 }
 
+// routeSpecs returns the declared arguments of the request's route and method, nil when the table
+// has none for them.
+func routeSpecs(r *request) []argSpec {
+	if r.gc == nil {
+		return nil
+	}
+	path := r.gc.GetString("route")
+	for _, rt := range apidoc.Routes() {
+		if rt.Path != path {
+			continue
+		}
+		for _, e := range rt.Endpoints {
+			if slices.Contains(e.Methods, r.method) {
+				return specsOf(e.Args)
+			}
+		}
+	}
+	return nil
+}
+
 // endpointSpecs returns the declared arguments of a route's method from the route table, with their
 // named validators and sanitizers resolved.
 func endpointSpecs(path, method string) []argSpec {

@@ -30,6 +30,27 @@ var validators = map[string]validateFunc{
 	"venue_status_list":     verdict(statusList("edit_tribe_venues")),
 	"organizer_status_list": verdict(statusList("edit_tribe_organizers")),
 	"supports_ticketed":     supportsTicketed,
+
+	// The validators of the writes' fields.
+	"non_empty_string": verdict(nonEmptyString),
+	"any_string":       verdict(anyString),
+	"user_id":          verdict(isUserID),
+	"post_status":      verdict(isPostStatus),
+	"timezone":         verdict(isTimezone),
+	"url_or_empty":     verdict(isURLOrEmpty),
+	"image":            verdict(func(r *request, v any) bool { return isImage(r, v) }),
+	"image_or_empty":   verdict(func(r *request, v any) bool { return isImageOrEmpty(r, v) }),
+	"venue_link":       verdict(func(r *request, v any) bool { return venues.validLink(r, v) }),
+	"organizer_link":   verdict(func(r *request, v any) bool { return organizers.validLink(r, v) }),
+	"category_parent":  verdict(isCategoryParent),
+}
+
+// isCategoryParent: a category's parent must be an existing category.
+func isCategoryParent(r *request, v any) bool {
+	s, _ := scalar(v)
+	n, ok := positiveInt(s)
+	t, exists := r.snap.Term(n)
+	return ok && exists && categories.owns(r, t)
 }
 
 // sanitizers are the sanitize_callbacks the route table names (apidoc.Arg.Sanitize).
