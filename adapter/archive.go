@@ -1,6 +1,8 @@
 package adapter
 
 import (
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -10,22 +12,14 @@ import (
 // page is the paging of an archive: 1-based page and per_page after capping.
 type page struct{ num, size int }
 
-// pageArgs validates page and per_page (TEC's is_positive_int) and caps per_page. Failures are added
-// to bad in declaration order.
-func (s *Server) pageArgs(r *request, bad *mapping.Object) page {
+// pageOf reads page and per_page from the sanitized arguments (the pipeline has checked them with
+// is_positive_int; sanitize_per_page gives false for an empty per_page) and caps per_page.
+func (s *Server) pageOf(r *request, a Params) page {
 	p := page{num: 1, size: r.snap.PerPage}
-	if r.params.has("page") {
-		n, ok := positiveInt(r.params["page"])
-		if !ok {
-			bad.Set("page", "Invalid parameter.")
-		}
+	if n, ok := a["page"].(int); ok {
 		p.num = n
 	}
-	if r.params.has("per_page") {
-		n, ok := positiveInt(r.params["per_page"])
-		if !ok {
-			bad.Set("per_page", "Invalid parameter.")
-		}
+	if n, ok := a["per_page"].(int); ok && n > 0 {
 		p.size = n
 	}
 	p.size = min(p.size, s.opt.MaxPerPage)
@@ -44,28 +38,27 @@ func (p page) totalPages(total int) int { return (total + p.size - 1) / p.size }
 // queryArg is one member of an archive's rest_url query, in the original's order.
 type queryArg struct{ key, value string }
 
-// archiveLinks builds rest_url, next_rest_url and previous_rest_url the way TEC does: rest_url appends
-// the effective values raw (no URL encoding, a QUIRK clients see), unless encode is set (TEC passes
-// some arguments through add_query_arg, which encodes them all); next/previous drop `page`, re-encode
-// every value with PHP's urlencode and append the new page (none for page 1).
-func archiveLinks(url string, args []queryArg, encode bool, p page, total int, into *mapping.Object) {
-	var raw, enc []string
-	for _, a := range args {
-		enc = append(enc, a.key+"="+phpURLEncode(a.value))
-		if encode {
-			raw = append(raw, a.key+"="+phpURLEncode(a.value))
-		} else {
-			raw = append(raw, a.key+"="+a.value)
-		}
+// archiveLinks builds rest_url, next_rest_url and previous_rest_url as TEC's
+// Archive_Base::get_current_rest_url and get_next_rest_url do, with WordPress' add_query_arg: the
+// effective arguments go in raw (values unencoded, as clients see them); extra arguments (TEC's
+// venue, organizer and featured), when there are any, go in through a second add_query_arg, which
+// re-encodes what the URL already holds. next/previous re-encode everything, drop page and append
+// the new one (none for page 1).
+func archiveLinks(url string, args, extra []queryArg, p page, total int, into *mapping.Object) {
+	query := buildQuery(args)
+	if extra != nil {
+		query = buildQuery(append(encodeQuery(parseQuery(query)), extra...))
 	}
-	into.Set("rest_url", withQuery(url, strings.Join(raw, "&")))
-	rest := enc[1:] // without page, which is always first
+	into.Set("rest_url", withQuery(url, query))
+
+	isPage := func(a queryArg) bool { return a.key == "page" }
+	rest := slices.DeleteFunc(encodeQuery(parseQuery(query)), isPage)
 	link := func(n int) string {
-		q := append([]string(nil), rest...)
+		q := slices.Clone(rest)
 		if n > 1 {
-			q = append(q, "page="+strconv.Itoa(n))
+			q = append(q, queryArg{"page", strconv.Itoa(n)})
 		}
-		return withQuery(url, strings.Join(q, "&"))
+		return withQuery(url, buildQuery(q))
 	}
 	if p.num*p.size < total {
 		into.Set("next_rest_url", link(p.num+1))
@@ -73,6 +66,44 @@ func archiveLinks(url string, args []queryArg, encode bool, p page, total int, i
 	if p.num > 1 {
 		into.Set("previous_rest_url", link(p.num-1))
 	}
+}
+
+// buildQuery is add_query_arg's build_query (no encoding of its own) followed by its removal of "="
+// before "&" or the end ("has_events=" becomes "has_events", a raw "search=&" becomes "search&").
+func buildQuery(args []queryArg) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		if a.key != "" { // an empty array leaves an empty member
+			parts[i] = a.key + "=" + a.value
+		}
+	}
+	return emptyValue.ReplaceAllString(strings.Join(parts, "&"), "$1")
+}
+
+var emptyValue = regexp.MustCompile(`=(&|$)`)
+
+// parseQuery is wp_parse_str on a query string: decoded pairs, a repeated key keeping its first
+// place and its last value.
+func parseQuery(q string) []queryArg {
+	var out []queryArg
+	eachPair(q, func(k, v string) {
+		i := slices.IndexFunc(out, func(a queryArg) bool { return a.key == k })
+		if i < 0 {
+			out = append(out, queryArg{k, v})
+			return
+		}
+		out[i].value = v
+	})
+	return out
+}
+
+// encodeQuery is urlencode_deep on the parsed query.
+func encodeQuery(args []queryArg) []queryArg {
+	out := make([]queryArg, len(args))
+	for i, a := range args {
+		out[i] = queryArg{a.key, phpURLEncode(a.value)}
+	}
+	return out
 }
 
 // phpURLEncode is PHP's urlencode: letters, digits and "-_." kept, space as "+", the rest %XX.

@@ -28,7 +28,7 @@ func TestReadBody(t *testing.T) {
 		{"form list", "application/x-www-form-urlencoded", "organizer[]=1&organizer[]=2", Params{"organizer": []any{"1", "2"}}, ""},
 		{"form nested objects", "application/x-www-form-urlencoded", "venue[venue]=V&venue[city]=C&organizer[0][organizer]=A&organizer[1][id]=5",
 			Params{"venue": map[string]any{"venue": "V", "city": "C"}, "organizer": []any{map[string]any{"organizer": "A"}, map[string]any{"id": "5"}}}, ""},
-		{"form unclosed bracket", "application/x-www-form-urlencoded", "a[b=1", Params{"a[b": "1"}, ""},
+		{"form unclosed bracket (PHP: a_b)", "application/x-www-form-urlencoded", "a[b=1", Params{"a_b": "1"}, ""},
 		{"other content type", "text/plain", "title=x", nil, ""},
 		{"multipart fields", "multipart/form-data; boundary=XyZ",
 			"--XyZ\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nMulti part\r\n" +

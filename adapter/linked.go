@@ -34,66 +34,72 @@ var organizers = linkedKind{name: "organizer", collection: "organizers", metaKey
 
 func (k linkedKind) typ(r *request) string { return k.postType(r.snap.Types()) }
 
-// archive answers GET /venues and GET /organizers (reference §3.5, §3.6).
+// archive answers GET /venues and GET /organizers (Archive_Venue::get, Archive_Organizer::get).
 func (k linkedKind) archive(s *Server, r *request) (*response, error) {
-	bad := mapping.Object{}
-	pg := s.pageArgs(r, &bad)
+	a, err := r.readArgs("/" + k.collection)
+	if err != nil {
+		return nil, err
+	}
+
+	pg := s.pageOf(r, a)
 	var words []string
-	if v, ok := r.params["search"]; ok {
-		if str, isStr := v.(string); !isStr || str == "" {
-			bad.Set("search", "Invalid parameter.")
-		} else {
-			words = mapping.LinkedSearchWords(str)
+	if v, ok := a.str("search"); ok {
+		words = mapping.LinkedSearchWords(v)
+		if words == nil {
+			words = []string{} // searching, for no word: MatchLinkedSearch finds nothing
 		}
 	}
 	var event *mapping.Post
-	if r.params.has("event") {
-		n, ok := positiveInt(r.params["event"])
-		p, exists := r.snap.Post(n)
-		if !ok || !exists || p.Type != r.snap.Types().Event {
-			bad.Set("event", "Invalid parameter.")
-		}
-		event = p
+	if n, ok := a["event"].(int); ok {
+		event, _ = r.snap.Post(n)
 	}
-	status, statuses := s.statusArg(r, &bad, k.cap("edit"))
-	if len(bad) > 0 {
-		return nil, invalidParams(bad)
-	}
-	linked := k.linkedIDs(r, event)
+	status := statusArg(r, a, k.cap("edit"))
+	statuses := statusesOf(r, status, k.cap("edit"))
+
+	linked := k.linkedIDs(r, a, event)
 	var matches []*mapping.Post
 	for _, p := range k.all(r.snap) {
-		if slices.Contains(statuses, p.Status) && (linked == nil || linked[p.ID]) && (words == nil || mapping.MatchLinkedSearch(p, words, k.searchMeta)) {
+		if slices.Contains(statuses, p.Status) && (linked == nil || linked[p.ID]) &&
+			(words == nil || mapping.MatchLinkedSearch(p, words, k.searchMeta)) {
 			matches = append(matches, p)
 		}
 	}
 	from, to := pg.window(len(matches))
 	if from == to && pg.num > 1 {
-		return nil, newError(http.StatusNotFound, k.name+"-archive-page-not-found", "The requested "+k.name+" archive page does not exist")
+		return nil, newError(http.StatusNotFound, k.name+"-archive-page-not-found",
+			"The requested "+k.name+" archive page does not exist")
 	}
+
 	ctx := r.ctx(false)
 	items := make([]any, 0, to-from)
 	for _, p := range matches[from:to] {
 		items = append(items, k.render(ctx, p))
 	}
 	body := mapping.Object{{Key: k.collection, Value: items}}
+	archiveLinks(r.base()+"/"+k.collection+"/", linkedURLArgs(a, pg, event, status), nil, pg,
+		len(matches), &body)
+	return archiveResponse(body, len(matches), pg), nil
+}
+
+// linkedURLArgs are the effective arguments of a venue or organizer archive in the order of TEC's
+// supported_query_vars.
+func linkedURLArgs(a Params, pg page, event *mapping.Post, status string) []queryArg {
 	args := []queryArg{{"page", strconv.Itoa(pg.num)}, {"per_page", strconv.Itoa(pg.size)}}
-	if s, ok := r.params.str("search"); ok {
-		args = append(args, queryArg{"search", s}) // the original drops it, breaking paging (README)
+	if v, ok := a.str("search"); ok {
+		args = append(args, queryArg{"search", v}) // the original drops it, breaking paging (README)
 	}
 	if event != nil {
 		args = append(args, queryArg{"event", strconv.Itoa(event.ID)})
 	}
-	if v, ok := r.params.str("has_events"); ok {
-		args = append(args, queryArg{"has_events", v})
+	if v, ok := a["has_events"]; ok {
+		args = append(args, queryArg{"has_events", toList(v)})
 	}
-	args = append(args, queryArg{"status", status})
-	archiveLinks(r.base()+"/"+k.collection+"/", args, false, pg, len(matches), &body)
-	return archiveResponse(body, len(matches), pg), nil
+	return append(args, statusURLArg(status))
 }
 
 // linkedIDs applies event, has_events and only_with_upcoming: nil = no restriction, else the set of
 // allowed IDs.
-func (k linkedKind) linkedIDs(r *request, event *mapping.Post) map[int]bool {
+func (k linkedKind) linkedIDs(r *request, a Params, event *mapping.Post) map[int]bool {
 	var allowed map[int]bool
 	restrict := func(ids map[int]bool) {
 		if allowed == nil {
@@ -109,7 +115,7 @@ func (k linkedKind) linkedIDs(r *request, event *mapping.Post) map[int]bool {
 	if event != nil {
 		restrict(k.idsOf([]*mapping.Post{event}))
 	}
-	if v, ok := r.params.str("has_events"); ok {
+	if v, ok := a["has_events"]; ok {
 		var counted []*mapping.Post
 		for _, e := range r.snap.Events {
 			if e.Status != "draft" && e.Status != "pending" {
@@ -117,7 +123,7 @@ func (k linkedKind) linkedIDs(r *request, event *mapping.Post) map[int]bool {
 			}
 		}
 		with := k.idsOf(counted)
-		if !phpTruthy(v) {
+		if !tribeTruthy(v) {
 			without := map[int]bool{}
 			for _, p := range k.all(r.snap) {
 				if !with[p.ID] {
@@ -128,7 +134,7 @@ func (k linkedKind) linkedIDs(r *request, event *mapping.Post) map[int]bool {
 		}
 		restrict(with)
 	}
-	if v, ok := r.params.str("only_with_upcoming"); ok && phpTruthy(v) {
+	if v, ok := a["only_with_upcoming"]; ok && tribeTruthy(v) {
 		// "Upcoming": the local start is not before the current UTC wall-clock time (TEC compares the
 		// two as if they were in the same zone), not hidden from listings, published.
 		now := r.now.UTC().Format("2006-01-02 15:04:05")

@@ -24,10 +24,26 @@ func eachPair(raw string, f func(key, val string)) {
 		k, v, _ := strings.Cut(part, "=")
 		key, err1 := url.QueryUnescape(k)
 		val, err2 := url.QueryUnescape(v)
-		if err1 == nil && err2 == nil && key != "" {
+		if key = phpVarName(key); err1 == nil && err2 == nil && key != "" {
 			f(key, val)
 		}
 	}
+}
+
+// phpVarName is how PHP registers a request variable's name (php_register_variable_ex): leading
+// spaces dropped, spaces and dots before the first "[" become "_", and a "[" that is never closed
+// becomes "_" too ("per.page" and "per[page" are per_page).
+func phpVarName(key string) string {
+	key = strings.TrimLeft(key, " ")
+	name, rest := key, ""
+	if i := strings.IndexByte(key, '['); i >= 0 {
+		name, rest = key[:i], key[i:]
+	}
+	name = strings.NewReplacer(" ", "_", ".", "_").Replace(name)
+	if rest != "" && !strings.Contains(rest, "]") {
+		return name + "_" + rest[1:]
+	}
+	return name + rest
 }
 
 // has reports whether name was given at all (an empty string counts: WordPress validates it).

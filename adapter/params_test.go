@@ -3,6 +3,7 @@ package adapter
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -101,4 +102,18 @@ func FuzzParseForm(f *testing.F) {
 			check(t, raw, v)
 		}
 	})
+}
+
+// PHP registers "per.page", "per page" and "per[page" as per_page (the original then pages by 2).
+func TestPHPVariableNames(t *testing.T) {
+	for key, want := range map[string]string{"per.page": "per_page", "per page": "per_page",
+		"per[page": "per_page", " page": "page", "a.b[c.d]": "a_b[c.d]", "a[b.c": "a_b.c", "x]y": "x]y"} {
+		if got := phpVarName(key); got != want {
+			t.Errorf("phpVarName(%q) = %q, want %q", key, got, want)
+		}
+	}
+	body := serveGET(newTestServer(t), v1+"/events?per.page=2").Body.String()
+	if !strings.Contains(body, `?page=1&per_page=2&`) {
+		t.Errorf("per.page=2: %.300s", body[max(0, len(body)-400):])
+	}
 }

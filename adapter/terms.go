@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"net/http"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -10,7 +11,8 @@ import (
 	"calshim/mapping"
 )
 
-// termKind describes categories or tags (reference §3.7): thin wrappers of WordPress' terms controller.
+// termKind describes categories or tags: the original's Term_Archive_Base and Term_Single_Base are
+// thin wrappers of WordPress' terms controller.
 type termKind struct {
 	collection   string // "categories" / "tags"
 	hierarchical bool
@@ -67,82 +69,76 @@ func (k termKind) archive(s *Server, r *request) (*response, error) {
 	return &response{status: http.StatusOK, body: body, total: &total, totalPages: &pages}, nil
 }
 
-// query validates the archive arguments in declaration order.
+// query reads the sanitized archive arguments.
 func (k termKind) query(s *Server, r *request) (*termQuery, page, error) {
-	bad := mapping.Object{}
-	pg := s.pageArgs(r, &bad)
+	a, err := r.readArgs("/" + k.collection)
+	if err != nil {
+		return nil, page{}, err
+	}
+
 	q := &termQuery{hideEmpty: true}
-	nonEmpty := func(name string) (string, bool) {
-		v, ok := r.params[name]
-		if !ok {
-			return "", false
-		}
-		str, isStr := v.(string)
-		if !isStr || str == "" {
-			bad.Set(name, "Invalid parameter.")
-			return "", false
-		}
-		return str, true
+	q.search, _ = a.str("search")
+	q.include, q.exclude = termIDList(a["include"]), termIDList(a["exclude"])
+	if q.include != nil {
+		q.exclude = nil // WP_Term_Query ignores exclude when include is given
 	}
-	q.search, _ = nonEmpty("search")
-	q.exclude = k.termIDs(r, "exclude", &bad)
-	q.include = k.termIDs(r, "include", &bad)
-	q.order, _ = nonEmpty("order")
-	q.orderby, _ = nonEmpty("orderby")
-	if v, ok := r.params["hide_empty"]; ok {
-		b, valid := wpBool(v)
-		if !valid {
-			bad.Set("hide_empty", "hide_empty is not of type boolean.")
-		}
-		q.hideEmpty = b
+	q.order, _ = a.str("order")
+	q.orderby, _ = a.str("orderby")
+	if b := boolArg(a, "hide_empty"); b != nil {
+		q.hideEmpty = *b
 	}
-	if k.hierarchical && r.params.has("parent") {
-		n, ok := positiveInt(r.params["parent"])
-		t, exists := r.snap.Term(n)
-		if !ok || !exists || !k.owns(r, t) {
-			bad.Set("parent", "Invalid parameter.")
-		}
+	if n, ok := a["parent"].(int); ok && k.hierarchical {
 		q.parent = &n
 	}
 	for _, name := range []string{"post", "event"} { // event is an alias of post and wins
-		if r.params.has(name) {
-			n, ok := positiveInt(r.params[name])
-			p, exists := r.snap.Post(n)
-			if !ok || !exists || p.Type != r.snap.Types().Event {
-				bad.Set(name, "Invalid parameter.")
-			}
+		if n, ok := a[name].(int); ok {
 			q.post = &n
 		}
 	}
-	if v, ok := nonEmpty("slug"); ok {
-		q.slug = &v
+	if v, ok := a.str("slug"); ok {
+		slug := mapping.SanitizeTitle(v)
+		q.slug = &slug
 	}
-	if len(bad) > 0 {
-		return nil, pg, invalidParams(bad)
-	}
-	return q, pg, nil
+	return q, s.pageOf(r, a), nil
 }
 
 func (k termKind) owns(r *request, t *mapping.Term) bool { return slices.Contains(k.terms(r), t) }
 
-// termIDs resolves include/exclude: every item must be a term of the taxonomy by ID, slug or name.
-func (k termKind) termIDs(r *request, name string, bad *mapping.Object) []int {
-	if !r.params.has(name) {
+// termIDList is how WP_Term_Query reads include and exclude: wp_parse_id_list (absint of each item,
+// so a slug is 0), and a list that joins to "0" or "" counts as not given.
+func termIDList(v any) []int {
+	if v == nil {
 		return nil
 	}
-	ids := []int{}
-	for _, item := range r.params.list(name) {
-		i := slices.IndexFunc(k.terms(r), func(t *mapping.Term) bool {
-			return strconv.Itoa(t.ID) == item || t.Slug == item || t.Name == item
-		})
-		if i < 0 {
-			bad.Set(name, "Invalid parameter.")
-			return nil
+	var items []any
+	switch x := v.(type) {
+	case []any:
+		items = x
+	case map[string]any:
+		items = mapValues(x)
+	default:
+		s, _ := scalar(v)
+		for _, part := range idListSep.Split(s, -1) {
+			items = append(items, part)
 		}
-		ids = append(ids, k.terms(r)[i].ID)
+	}
+	var ids []int
+	for _, it := range items {
+		n := phpIntval(it)
+		if n < 0 {
+			n = -n
+		}
+		if !slices.Contains(ids, n) {
+			ids = append(ids, n)
+		}
+	}
+	if len(ids) == 0 || (len(ids) == 1 && ids[0] == 0) {
+		return nil
 	}
 	return ids
 }
+
+var idListSep = regexp.MustCompile(`[\s,]+`)
 
 func (q *termQuery) match(r *request, t *mapping.Term) bool {
 	if q.hideEmpty && t.Count == 0 {
@@ -178,7 +174,7 @@ func (q *termQuery) sort(l []*mapping.Term) {
 	key := func(t *mapping.Term) string { return strings.ToLower(t.Name) }
 	num := func(t *mapping.Term) int { return 0 }
 	switch strings.ToLower(q.orderby) {
-	case "id", "term_id", "none":
+	case "id", "term_id":
 		num = func(t *mapping.Term) int { return t.ID }
 		key = func(*mapping.Term) string { return "" }
 	case "slug":
@@ -201,6 +197,12 @@ func (q *termQuery) sort(l []*mapping.Term) {
 		}
 	}
 	desc := q.order != "" && !strings.EqualFold(q.order, "asc")
+	if strings.EqualFold(q.orderby, "none") {
+		// No ORDER BY at all: MySQL returns the terms by ID, whatever order says.
+		num = func(t *mapping.Term) int { return t.ID }
+		key = func(*mapping.Term) string { return "" }
+		desc = false
+	}
 	sort.SliceStable(l, func(i, j int) bool {
 		a, b := l[i], l[j]
 		if desc {
@@ -209,7 +211,10 @@ func (q *termQuery) sort(l []*mapping.Term) {
 		if num(a) != num(b) {
 			return num(a) < num(b)
 		}
-		return key(a) < key(b)
+		if key(a) != key(b) {
+			return key(a) < key(b)
+		}
+		return l[i].ID < l[j].ID // MySQL's order for ties: by ID, whatever order says
 	})
 }
 

@@ -1,13 +1,15 @@
 package mapping
 
 import (
+	"html"
 	"regexp"
 	"slices"
 	"strings"
 )
 
-// EventFilter is an event archive query in effective form: dates are "Y-m-d H:i:s" wall times compared
-// with the events' stored local start and end (TEC's default "event" time zone mode); "" means no bound.
+// EventFilter is an event archive query in effective form: dates are "Y-m-d H:i:s" wall times
+// compared with the events' stored local start and end (TEC's default "event" time zone mode); ""
+// means no bound.
 type EventFilter struct {
 	StartMin     string   // start_date: start ≥
 	EndMax       string   // end_date: end ≤
@@ -66,6 +68,13 @@ func MatchEvent(p *Post, f *EventFilter) bool {
 }
 
 func matchDates(start, end string, f *EventFilter) bool {
+	// A bound on a date the event lacks never matches: the original's meta query joins on the key.
+	startBound := f.StartMin != "" || f.StartsBefore != "" || f.StartsAfter != ""
+	endBound := f.EndMax != "" || f.EndsBefore != "" || f.EndsAfter != ""
+	if (startBound && start == "") || (endBound && end == "") {
+		return false
+	}
+
 	// "Y-m-d H:i:s" strings order like the times they spell.
 	return (f.StartMin == "" || start >= f.StartMin) &&
 		(f.EndMax == "" || end <= f.EndMax) &&
@@ -110,20 +119,49 @@ func atoi(s string) (int, bool) {
 	return n, true
 }
 
-// SearchWords splits a search phrase the way WordPress does for plain searches: on whitespace, quoted
-// phrases kept together, lowercased.
+// SearchWords splits a search the way WP_Query::parse_search does: quoted phrases and runs of
+// characters other than tab, space, '"', ',' and '+'; quotes and spaces trimmed; single letters,
+// single dashes, "0" and stopwords dropped; when nothing (or more than nine terms) is left, the
+// whole search is one term. Terms are lowercased (MySQL compares case-insensitively); a leading "-"
+// excludes.
 func SearchWords(s string) []string {
 	var words []string
-	for _, m := range searchTerm.FindAllString(s, -1) {
-		w := strings.ToLower(strings.Trim(m, "\" \t\r\n"))
-		if w != "" && w != "-" {
-			words = append(words, w)
+	for _, m := range searchToken.FindAllString(s, -1) {
+		w := strings.Trim(m, "\"' ")
+		if strings.HasPrefix(m, `"`) && strings.HasSuffix(m, `"`) && len(m) > 2 {
+			w = strings.Trim(m, "\"'")
 		}
+		if skipSearchTerm(w) {
+			continue
+		}
+		words = append(words, strings.ToLower(w))
+	}
+	if len(words) == 0 || len(words) > 9 {
+		return []string{strings.ToLower(s)}
 	}
 	return words
 }
 
-var searchTerm = regexp.MustCompile(`-?"[^"]+"|\S+`)
+var searchToken = regexp.MustCompile(`"[^"]*("|$)|[^\t ",+]+`)
+
+// skipSearchTerm: parse_search_terms drops empty terms (PHP's falsy "0" too), single letters and
+// dashes, and WordPress' search stopwords.
+func skipSearchTerm(w string) bool {
+	if w == "" || w == "0" {
+		return true
+	}
+	if len(w) == 1 && (w == "-" || ('a' <= w[0]|0x20 && w[0]|0x20 <= 'z')) {
+		return true
+	}
+	return slices.Contains(searchStopwords, strings.ToLower(w))
+}
+
+// searchStopwords is WP_Query::get_search_stopwords (English).
+var searchStopwords = strings.Split("about,an,are,as,at,be,by,com,for,from,how,in,is,it,of,on,"+
+	"or,that,the,this,to,was,what,when,where,who,will,with,www", ",")
+
+// untexturize undoes wptexturize's quotes, which the stored text does not have.
+var untexturize = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u201c", `"`, "\u201d", `"`)
 
 var tags = regexp.MustCompile(`<[^>]*>`)
 
@@ -137,10 +175,12 @@ func Derive(p *Post) {
 		Venues: metaInts(p, "_EventVenueID"), Organizers: metaInts(p, "_EventOrganizerID")}
 }
 
-// SearchText is what an event search looks in: title, excerpt and content, tags stripped, lowercased.
-// The catalog computes it once per post.
+// SearchText is what an event search looks in: title, excerpt and content, tags stripped, entities
+// decoded (WordPress searches the stored text, not its rendering), lowercased. The catalog computes
+// it once per post.
 func SearchText(p *Post) string {
-	return strings.ToLower(tags.ReplaceAllString(p.Title+"\n"+p.Excerpt+"\n"+p.Content, " "))
+	text := tags.ReplaceAllString(p.Title+"\n"+p.Excerpt+"\n"+p.Content, " ")
+	return strings.ToLower(untexturize.Replace(html.UnescapeString(text)))
 }
 
 func matchSearch(p *Post, words []string, anonymous bool) bool {
@@ -152,21 +192,21 @@ func matchSearch(p *Post, words []string, anonymous bool) bool {
 		text = SearchText(p)
 	}
 	for _, w := range words {
-		if neg, ok := strings.CutPrefix(w, "-"); ok && neg != "" {
-			if strings.Contains(text, strings.Trim(neg, `"`)) {
+		if neg, ok := strings.CutPrefix(w, "-"); ok {
+			if strings.Contains(text, neg) { // NOT LIKE; "-" alone excludes everything
 				return false
 			}
 			continue
 		}
-		if !strings.Contains(text, strings.Trim(w, `"`)) {
+		if !strings.Contains(text, w) {
 			return false
 		}
 	}
 	return true
 }
 
-// EventLess orders the event archive: by start wall time, then post date, then ID (TEC orders by start;
-// ties follow creation order). Both posts must have been through Derive.
+// EventLess orders the event archive: by start wall time, then post date, then ID (TEC orders by
+// start; ties follow creation order). Both posts must have been through Derive.
 func EventLess(a, b *Post) bool {
 	if sa, sb := a.Derived.Start, b.Derived.Start; sa != sb {
 		return sa < sb
@@ -183,4 +223,85 @@ func PostDateLess(a, b *Post) bool {
 		return a.Date < b.Date
 	}
 	return a.ID < b.ID
+}
+
+// TermExists is WordPress' term_exists within one taxonomy: an integer item (isInt) by ID, text by
+// its sanitized slug, then by name (case-insensitively, as MySQL compares).
+func TermExists(terms []*Term, item string, isInt bool) bool {
+	if isInt {
+		id, ok := atoi(item)
+		return ok && id != 0 && termByID(terms, id) != nil
+	}
+	item = strings.TrimSpace(item)
+	if item == "" {
+		return false
+	}
+	if termBySlug(terms, item) != nil {
+		return true
+	}
+	for _, t := range terms {
+		if strings.EqualFold(t.Name, item) {
+			return true
+		}
+	}
+	return false
+}
+
+// ResolveTerm is how the event archive turns a categories/tags item into a term
+// (parse_terms_query): get_term_by('slug') with the item sanitized, then get_term_by('id') with its
+// integer value. ok is false when neither finds one (the original then filters on no term).
+func ResolveTerm(terms []*Term, item string) (int, bool) {
+	if t := termBySlug(terms, item); t != nil {
+		return t.ID, true
+	}
+	id, ok := atoi(item)
+	if t := termByID(terms, id); ok && t != nil {
+		return t.ID, true
+	}
+	return 0, false
+}
+
+func termBySlug(terms []*Term, item string) *Term {
+	slug := sanitizeTitle(item)
+	if slug == "" {
+		return nil
+	}
+	for _, t := range terms {
+		if t.Slug == slug {
+			return t
+		}
+	}
+	return nil
+}
+
+func termByID(terms []*Term, id int) *Term {
+	for _, t := range terms {
+		if t.ID == id {
+			return t
+		}
+	}
+	return nil
+}
+
+// SanitizeTitle is WordPress' sanitize_title, as WP_Term_Query applies it to a slug argument.
+func SanitizeTitle(s string) string { return sanitizeTitle(s) }
+
+// ApplyWindow sets the date bounds of f from the effective window. The original's event repository
+// keys start_date and starts_after to one meta query clause ("starts-after"), and end_date and
+// ends_before to another ("ends-before"); the relative bound comes later in its query arguments and
+// replaces the other. With Include set, no date bound applies: the interface says include ignores
+// the date filters (the original keeps its default window, a deliberate difference).
+func (f *EventFilter) ApplyWindow(w Window) {
+	if f.Include != nil {
+		return
+	}
+	f.StartMin, f.EndMax = w.StartDate, w.EndDate
+	f.StartsBefore, f.StartsAfter = w.StartsBefore, w.StartsAfter
+	f.EndsBefore, f.EndsAfter = w.EndsBefore, w.EndsAfter
+	if f.StartsAfter != "" {
+		f.StartMin = ""
+	}
+	if f.EndsBefore != "" {
+		f.EndMax = ""
+	}
 }

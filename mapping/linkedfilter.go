@@ -21,7 +21,7 @@ func LinkedSearchWords(s string) []string {
 
 // MatchLinkedSearch reports whether one of the venue's or organizer's fields (title, content, excerpt
 // and the given meta keys) contains every word, case-insensitively [TEC: "temple avenue" matches
-// "100, Avenue du Temple"].
+// "100, Avenue du Temple"]. A search without a word ("@", " ") matches nothing, as in the original.
 func MatchLinkedSearch(p *Post, words []string, metaKeys []string) bool {
 	fields := []string{p.Title, p.Content, p.Excerpt}
 	for _, k := range metaKeys {
@@ -40,5 +40,5 @@ func MatchLinkedSearch(p *Post, words []string, metaKeys []string) bool {
 			return true
 		}
 	}
-	return len(words) == 0
+	return false
 }

@@ -10,7 +10,7 @@ import (
 	"calshim/mapping/php"
 )
 
-// Window is the effective date filter of an event archive request (§3.1.3–§3.1.4): "Y-m-d H:i:s" wall
+// Window is the effective date filter of an event archive request (Archive_Event::get): "Y-m-d H:i:s" wall
 // times, exactly as TEC writes them into rest_url and compares them with the events' local start and
 // end (_EventStartDate, _EventEndDate). "" means the bound is absent.
 type Window struct {
@@ -46,11 +46,11 @@ type WindowQuery struct {
 // Tribe__Events__REST__V1__Endpoints__Archive_Event::get (TEC 6.17.2):
 //
 //  1. every given date is localized (Localize); start_date and end_date fall back to their defaults,
-//     which are localized again (QUIRK: the default start, already site time, moves a second time);
+//     which are localized again (the default start, already site time, moves a second time);
 //  2. inclusive mode (strict_dates not truthy per FilterBool): start_date becomes BeginningOfDay and
-//     end_date and all four starts_*/ends_* become EndOfDay of the raw values (QUIRK: starts_after=X
+//     end_date and all four starts_*/ends_* become EndOfDay of the raw values (so starts_after=X
 //     excludes the whole of day X);
-//  3. include given: start_date/end_date are replaced by the raw defaults, whatever was asked (QUIRK);
+//  3. include given: start_date/end_date are replaced by the raw defaults, whatever was asked;
 //  4. any starts_*/ends_* given: start_date/end_date are dropped unless they are in the query string.
 //
 // site is the zone TEC localizes with: LocalizeZone of the site's time zone setting.
@@ -189,7 +189,7 @@ func FilterBool(v string) bool {
 // LoadZone returns the zone named by a WordPress/TEC time zone setting: an IANA name
 // ("America/New_York"), "UTC", a WordPress manual offset in TEC's form ("UTC+5.5", "UTC-3", "UTC+0",
 // "UTC+5:30") or WordPress' own ("+05:30"). Offsets become fixed zones named as written, as TEC applies
-// them to event dates (§6.3). "Local" and "" are refused.
+// them to event dates. "Local" and "" are refused.
 func LoadZone(name string) (*time.Location, error) {
 	name = strings.TrimSpace(name)
 	if off, ok := winUTCOffset(name); ok {
@@ -209,7 +209,7 @@ func LoadZone(name string) (*time.Location, error) {
 // to pass to EffectiveWindow, DefaultStart and Localize. It is LoadZone's, except for "UTC±h" settings:
 // TEC turns those into a zone name with timezone_name_from_abbr (Tribe__Timezones::
 // generate_timezone_string_from_utc_offset), so "UTC-5" localizes as America/New_York, daylight saving
-// included, "UTC+0" as Europe/London and "UTC+6" as UTC (QUIRK). The table is what PHP 8.2 answers for
+// included, "UTC+0" as Europe/London and "UTC+6" as UTC. The table is what PHP 8.2 answers for
 // every offset WordPress offers; other offsets stay fixed.
 func LocalizeZone(name string) (*time.Location, error) {
 	name = strings.TrimSpace(name)

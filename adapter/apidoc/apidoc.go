@@ -1,12 +1,12 @@
 // Package apidoc holds the v1 route table — every route, in registration order, with its endpoints and their
 // arguments — and generates from it the API's two self-descriptions: the namespace index WordPress serves at
-// GET {ns} (reference §3.9) and the OpenAPI document TEC serves at GET {ns}/doc (§3.8, §4.7). The router reads
+// GET {ns} and the OpenAPI document TEC serves at GET {ns}/doc (Swagger_Documentation). The router reads
 // the same table (Routes) for the path patterns and methods of every route.
 //
 // Both documents reproduce the original's bodies key by key, in key order, including its typos ("The
 // organizer post status" on venues, "The event category slug" for parent). Only the namespace, the URLs,
 // the computed date defaults and the language of the descriptions vary, through Options. One deliberate
-// difference: /doc keeps the port in servers[0].url, which the original drops (reference §9 item 23).
+// difference: /doc keeps the port in servers[0].url, which the original drops.
 package apidoc
 
 import (
@@ -39,7 +39,7 @@ type Options struct {
 	Translate func(english string) string
 }
 
-// defaultPerPage is the per_page default of every list when Options.PerPage is 0 (interface spec §8).
+// defaultPerPage is the per_page default of every list when Options.PerPage is 0 (the interface spec).
 const defaultPerPage = 10
 
 // tr returns the translation of an English text.
@@ -132,6 +132,11 @@ type Arg struct {
 	// below, resolved per request. Use DefaultValue to read it.
 	Default  any
 	Required bool
+	// Validate names the argument's validate_callback and Sanitize its sanitize_callback; the adapter
+	// holds the behaviour of each name. "" means none: a typed argument is then checked and cast by
+	// its type, as WordPress' rest_parse_request_arg does.
+	Validate string
+	Sanitize string
 	// Keys is the order of the schema keys in the index.
 	Keys keyOrder
 }

@@ -1,9 +1,11 @@
 package apidoc
 
-// Argument declarations, per resource, as the original registers them (reference §3.1.1, §3.5–3.7, §3.9;
-// the recorded namespace index wins where they differ). The descriptions are English message IDs, typos
-// included. Fields lists hold the arguments of a write without the identifier and with none required:
-// required(...) marks the ones creation needs, edit routes prepend their identifier.
+// Argument declarations, per resource, as the original registers them (the READ_args and
+// EDIT_args of its endpoint classes; the recorded namespace index wins where they differ). Each read
+// argument names its validate_callback and sanitize_callback (Validate, Sanitize), which the adapter's
+// argument pipeline runs. The descriptions are English message IDs, typos included. Fields lists hold
+// the arguments of a write without the identifier and with none required: required(...) marks the
+// ones creation needs, edit routes prepend their identifier.
 
 // namespaceArgs are the arguments WordPress declares on the namespace route itself.
 var namespaceArgs = []Arg{
@@ -13,28 +15,52 @@ var namespaceArgs = []Arg{
 
 // eventArchiveArgs are the arguments of GET /events.
 var eventArchiveArgs = []Arg{
-	{Name: "page", Default: 1, Description: "The archive page to return", Type: "integer", Keys: defaultDescType},
-	{Name: "per_page", Default: perPageDefault, Description: "The number of events to return on each page", Type: "integer", Keys: defaultDescType},
-	{Name: "start_date", Default: startDateDefault, Description: "Events that start on the specified date", Keys: defaultDescType},
-	{Name: "end_date", Default: endDateDefault, Description: "Events that end on the specified date", Keys: defaultDescType},
-	{Name: "starts_before", Description: "Events that start before the specified date"},
-	{Name: "starts_after", Description: "Events that start after the specified date"},
-	{Name: "ends_before", Description: "Events that end before the specified date"},
-	{Name: "ends_after", Description: "Events that end after the specified date"},
-	{Name: "strict_dates", Default: "false", Description: "Dates set using the start_date/end_date, starts_*/ends_* are set to start at the specified times. The default behavior is to include the entire days.", Keys: defaultDescType},
-	{Name: "search", Description: "Events should contain the specified string in the title or description", Type: "string", Keys: defaultDescType},
-	{Name: "categories", Description: "Events should be assigned one of the specified categories slugs or IDs", Items: "integer", CSV: true, Keys: defaultDescType},
-	{Name: "tags", Description: "Events should be assigned one of the specified tags slugs or IDs", Items: "integer", CSV: true, Keys: defaultDescType},
-	{Name: "venue", Description: "Events should be assigned one of the specified venue IDs", Items: "integer", CSV: true, Keys: defaultDescType},
-	{Name: "organizer", Description: "Events should be assigned one of the specified organizer IDs", Items: "integer", CSV: true, Keys: defaultDescType},
-	{Name: "featured", Type: "boolean", Description: "Events should be filtered by their featured status"},
-	{Name: "status", Format: "string", Description: "The event post status"},
-	{Name: "geoloc", Type: "boolean", Description: "Requires Events Calendar Pro. Events should be filtered by whether their venue has geolocation data"},
-	{Name: "geoloc_lat", Format: "double", DocType: "number", Description: "Requires Events Calendar Pro. Events should be filtered by their venue latitude location, must also provide geoloc_lng"},
-	{Name: "geoloc_lng", Format: "double", DocType: "number", Description: "Requires Events Calendar Pro. Events should be filtered by their venue longitude location, must also provide geoloc_lat"},
-	{Name: "include", Description: "Include events with one of the post IDs specified in the array of CSV list, date filters will be ignored.", Items: "integer", CSV: true, Keys: defaultDescType},
-	{Name: "post_parent", Type: "integer", Description: "Events should be filtered by their post_parent being the specified one."},
-	{Name: "ticketed", Type: "boolean", Description: "Filter events with or without tickets."},
+	{Name: "page", Default: 1, Type: "integer", Keys: defaultDescType, Validate: "positive_int",
+		Description: "The archive page to return"},
+	{Name: "per_page", Default: perPageDefault, Type: "integer", Keys: defaultDescType,
+		Validate: "positive_int", Sanitize: "per_page",
+		Description: "The number of events to return on each page"},
+	{Name: "start_date", Default: startDateDefault, Keys: defaultDescType, Validate: "time",
+		Description: "Events that start on the specified date"},
+	{Name: "end_date", Default: endDateDefault, Keys: defaultDescType, Validate: "time",
+		Description: "Events that end on the specified date"},
+	{Name: "starts_before", Validate: "time",
+		Description: "Events that start before the specified date"},
+	{Name: "starts_after", Validate: "time",
+		Description: "Events that start after the specified date"},
+	{Name: "ends_before", Description: "Events that end before the specified date", Validate: "time"},
+	{Name: "ends_after", Description: "Events that end after the specified date", Validate: "time"},
+	{Name: "strict_dates", Default: "false", Keys: defaultDescType, Validate: "string",
+		Description: "Dates set using the start_date/end_date, starts_*/ends_* are set to start at the specified times. The default behavior is to include the entire days."},
+	{Name: "search", Type: "string", Keys: defaultDescType, Validate: "string",
+		Description: "Events should contain the specified string in the title or description"},
+	{Name: "categories", Items: "integer", CSV: true, Keys: defaultDescType,
+		Validate:    "event_category",
+		Description: "Events should be assigned one of the specified categories slugs or IDs"},
+	{Name: "tags", Items: "integer", CSV: true, Keys: defaultDescType, Validate: "post_tag",
+		Description: "Events should be assigned one of the specified tags slugs or IDs"},
+	{Name: "venue", Items: "integer", CSV: true, Keys: defaultDescType, Validate: "venue_id_list",
+		Description: "Events should be assigned one of the specified venue IDs"},
+	{Name: "organizer", Items: "integer", CSV: true, Keys: defaultDescType,
+		Validate:    "organizer_id_list",
+		Description: "Events should be assigned one of the specified organizer IDs"},
+	{Name: "featured", Type: "boolean",
+		Description: "Events should be filtered by their featured status"},
+	{Name: "status", Format: "string", Validate: "event_status_list",
+		Description: "The event post status"},
+	{Name: "geoloc", Type: "boolean",
+		Description: "Requires Events Calendar Pro. Events should be filtered by whether their venue has geolocation data"},
+	{Name: "geoloc_lat", Format: "double", DocType: "number",
+		Description: "Requires Events Calendar Pro. Events should be filtered by their venue latitude location, must also provide geoloc_lng"},
+	{Name: "geoloc_lng", Format: "double", DocType: "number",
+		Description: "Requires Events Calendar Pro. Events should be filtered by their venue longitude location, must also provide geoloc_lat"},
+	{Name: "include", Items: "integer", CSV: true, Keys: defaultDescType,
+		Validate: "positive_int_list", Sanitize: "list_to_array",
+		Description: "Include events with one of the post IDs specified in the array of CSV list, date filters will be ignored."},
+	{Name: "post_parent", Type: "integer", Validate: "event_id",
+		Description: "Events should be filtered by their post_parent being the specified one."},
+	{Name: "ticketed", Type: "boolean", Validate: "supports_ticketed",
+		Description: "Filter events with or without tickets."},
 }
 
 // eventIDArgs identify an event by ID. The original documents password as a path parameter.
@@ -50,54 +76,71 @@ var eventSlugArgs = []Arg{
 
 // eventFields are the fields of an event write (POST /events and the edits).
 var eventFields = []Arg{
-	{Name: "author", Type: "integer", Description: "The event author ID"},
-	{Name: "date", Type: "string", Description: "The event publication date"},
-	{Name: "date_utc", Type: "string", Description: "The event publication date (UTC time zone)"},
-	{Name: "title", Type: "string", Description: "The event title"},
-	{Name: "description", Type: "string", Description: "The event description"},
-	{Name: "slug", Type: "string", Description: "The event slug"},
-	{Name: "excerpt", Type: "string", Description: "The event excerpt"},
-	{Name: "status", Type: "string", Description: "The event post status"},
-	{Name: "timezone", Type: "string", Description: "The event time zone"},
-	{Name: "all_day", Default: false, Type: "boolean", Description: "Whether the event lasts the whole day or not"},
-	{Name: "start_date", Type: "string", Description: "The event start date and time"},
-	{Name: "end_date", Type: "string", Description: "The event end date and time"},
-	{Name: "image", Type: "string", Description: "The event featured image ID or URL"},
+	{Name: "author", Validate: "user_id", Type: "integer", Description: "The event author ID"},
+	{Name: "date", Validate: "time", Type: "string", Description: "The event publication date"},
+	{Name: "date_utc", Validate: "time", Type: "string",
+		Description: "The event publication date (UTC time zone)"},
+	{Name: "title", Validate: "non_empty_string", Type: "string", Description: "The event title"},
+	{Name: "description", Validate: "non_empty_string", Type: "string",
+		Description: "The event description"},
+	{Name: "slug", Validate: "non_empty_string", Type: "string", Description: "The event slug"},
+	{Name: "excerpt", Validate: "non_empty_string", Type: "string", Description: "The event excerpt"},
+	{Name: "status", Validate: "post_status", Type: "string", Description: "The event post status"},
+	{Name: "timezone", Validate: "timezone", Type: "string", Description: "The event time zone"},
+	{Name: "all_day", Default: false, Type: "boolean",
+		Description: "Whether the event lasts the whole day or not"},
+	{Name: "start_date", Validate: "time", Type: "string",
+		Description: "The event start date and time"},
+	{Name: "end_date", Validate: "time", Type: "string", Description: "The event end date and time"},
+	{Name: "image", Validate: "image", Type: "string",
+		Description: "The event featured image ID or URL"},
 	{Name: "cost", Description: "The event cost"},
-	{Name: "website", Default: null, Description: "The event website URL"},
+	{Name: "website", Validate: "url_or_empty", Default: null, Description: "The event website URL"},
 	{Name: "show_map", Type: "boolean", Description: "Whether the event should show a map or not"},
-	{Name: "show_map_link", Type: "boolean", Description: "Whether the event should show a map link or not"},
-	{Name: "hide_from_listings", Type: "boolean", Description: "Whether events should be hidden in the calendar view or not"},
-	{Name: "sticky", Type: "boolean", Description: "Whether the event should be sticky in the calendar view or not"},
-	{Name: "featured", Type: "boolean", Description: "Whether the event should be featured on the site or not"},
-	{Name: "categories", Default: null, Items: "integer", Description: "The event category ID or name"},
+	{Name: "show_map_link", Type: "boolean",
+		Description: "Whether the event should show a map link or not"},
+	{Name: "hide_from_listings", Type: "boolean",
+		Description: "Whether events should be hidden in the calendar view or not"},
+	{Name: "sticky", Type: "boolean",
+		Description: "Whether the event should be sticky in the calendar view or not"},
+	{Name: "featured", Type: "boolean",
+		Description: "Whether the event should be featured on the site or not"},
+	{Name: "categories", Default: null, Items: "integer",
+		Description: "The event category ID or name"},
 	{Name: "tags", Default: null, Items: "integer", Description: "The event tag ID or name"},
-	{Name: "venue", Default: null, Items: "integer", Description: "The event venue IDs or data"},
-	{Name: "organizer", Default: null, Items: "integer", Description: "The event organizer IDs or data"},
+	{Name: "venue", Validate: "venue_link", Default: null, Items: "integer",
+		Description: "The event venue IDs or data"},
+	{Name: "organizer", Validate: "organizer_link", Default: null, Items: "integer",
+		Description: "The event organizer IDs or data"},
 }
 
 // linkedArchiveArgs returns the arguments of GET /venues or /organizers, which differ only in wording.
 // The status description says "organizer" on both, as in the original.
-func linkedArchiveArgs(perPage, search, event, hasEvents, upcoming string) []Arg {
+func linkedArchiveArgs(postType, perPage, search, event, hasEvents, upcoming string) []Arg {
 	return []Arg{
-		{Name: "page", Default: 1, Description: "The archive page to return", Type: "integer", Keys: defaultDescType},
-		{Name: "per_page", Default: perPageDefault, Description: perPage, Type: "integer", Keys: defaultDescType},
-		{Name: "search", Description: search, Type: "string", Keys: defaultDescType},
-		{Name: "event", Description: event, Type: "integer", Keys: defaultDescType},
+		{Name: "page", Default: 1, Type: "integer", Keys: defaultDescType, Validate: "positive_int",
+			Description: "The archive page to return"},
+		{Name: "per_page", Default: perPageDefault, Type: "integer", Keys: defaultDescType,
+			Validate: "positive_int", Sanitize: "per_page",
+			Description: perPage},
+		{Name: "search", Description: search, Type: "string", Keys: defaultDescType, Validate: "string"},
+		{Name: "event", Description: event, Type: "integer", Keys: defaultDescType, Validate: "event_id"},
 		{Name: "has_events", Description: hasEvents, DocType: "boolean"},
-		{Name: "only_with_upcoming", Description: upcoming, Default: false, DocType: "boolean", Keys: descTypeDefault},
-		{Name: "status", Format: "string", Description: "The organizer post status"},
+		{Name: "only_with_upcoming", Default: false, DocType: "boolean", Keys: descTypeDefault,
+			Description: upcoming},
+		{Name: "status", Format: "string", Validate: postType + "_status_list",
+			Description: "The organizer post status"},
 	}
 }
 
-var venueArchiveArgs = linkedArchiveArgs(
+var venueArchiveArgs = linkedArchiveArgs("venue",
 	"The number of venues to return on each page",
 	"Venues should contain the specified string in the title, description or custom fields",
 	"Venues should be related to this event",
 	"Venues should have events associated to them",
 	"Venues should have upcoming events associated to them")
 
-var organizerArchiveArgs = linkedArchiveArgs(
+var organizerArchiveArgs = linkedArchiveArgs("organizer",
 	"The number of organizers to return on each page",
 	"Organizers should contain the specified string in the title, description or custom fields",
 	"Organizers should be related to this event",
@@ -111,24 +154,39 @@ var (
 
 // venueFields are the fields of a venue write. The image description says "organizer", as in the original.
 var venueFields = []Arg{
-	{Name: "author", Type: "integer", Description: "The venue author ID"},
-	{Name: "date", Type: "string", Description: "The venue publication date"},
-	{Name: "date_utc", Type: "string", Description: "The venue publication date (UTC time zone)"},
-	{Name: "venue", Type: "string", Description: "The venue name"},
-	{Name: "description", Type: "string", Default: null, Description: "The venue description", Keys: typeDefaultDesc},
-	{Name: "status", Type: "string", Description: "The venue post status"},
-	{Name: "show_map", Type: "string", Default: null, Description: "Whether events linked to the venue should show a map or not", Keys: typeDefaultDesc},
-	{Name: "show_map_link", Type: "string", Default: null, Description: "Whether events linked to the venue should show a map link or not", Keys: typeDefaultDesc},
-	{Name: "address", Type: "string", Default: null, Description: "The venue address", Keys: typeDefaultDesc},
-	{Name: "city", Type: "string", Default: null, Description: "The venue city", Keys: typeDefaultDesc},
-	{Name: "country", Type: "string", Default: null, Description: "The venue country", Keys: typeDefaultDesc},
-	{Name: "province", Type: "string", Default: null, Description: "The venue province", Keys: typeDefaultDesc},
-	{Name: "state", Type: "string", Default: null, Description: "The venue state", Keys: typeDefaultDesc},
-	{Name: "zip", Type: "string", Default: null, Description: "The venue ZIP code", Keys: typeDefaultDesc},
-	{Name: "phone", Type: "string", Default: null, Description: "The venue phone number", Keys: typeDefaultDesc},
-	{Name: "stateprovince", Type: "string", Default: null, Description: "The venue state and province", Keys: typeDefaultDesc},
-	{Name: "website", Type: "string", Default: null, Description: "The venue website URL", Keys: typeDefaultDesc},
-	{Name: "image", Type: "string", Default: null, Description: "The organizer featured image ID or URL", Keys: typeDefaultDesc},
+	{Name: "author", Validate: "user_id", Type: "integer", Description: "The venue author ID"},
+	{Name: "date", Validate: "time", Type: "string", Description: "The venue publication date"},
+	{Name: "date_utc", Validate: "time", Type: "string",
+		Description: "The venue publication date (UTC time zone)"},
+	{Name: "venue", Validate: "non_empty_string", Type: "string", Description: "The venue name"},
+	{Name: "description", Validate: "any_string", Type: "string", Default: null, Keys: typeDefaultDesc,
+		Description: "The venue description"},
+	{Name: "status", Validate: "post_status", Type: "string", Description: "The venue post status"},
+	{Name: "show_map", Type: "string", Default: null, Keys: typeDefaultDesc,
+		Description: "Whether events linked to the venue should show a map or not"},
+	{Name: "show_map_link", Type: "string", Default: null, Keys: typeDefaultDesc,
+		Description: "Whether events linked to the venue should show a map link or not"},
+	{Name: "address", Validate: "any_string", Type: "string", Default: null, Keys: typeDefaultDesc,
+		Description: "The venue address"},
+	{Name: "city", Validate: "any_string", Type: "string", Default: null, Keys: typeDefaultDesc,
+		Description: "The venue city"},
+	{Name: "country", Validate: "any_string", Type: "string", Default: null, Keys: typeDefaultDesc,
+		Description: "The venue country"},
+	{Name: "province", Validate: "any_string", Type: "string", Default: null, Keys: typeDefaultDesc,
+		Description: "The venue province"},
+	{Name: "state", Validate: "any_string", Type: "string", Default: null, Keys: typeDefaultDesc,
+		Description: "The venue state"},
+	{Name: "zip", Validate: "any_string", Type: "string", Default: null, Keys: typeDefaultDesc,
+		Description: "The venue ZIP code"},
+	{Name: "phone", Validate: "any_string", Type: "string", Default: null, Keys: typeDefaultDesc,
+		Description: "The venue phone number"},
+	{Name: "stateprovince", Validate: "any_string", Type: "string", Default: null,
+		Keys:        typeDefaultDesc,
+		Description: "The venue state and province"},
+	{Name: "website", Validate: "url_or_empty", Type: "string", Default: null, Keys: typeDefaultDesc,
+		Description: "The venue website URL"},
+	{Name: "image", Validate: "image_or_empty", Type: "string", Default: null, Keys: typeDefaultDesc,
+		Description: "The organizer featured image ID or URL"},
 }
 
 var (
@@ -138,33 +196,57 @@ var (
 
 // organizerFields are the fields of an organizer write; all declare a null default.
 var organizerFields = []Arg{
-	{Name: "author", Type: "integer", Default: null, Description: "The organizer author ID", Keys: typeDefaultDesc},
-	{Name: "date", Type: "string", Default: null, Description: "The organizer publication date", Keys: typeDefaultDesc},
-	{Name: "date_utc", Type: "string", Default: null, Description: "The organizer publication date (UTC time zone)", Keys: typeDefaultDesc},
-	{Name: "organizer", Type: "string", Default: null, Description: "The organizer name", Keys: typeDefaultDesc},
-	{Name: "description", Type: "string", Default: null, Description: "The organizer description", Keys: typeDefaultDesc},
-	{Name: "status", Type: "string", Default: null, Description: "The organizer post status", Keys: typeDefaultDesc},
-	{Name: "phone", Type: "string", Default: null, Description: "The organizer phone number", Keys: typeDefaultDesc},
-	{Name: "website", Type: "string", Default: null, Description: "The organizer website", Keys: typeDefaultDesc},
-	{Name: "email", Type: "string", Default: null, Description: "The organizer e-mail address", Keys: typeDefaultDesc},
-	{Name: "image", Type: "string", Default: null, Description: "The organizer featured image ID or URL", Keys: typeDefaultDesc},
+	{Name: "author", Validate: "user_id", Type: "integer", Default: null, Keys: typeDefaultDesc,
+		Description: "The organizer author ID"},
+	{Name: "date", Validate: "time", Type: "string", Default: null, Keys: typeDefaultDesc,
+		Description: "The organizer publication date"},
+	{Name: "date_utc", Validate: "time", Type: "string", Default: null, Keys: typeDefaultDesc,
+		Description: "The organizer publication date (UTC time zone)"},
+	{Name: "organizer", Validate: "non_empty_string", Type: "string", Default: null,
+		Keys:        typeDefaultDesc,
+		Description: "The organizer name"},
+	{Name: "description", Validate: "any_string", Type: "string", Default: null, Keys: typeDefaultDesc,
+		Description: "The organizer description"},
+	{Name: "status", Validate: "post_status", Type: "string", Default: null, Keys: typeDefaultDesc,
+		Description: "The organizer post status"},
+	{Name: "phone", Validate: "any_string", Type: "string", Default: null, Keys: typeDefaultDesc,
+		Description: "The organizer phone number"},
+	{Name: "website", Validate: "url_or_empty", Type: "string", Default: null, Keys: typeDefaultDesc,
+		Description: "The organizer website"},
+	{Name: "email", Validate: "any_string", Type: "string", Default: null, Keys: typeDefaultDesc,
+		Description: "The organizer e-mail address"},
+	{Name: "image", Validate: "image_or_empty", Type: "string", Default: null, Keys: typeDefaultDesc,
+		Description: "The organizer featured image ID or URL"},
 }
 
 // termArchiveArgs returns the arguments of GET /categories or /tags; tags have no parent.
-func termArchiveArgs(perPage string, withParent bool) []Arg {
+func termArchiveArgs(perPage, taxonomy string, withParent bool) []Arg {
 	args := []Arg{
-		{Name: "page", Default: 1, Description: "The archive page to return", Type: "integer", Keys: defaultDescType},
-		{Name: "per_page", Default: perPageDefault, Description: perPage, Type: "integer", Keys: defaultDescType},
-		{Name: "search", Description: "Limit results to those matching a string", Type: "string", Keys: defaultDescType},
-		{Name: "exclude", Description: "Ensure result set exclude specific IDs", Items: "integer", Keys: defaultDescType},
-		{Name: "include", Description: "Limit result set to specific IDs", Items: "integer", Keys: defaultDescType},
-		{Name: "order", Description: "Order sort attribute ascending or descending", Type: "string", Keys: defaultDescType},
-		{Name: "orderby", Description: "Sort collection by term attribute", Type: "string", Keys: defaultDescType},
-		{Name: "hide_empty", Description: "Whether to hide terms not assigned to any posts", Type: "boolean", Default: "1", Keys: descTypeDefault},
-		{Name: "parent", Description: "Limit result set to terms assigned to a specific parent", Type: "integer", Keys: defaultDescType},
-		{Name: "post", Description: "Limit result set to terms assigned to a specific post", Type: "integer", Keys: defaultDescType},
-		{Name: "event", Description: `Limit result set to terms assigned to a specific event (an alias of the "post" parameter)`, Type: "integer", Keys: defaultDescType},
-		{Name: "slug", Description: "Limit result set to terms with a specific slug", Type: "string", Keys: defaultDescType},
+		{Name: "page", Default: 1, Type: "integer", Keys: defaultDescType, Validate: "positive_int",
+			Description: "The archive page to return"},
+		{Name: "per_page", Default: perPageDefault, Type: "integer", Keys: defaultDescType,
+			Validate: "positive_int", Sanitize: "per_page",
+			Description: perPage},
+		{Name: "search", Type: "string", Keys: defaultDescType, Validate: "string",
+			Description: "Limit results to those matching a string"},
+		{Name: "exclude", Items: "integer", Keys: defaultDescType, Validate: taxonomy,
+			Description: "Ensure result set exclude specific IDs"},
+		{Name: "include", Items: "integer", Keys: defaultDescType, Validate: taxonomy,
+			Description: "Limit result set to specific IDs"},
+		{Name: "order", Type: "string", Keys: defaultDescType, Validate: "string",
+			Description: "Order sort attribute ascending or descending"},
+		{Name: "orderby", Type: "string", Keys: defaultDescType, Validate: "string",
+			Description: "Sort collection by term attribute"},
+		{Name: "hide_empty", Type: "boolean", Default: "1", Keys: descTypeDefault,
+			Description: "Whether to hide terms not assigned to any posts"},
+		{Name: "parent", Type: "integer", Keys: defaultDescType, Validate: "event_category",
+			Description: "Limit result set to terms assigned to a specific parent"},
+		{Name: "post", Type: "integer", Keys: defaultDescType, Validate: "event_id",
+			Description: "Limit result set to terms assigned to a specific post"},
+		{Name: "event", Type: "integer", Keys: defaultDescType, Validate: "event_id",
+			Description: `Limit result set to terms assigned to a specific event (an alias of the "post" parameter)`},
+		{Name: "slug", Type: "string", Keys: defaultDescType, Validate: "string",
+			Description: "Limit result set to terms with a specific slug"},
 	}
 	if !withParent {
 		args = without(args, "parent")
@@ -173,24 +255,29 @@ func termArchiveArgs(perPage string, withParent bool) []Arg {
 }
 
 var (
-	categoryArchiveArgs = termArchiveArgs("The number of event categories to return on each page", true)
-	tagArchiveArgs      = termArchiveArgs("The number of event tags to return on each page", false)
+	categoryArchiveArgs = termArchiveArgs("The number of event categories to return on each page", "event_category", true)
+	tagArchiveArgs      = termArchiveArgs("The number of event tags to return on each page", "post_tag", false)
 	categoryIDArgs      = []Arg{{Name: "id", Type: "integer", Description: "the event category term ID", In: "path", Required: true}}
 	tagIDArgs           = []Arg{{Name: "id", Type: "integer", Description: "the event tag term ID", In: "path", Required: true}}
 )
 
 // categoryFields are the fields of a category write. parent's description is the original's copy-paste.
 var categoryFields = []Arg{
-	{Name: "name", Type: "string", Description: "The event category name"},
-	{Name: "description", Type: "string", Description: "The event category description"},
-	{Name: "slug", Type: "string", Description: "The event category slug"},
-	{Name: "parent", Type: "integer", Description: "The event category slug"},
+	{Name: "name", Validate: "non_empty_string", Type: "string",
+		Description: "The event category name"},
+	{Name: "description", Validate: "non_empty_string", Type: "string",
+		Description: "The event category description"},
+	{Name: "slug", Validate: "non_empty_string", Type: "string",
+		Description: "The event category slug"},
+	{Name: "parent", Validate: "category_parent", Type: "integer",
+		Description: "The event category slug"},
 }
 
 var tagFields = []Arg{
-	{Name: "name", Type: "string", Description: "The event tag name"},
-	{Name: "description", Type: "string", Description: "The event tag description"},
-	{Name: "slug", Type: "string", Description: "The event tag slug"},
+	{Name: "name", Validate: "non_empty_string", Type: "string", Description: "The event tag name"},
+	{Name: "description", Validate: "non_empty_string", Type: "string",
+		Description: "The event tag description"},
+	{Name: "slug", Validate: "non_empty_string", Type: "string", Description: "The event tag slug"},
 }
 
 // concat returns the argument lists one after the other, in a new slice.

@@ -8,7 +8,7 @@ var (
 	remove = []string{"DELETE"}
 )
 
-// table is every v1 route in registration order (reference §2), the namespace route first. /doc
+// table is every v1 route in the original's registration order, the namespace route first. /doc
 // documents each {id} and by-slug route's POST with the fields of a write as its request body; which
 // list, and whether it holds the identifier, varies by resource as in the original. Collection POSTs are
 // not documented.

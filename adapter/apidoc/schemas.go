@@ -2,7 +2,7 @@ package apidoc
 
 import "calshim/mapping"
 
-// component is one entry of /doc components.schemas (reference §4.7): an object and its properties.
+// component is one entry of /doc components.schemas: an object and its properties.
 type component struct {
 	Name  string
 	Props []property
@@ -20,8 +20,8 @@ type property struct {
 }
 
 // schemaTable lists the component schemas in the original's order. Their claims are the original's, not
-// the truth of the representations (date details and cost values are strings in the bodies, see §9 item
-// 23), and so are the typos: the trailing space in "currency_position ", the organizer wording of
+// the truth of the representations (date details and cost values are strings in the bodies), and so
+// are the typos: the trailing space in "currency_position ", the organizer wording of
 // Venue.global_id_lineage, "string" images.
 var schemaTable = []component{
 	{Name: "ImageSize", Props: []property{

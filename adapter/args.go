@@ -1,0 +1,274 @@
+package adapter
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"calshim/adapter/apidoc"
+	"calshim/mapping"
+)
+
+// argSpec is one argument of an endpoint as WordPress holds it after register_rest_route: its
+// schema type, whether it is required, and its validate_callback and sanitize_callback.
+type argSpec struct {
+	name     string
+	typ      string // schema type; with no sanitize, WordPress parses the value by it
+	required bool
+	validate validateFunc // nil: no validate_callback
+	sanitize sanitizeFunc // nil: rest_parse_request_arg when typ is set, else the value as given
+}
+
+// validateFunc is a validate_callback. It answers nil (valid), errFalse (the callback returned
+// false: "Invalid parameter.") or a *paramError (it returned a WP_Error, reported in data.details).
+type validateFunc func(r *request, v any) error
+
+// sanitizeFunc is a sanitize_callback: the value to keep, or a *paramError.
+type sanitizeFunc func(r *request, v any) (any, error)
+
+// paramError is a WP_Error raised for one parameter, as rest_convert_error_to_response shows it.
+type paramError struct {
+	code, message string
+	data          mapping.Object // nil shows "data": null
+}
+
+func (e *paramError) Error() string { return e.code + ": " + e.message }
+
+// errFalse is a validate_callback's plain false.
+var errFalse = &paramError{message: "Invalid parameter."}
+
+// checked collects the failures of one phase of the pipeline, in the order WordPress records them.
+type checked struct {
+	params  mapping.Object // name → message
+	details mapping.Object // name → {code, message, data}, only for WP_Errors
+}
+
+// add records a failure; a later failure of the same name replaces the message in place, as a PHP
+// array assignment does.
+func (c *checked) add(name string, err error) {
+	pe, ok := err.(*paramError)
+	if !ok {
+		pe = errFalse
+	}
+	c.params.Set(name, pe.message)
+	if pe != errFalse {
+		c.details.Set(name, mapping.Object{{Key: "code", Value: pe.code},
+			{Key: "message", Value: pe.message}, {Key: "data", Value: dataOrNull(pe.data)}})
+	}
+}
+
+func dataOrNull(d mapping.Object) any {
+	if d == nil {
+		return nil
+	}
+	return d
+}
+
+// err is the phase's rest_invalid_param, or nil. details is [] when empty, as PHP encodes an empty
+// array.
+func (c *checked) err() error {
+	if len(c.params) == 0 {
+		return nil
+	}
+	names := make([]string, len(c.params))
+	for i, kv := range c.params {
+		names[i] = kv.Key
+	}
+	var details any = []any{}
+	if len(c.details) > 0 {
+		details = c.details
+	}
+	return &apiError{Status: http.StatusBadRequest, Code: "rest_invalid_param",
+		Message: "Invalid parameter(s): " + strings.Join(names, ", "),
+		Extra:   mapping.Object{{Key: "params", Value: c.params}, {Key: "details", Value: details}}}
+}
+
+// parseArgs is WordPress' WP_REST_Request::has_valid_params followed by sanitize_params: missing
+// required arguments → rest_missing_callback_param; then every validate_callback of a given
+// argument (declaration order), all failures in one rest_invalid_param; only when none failed,
+// every sanitize_callback (the type check for typed arguments) in the order the request gives the
+// parameters. It returns the parameters with sanitized values. A JSON null counts as absent.
+func parseArgs(r *request, specs []argSpec) (Params, error) {
+	if err := missingArgs(r, specs); err != nil {
+		return nil, err
+	}
+
+	phase1 := checked{params: mapping.Object{}, details: mapping.Object{}}
+	for _, a := range specs {
+		v, ok := r.given(a.name)
+		if !ok || a.validate == nil {
+			continue
+		}
+		if err := a.validate(r, v); err != nil {
+			phase1.add(a.name, err)
+		}
+	}
+	if err := phase1.err(); err != nil {
+		return nil, err
+	}
+
+	return sanitizeArgs(r, specs)
+}
+
+func missingArgs(r *request, specs []argSpec) error {
+	var missing []string
+	for _, a := range specs {
+		if _, ok := r.given(a.name); a.required && !ok {
+			missing = append(missing, a.name)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return &apiError{Status: http.StatusBadRequest, Code: "rest_missing_callback_param",
+		Message: "Missing parameter(s): " + strings.Join(missing, ", "),
+		Extra:   mapping.Object{{Key: "params", Value: missing}}}
+}
+
+// sanitizeArgs is the second phase: sanitize_params visits the parameters as the request holds
+// them (body first, then the query string), not in declaration order.
+func sanitizeArgs(r *request, specs []argSpec) (Params, error) {
+	out := Params{}
+	for k, v := range r.params {
+		out[k] = v
+	}
+	phase2 := checked{params: mapping.Object{}, details: mapping.Object{}}
+	for _, name := range paramOrder(r, specs) {
+		i := slices.IndexFunc(specs, func(a argSpec) bool { return a.name == name })
+		v, ok := r.params[name]
+		if i < 0 || !ok {
+			continue
+		}
+		clean, err := specs[i].sanitizeValue(r, v)
+		if err != nil {
+			phase2.add(name, err)
+			continue
+		}
+		out[name] = clean
+	}
+	if err := phase2.err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// sanitizeValue runs the sanitize_callback, or WordPress' default for typed arguments
+// (rest_parse_request_arg: the schema check, then the schema's cast).
+func (a argSpec) sanitizeValue(r *request, v any) (any, error) {
+	if a.sanitize != nil {
+		return a.sanitize(r, v)
+	}
+	if a.typ == "" {
+		return v, nil
+	}
+	return schemaParse(a.name, a.typ, v)
+}
+
+// paramOrder lists the parameter names as sanitize_params meets them: those of the body (which the
+// parsed request no longer orders: declaration order), then the query string's by first occurrence.
+func paramOrder(r *request, specs []argSpec) []string {
+	var query []string
+	if r.gc != nil {
+		eachPair(r.gc.Request.URL.RawQuery, func(key, _ string) {
+			name, _ := splitFormKey(key)
+			if !slices.Contains(query, name) {
+				query = append(query, name)
+			}
+		})
+	}
+	var order []string
+	for _, a := range specs {
+		if _, ok := r.params[a.name]; ok && !slices.Contains(query, a.name) {
+			order = append(order, a.name)
+		}
+	}
+	return append(order, query...)
+}
+
+// schemaParse is rest_parse_request_arg for the scalar types the original declares: the value must
+// be of the type (else rest_invalid_type), and is cast to it.
+func schemaParse(name, typ string, v any) (any, error) {
+	if !hasType(v, typ) {
+		return nil, &paramError{code: "rest_invalid_type", message: name + " is not of type " + typ + ".",
+			data: mapping.Object{{Key: "param", Value: name}}}
+	}
+	switch typ {
+	case "integer":
+		n, _ := asInt(v)
+		return n, nil
+	case "boolean":
+		b, _ := asBool(v)
+		return b, nil
+	}
+	return v, nil
+}
+
+// routeSpecs returns the declared arguments of the request's route and method, nil when the table
+// has none for them.
+func routeSpecs(r *request) []argSpec {
+	if r.gc == nil {
+		return nil
+	}
+	path := r.gc.GetString("route")
+	for _, rt := range apidoc.Routes() {
+		if rt.Path != path {
+			continue
+		}
+		for _, e := range rt.Endpoints {
+			if slices.Contains(e.Methods, r.method) {
+				return specsOf(e.Args)
+			}
+		}
+	}
+	return nil
+}
+
+// endpointSpecs returns the declared arguments of a route's method from the route table, with their
+// named validators and sanitizers resolved.
+func endpointSpecs(path, method string) []argSpec {
+	for _, rt := range apidoc.Routes() {
+		if rt.Path != path {
+			continue
+		}
+		for _, e := range rt.Endpoints {
+			if slices.Contains(e.Methods, method) {
+				return specsOf(e.Args)
+			}
+		}
+	}
+	panic("adapter: no endpoint " + method + " " + path)
+}
+
+// specsOf resolves the table's named behaviours. An unknown name panics: the table is static and
+// the tests walk all of it.
+func specsOf(args []apidoc.Arg) []argSpec {
+	out := make([]argSpec, 0, len(args))
+	for _, a := range args {
+		if a.In == "path" {
+			continue
+		}
+		s := argSpec{name: a.Name, typ: a.Type, required: a.Required}
+		if a.Validate != "" {
+			s.validate = lookup(validators, a.Validate)
+		}
+		if a.Sanitize != "" {
+			s.sanitize = lookup(sanitizers, a.Sanitize)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func lookup[F any](m map[string]F, name string) F {
+	f, ok := m[name]
+	if !ok {
+		panic("adapter: no behaviour " + name)
+	}
+	return f
+}
+
+// readArgs runs the pipeline on the arguments the table declares for a route's method and returns
+// the sanitized values (r.params keeps the values as given).
+func (r *request) readArgs(path string) (Params, error) {
+	return parseArgs(r, endpointSpecs(path, r.method))
+}

@@ -1,0 +1,301 @@
+package adapter
+
+import (
+	"encoding/json"
+	"maps"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"calshim/catalog"
+	"calshim/mapping"
+)
+
+// validators are the validate_callbacks the route table names (apidoc.Arg.Validate), after the
+// original's Tribe__Validator__Base, Tribe__Events__Validator__Base and Archive_Base.
+var validators = map[string]validateFunc{
+	"positive_int":          verdict(isPositiveInt),
+	"positive_int_list":     verdict(isPositiveIntList),
+	"time":                  verdict(isTime),
+	"string":                verdict(isPHPString),
+	"event_category":        verdict(isTermOf(categoriesOf)),
+	"post_tag":              verdict(isTermOf(tagsOf)),
+	"venue_id_list":         verdict(isLinkedList(func(t catalog.Types) string { return t.Venue })),
+	"organizer_id_list":     verdict(isLinkedList(organizerType)),
+	"event_id":              verdict(isEventID),
+	"event_status_list":     verdict(statusList("edit_tribe_events")),
+	"venue_status_list":     verdict(statusList("edit_tribe_venues")),
+	"organizer_status_list": verdict(statusList("edit_tribe_organizers")),
+	"supports_ticketed":     supportsTicketed,
+
+	// The validators of the writes' fields.
+	"non_empty_string": verdict(nonEmptyString),
+	"any_string":       verdict(anyString),
+	"user_id":          verdict(isUserID),
+	"post_status":      verdict(isPostStatus),
+	"timezone":         verdict(isTimezone),
+	"url_or_empty":     verdict(isURLOrEmpty),
+	"image":            verdict(func(r *request, v any) bool { return isImage(r, v) }),
+	"image_or_empty":   verdict(func(r *request, v any) bool { return isImageOrEmpty(r, v) }),
+	"venue_link":       verdict(func(r *request, v any) bool { return venues.validLink(r, v) }),
+	"organizer_link":   verdict(func(r *request, v any) bool { return organizers.validLink(r, v) }),
+	"category_parent":  verdict(isCategoryParent),
+}
+
+// isCategoryParent: a category's parent must be an existing category.
+func isCategoryParent(r *request, v any) bool {
+	s, _ := scalar(v)
+	n, ok := positiveInt(s)
+	t, exists := r.snap.Term(n)
+	return ok && exists && categories.owns(r, t)
+}
+
+// sanitizers are the sanitize_callbacks the route table names (apidoc.Arg.Sanitize).
+var sanitizers = map[string]sanitizeFunc{
+	// Archive_Base::sanitize_per_page: intval capped at the maximum; empty values become false,
+	// which the archives then replace with the default.
+	"per_page": func(r *request, v any) (any, error) {
+		if isEmptyValue(v) {
+			return false, nil
+		}
+		return phpIntval(v), nil
+	},
+	// Tribe__Utils__Array::list_to_array.
+	"list_to_array": func(_ *request, v any) (any, error) { return listToArray(v), nil },
+}
+
+// verdict turns a boolean validator into a validate_callback.
+func verdict(f func(r *request, v any) bool) validateFunc {
+	return func(r *request, v any) error {
+		if f(r, v) {
+			return nil
+		}
+		return errFalse
+	}
+}
+
+// isPHPString is Tribe__Validator__Base::is_string: a string that PHP's empty() does not consider
+// empty ("" and "0" are refused).
+func isPHPString(_ *request, v any) bool {
+	s, ok := v.(string)
+	return ok && s != "" && s != "0"
+}
+
+func isPositiveInt(_ *request, v any) bool { _, ok := phpPositiveInt(v); return ok }
+
+func categoriesOf(s *catalog.Snapshot) []*mapping.Term { return s.Categories }
+
+func tagsOf(s *catalog.Snapshot) []*mapping.Term { return s.Tags }
+
+func organizerType(t catalog.Types) string { return t.Organizer }
+
+// phpPositiveInt is is_positive_int: numeric, (int)$v == $v and greater than zero ("2", "2.0",
+// " 2", "1e3"; not "2.5", "0x2" or a list).
+func phpPositiveInt(v any) (int, bool) {
+	s, ok := scalar(v)
+	if !ok || !mapping.IsNumeric(s) {
+		return 0, false
+	}
+	return positiveInt(strings.TrimSpace(s))
+}
+
+// isPositiveIntList is is_positive_int_list: a non-empty list_to_array of positive integers.
+func isPositiveIntList(_ *request, v any) bool {
+	l := listToArray(v)
+	for _, it := range l {
+		if _, ok := phpPositiveInt(it); !ok {
+			return false
+		}
+	}
+	return len(l) > 0
+}
+
+// isTermOf is is_term_of_taxonomy: every item of the list is a term of the taxonomy (term_exists:
+// an integer by ID, text by sanitized slug, then by name).
+func isTermOf(terms func(*catalog.Snapshot) []*mapping.Term) func(r *request, v any) bool {
+	return func(r *request, v any) bool {
+		l := listToArray(v)
+		for _, it := range l {
+			s, ok := scalar(it)
+			if !ok || !mapping.TermExists(terms(r.snap), s, isPHPInt(it)) {
+				return false
+			}
+		}
+		return len(l) > 0
+	}
+}
+
+// isLinkedList is is_venue_id_list / is_organizer_id_list: a non-empty list of numeric IDs of posts
+// of the type.
+func isLinkedList(typ func(catalog.Types) string) func(r *request, v any) bool {
+	return func(r *request, v any) bool {
+		l := listToArray(v)
+		for _, it := range l {
+			s, ok := scalar(it)
+			if !ok || !mapping.IsNumeric(s) {
+				return false
+			}
+			p, found := r.snap.Post(phpIntval(s))
+			if !found || p.Type != typ(r.snap.Types()) {
+				return false
+			}
+		}
+		return len(l) > 0
+	}
+}
+
+// isEventID is is_event_id: not empty, and (int) of it is an event.
+func isEventID(r *request, v any) bool {
+	if isEmptyValue(v) {
+		return false
+	}
+	p, found := r.snap.Post(phpIntval(v))
+	return found && p.Type == r.snap.Types().Event
+}
+
+// statusList is Archive_Base::filter_post_status_list: callers without the edit capability may only
+// ask for exactly "publish"; the others for registered statuses ("any" is not one).
+func statusList(editCap string) func(r *request, v any) bool {
+	return func(r *request, v any) bool {
+		l := listToArray(v)
+		if !r.viewer.can(editCap) {
+			return len(l) == 1 && l[0] == "publish"
+		}
+		for _, it := range l {
+			s, ok := it.(string)
+			if !ok || !postStatuses[s] {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// supportsTicketed is supports_ticketed: a truthy value needs Event Tickets, which calshim never
+// has.
+func supportsTicketed(_ *request, v any) error {
+	if !tribeTruthy(v) {
+		return nil
+	}
+	return &paramError{code: "event-tickets-not-active",
+		message: "Event Tickets plugin is not activated.",
+		data:    mapping.Object{{Key: "status", Value: http.StatusBadRequest}}}
+}
+
+// tribeTruthy is tribe_is_truthy: true, or one of its strings (case-insensitive, not trimmed); any
+// other string is false, a number is its truth value.
+func tribeTruthy(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case string:
+		switch strings.ToLower(x) {
+		case "1", "enable", "enabled", "on", "y", "yes", "true":
+			return true
+		}
+		return false
+	case json.Number:
+		f, err := x.Float64()
+		return err == nil && f != 0
+	}
+	return !isEmptyValue(v)
+}
+
+// isPHPInt reports whether a list_to_array item became a PHP integer ("5", not "5.0" or "1e3").
+func isPHPInt(v any) bool {
+	n, ok := v.(json.Number)
+	return ok && !strings.ContainsAny(string(n), ".eE")
+}
+
+var listSep = regexp.MustCompile(`\s*,\s*`)
+
+// listToArray is Tribe__Utils__Array::list_to_array: nothing for an empty value; a string is URL
+// decoded and split on commas (spaces around them dropped); empty items are skipped and numeric
+// strings become numbers (json.Number here, so that they read as integers).
+func listToArray(v any) []any {
+	if isEmptyValue(v) {
+		return nil
+	}
+	var items []any
+	switch x := v.(type) {
+	case []any:
+		items = x
+	case map[string]any:
+		items = mapValues(x)
+	default:
+		s, _ := scalar(v)
+		if dec, err := url.QueryUnescape(s); err == nil {
+			s = dec
+		}
+		for _, part := range listSep.Split(s, -1) {
+			items = append(items, part)
+		}
+	}
+	var out []any
+	for _, it := range items {
+		s, isStr := it.(string)
+		switch {
+		case isStr && s == "":
+			continue
+		case isStr && mapping.IsNumeric(s):
+			out = append(out, json.Number(strings.TrimSpace(s)))
+		default:
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// mapValues lists a PHP array's values by key order (form keys "a[k]=v" keep their sending order in
+// PHP; the parsed map does not, so keys sort).
+func mapValues(m map[string]any) []any {
+	l := slices.Sorted(maps.Keys(m))
+	out := make([]any, len(l))
+	for i, k := range l {
+		out[i] = m[k]
+	}
+	return out
+}
+
+// phpIntval is PHP's (int) cast of a request value: leading whitespace and sign, then digits (the
+// rest ignored); a float string truncates; a non-empty list is 1.
+func phpIntval(v any) int {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return 1
+		}
+		return 0
+	case []any, map[string]any:
+		if isEmptyValue(v) {
+			return 0
+		}
+		return 1
+	}
+	s, _ := scalar(v)
+	s = strings.TrimLeft(s, " \t\n\r\v\f")
+	if mapping.IsNumeric(s) {
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || f > 1<<53 || f < -(1<<53) {
+			return 0
+		}
+		return int(f)
+	}
+	n, sign := 0, 1
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		if s[0] == '-' {
+			sign = -1
+		}
+		s = s[1:]
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' || n > 1<<53 {
+			break
+		}
+		n = n*10 + int(c-'0')
+	}
+	return sign * n
+}

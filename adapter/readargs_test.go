@@ -1,0 +1,348 @@
+package adapter
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"calshim/adapter/apidoc"
+	"calshim/internal/wpfake"
+)
+
+const v1 = "/wp-json/tribe/events/v1"
+
+// The original's answers to invalid list arguments (The Events Calendar 6.17.2 on WordPress; they
+// do not depend on the data): WordPress' has_valid_params reports every failing validate_callback,
+// with data.details for those that returned a WP_Error; sanitize_params (the type checks) runs only
+// when none failed, in the order the query string gives the parameters.
+func TestReadArgumentErrorsAsTheOriginal(t *testing.T) {
+	h := newTestServer(t)
+	for target, want := range map[string]string{
+		"/events?strict_dates=0": `{"code":"rest_invalid_param","message":"Invalid parameter(s): strict_dates",` +
+			`"data":{"status":400,"params":{"strict_dates":"Invalid parameter."},"details":[]}}`,
+		"/events?featured=maybe": `{"code":"rest_invalid_param","message":"Invalid parameter(s): featured",` +
+			`"data":{"status":400,"params":{"featured":"featured is not of type boolean."},"details":{"featured":` +
+			`{"code":"rest_invalid_type","message":"featured is not of type boolean.","data":{"param":"featured"}}}}}`,
+		"/events?ticketed=1": `{"code":"rest_invalid_param","message":"Invalid parameter(s): ticketed",` +
+			`"data":{"status":400,"params":{"ticketed":"Event Tickets plugin is not activated."},"details":{"ticketed":` +
+			`{"code":"event-tickets-not-active","message":"Event Tickets plugin is not activated.","data":{"status":400}}}}}`,
+		"/events?featured=2&include=-3": `{"code":"rest_invalid_param","message":"Invalid parameter(s): include",` +
+			`"data":{"status":400,"params":{"include":"Invalid parameter."},"details":[]}}`,
+		"/events?featured=maybe&page=0": `{"code":"rest_invalid_param","message":"Invalid parameter(s): page",` +
+			`"data":{"status":400,"params":{"page":"Invalid parameter."},"details":[]}}`,
+		"/events?geoloc=maybe": `{"code":"rest_invalid_param","message":"Invalid parameter(s): geoloc",` +
+			`"data":{"status":400,"params":{"geoloc":"geoloc is not of type boolean."},"details":{"geoloc":` +
+			`{"code":"rest_invalid_type","message":"geoloc is not of type boolean.","data":{"param":"geoloc"}}}}}`,
+		"/events?search=0": `{"code":"rest_invalid_param","message":"Invalid parameter(s): search",` +
+			`"data":{"status":400,"params":{"search":"Invalid parameter."},"details":[]}}`,
+		"/events?status=any": `{"code":"rest_invalid_param","message":"Invalid parameter(s): status",` +
+			`"data":{"status":400,"params":{"status":"Invalid parameter."},"details":[]}}`,
+		"/categories?order=&hide_empty=maybe": `{"code":"rest_invalid_param","message":"Invalid parameter(s): order",` +
+			`"data":{"status":400,"params":{"order":"Invalid parameter."},"details":[]}}`,
+		"/categories?hide_empty=maybe&per_page=x&search=0": `{"code":"rest_invalid_param",` +
+			`"message":"Invalid parameter(s): per_page, search","data":{"status":400,"params":{"per_page":` +
+			`"Invalid parameter.","search":"Invalid parameter."},"details":[]}}`,
+		"/tags?parent=x&post=17x&hide_empty=maybe": `{"code":"rest_invalid_param",` +
+			`"message":"Invalid parameter(s): post, hide_empty","data":{"status":400,"params":` +
+			`{"post":"post is not of type integer.","hide_empty":"hide_empty is not of type boolean."},` +
+			`"details":{"post":{"code":"rest_invalid_type","message":"post is not of type integer.","data":` +
+			`{"param":"post"}},"hide_empty":{"code":"rest_invalid_type","message":"hide_empty is not of type boolean.",` +
+			`"data":{"param":"hide_empty"}}}}}`,
+		"/venues?search=0&event=0": `{"code":"rest_invalid_param","message":"Invalid parameter(s): search, event",` +
+			`"data":{"status":400,"params":{"search":"Invalid parameter.","event":"Invalid parameter."},"details":[]}}`,
+	} {
+		rec := serveGET(h, v1+target)
+		if rec.Code != http.StatusBadRequest || rec.Body.String() != want {
+			t.Errorf("GET %s = %d %s\nwant 400 %s", target, rec.Code, rec.Body, want)
+		}
+	}
+}
+
+// An explicit status=any is refused for every caller, editors included: filter_post_status_list
+// accepts registered statuses only.
+func TestStatusAnyRefusedForEditors(t *testing.T) {
+	wp := wpfake.New(t)
+	h := fakeServer(t, wp)
+	wp.SetIntercept(answerMe)
+	for _, list := range []string{"events", "venues"} {
+		rec := serveAs(h, v1+"/"+list+"?status=any")
+		if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), `"params":{"status":`) {
+			t.Errorf("%s?status=any = %d %s", list, rec.Code, rec.Body)
+		}
+		// Every status registered on the original's site passes, WordPress' and TEC's own.
+		for _, st := range []string{"publish,draft", "request-pending", "tribe-ignored,tribe-ea-draft"} {
+			if rec := serveAs(h, v1+"/"+list+"?status="+st); rec.Code != http.StatusOK {
+				t.Errorf("%s?status=%s = %d %s", list, st, rec.Code, rec.Body)
+			}
+		}
+	}
+	// An empty list passes for editors: WP_Query's default statuses, and build_query leaves an empty
+	// member for the empty array.
+	rec := serveAs(h, v1+"/venues?status=&per_page=2")
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `venues\/?page=1&per_page=2&"`) {
+		t.Errorf("venues?status= = %d %.2000s", rec.Code, rec.Body)
+	}
+}
+
+func serveAs(h http.Handler, target string) *httptest.ResponseRecorder {
+	path, query, _ := strings.Cut(target, "?")
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.URL.RawQuery = query
+	req.Header.Set("Authorization", "Basic ZWRpdG9yOnNlY3JldA==")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+// rest_url and next_rest_url as the original builds them with add_query_arg: raw values, unless
+// venue, organizer or featured is given (a second add_query_arg re-encodes the URL, drops a false
+// featured and appends the extra arguments raw); empty values lose their "=".
+func TestArchiveURLsAsTheOriginal(t *testing.T) {
+	h := newTestServer(t)
+	for target, want := range map[string][]string{
+		"/events?venue=5,6": {`\/events\/?page=1&per_page=10&start_date=2026-11-21+00%3A00%3A00&` +
+			`end_date=2028-11-22+23%3A59%3A59&status=publish&venue=5,6"`},
+		"/events?venue[]=5&venue[]=6&featured=1": {`&status=publish&venue=5,6&featured=1"`},
+		"/events?organizer=12,13":                {`+23%3A59%3A59&status=publish&organizer=12,13"`},
+		"/events?featured=false&per_page=1": {`"rest_url":"http:\/\/example.com\/wp-json\/tribe\/events\/v1\/` +
+			`events\/?page=1&per_page=1&start_date=2026-11-21+00%3A00%3A00&end_date=2028-11-22+23%3A59%3A59&` +
+			`status=publish"`},
+		"/events?geoloc=1&per_page=1": {`?page=1&per_page=1&start_date=2026-11-21 00:00:00&` +
+			`end_date=2028-11-22 23:59:59&geoloc=1&geoloc_lat&geoloc_lng&status=publish"`,
+			`"next_rest_url":"http:\/\/example.com\/wp-json\/tribe\/events\/v1\/events\/?per_page=1&` +
+				`start_date=2026-11-21+00%3A00%3A00&end_date=2028-11-22+23%3A59%3A59&geoloc=1&geoloc_lat&` +
+				`geoloc_lng&status=publish&page=2"`},
+		"/events?geoloc=false&geoloc_lat=abc": {`23:59:59&status=publish"`},
+		"/events?search=a%2Bb%26c&venue=5":    {`+23%3A59%3A59&search=a+b&c&status=publish&venue=5"`},
+		"/venues?has_events=":                 {`venues\/?page=1&per_page=10&has_events&status=publish"`},
+	} {
+		body := serveGET(h, v1+target).Body.String()
+		for _, w := range want {
+			if !strings.Contains(body, w) {
+				t.Errorf("GET %s: no %s in\n%.3000s", target, w, body)
+			}
+		}
+	}
+}
+
+// eventIDs lists the IDs of an event archive answer (per_page 50).
+func eventIDs(t *testing.T, h http.Handler, query string) []int {
+	t.Helper()
+	rec := serveGET(h, v1+"/events?per_page=50&"+query)
+	var body struct{ Events []struct{ ID int } }
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || rec.Code != http.StatusOK {
+		t.Fatalf("GET events?%s = %d %s", query, rec.Code, rec.Body)
+	}
+	ids := make([]int, len(body.Events))
+	for i, e := range body.Events {
+		ids[i] = e.ID
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// Pairs of queries the original answers with the same events.
+func TestEventFiltersAsTheOriginal(t *testing.T) {
+	h := newTestServer(t)
+	for _, tc := range []struct{ query, same string }{
+		// parse_terms_query: by sanitized slug, then by ID, so a name finds its term.
+		{"categories=Jazz", "categories=3"},
+		{"categories[]=Jazz&categories[]=5", "categories=3,5"},
+		{"tags=Free", "tags=7"},
+		// start_date and starts_after share one meta query clause, as do end_date and ends_before;
+		// the relative bound replaces the other.
+		{"start_date=2026-12-15&starts_after=2026-12-01", "starts_after=2026-12-01"},
+		{"start_date=2026-12-01&end_date=2027-01-01&starts_after=2026-12-10&ends_before=2027-03-01",
+			"starts_after=2026-12-10&ends_before=2027-03-01"},
+	} {
+		got, want := eventIDs(t, h, tc.query), eventIDs(t, h, tc.same)
+		if !slices.Equal(got, want) || len(want) == 0 {
+			t.Errorf("%s gave %v, %s gave %v", tc.query, got, tc.same, want)
+		}
+	}
+}
+
+// include ignores every date filter, as the interface says (the original keeps its default window:
+// a deliberate difference, in the README).
+func TestIncludeIgnoresDates(t *testing.T) {
+	h := newTestServer(t)
+	past := eventIDs(t, h, "start_date=2000-01-01&end_date=2026-11-01")
+	if len(past) == 0 {
+		t.Fatal("no past event in the data set")
+	}
+	got := eventIDs(t, h, "include="+itoa(past[0])+"&starts_after=2030-01-01")
+	if !slices.Equal(got, past[:1]) {
+		t.Errorf("include of a past event gave %v, want %v", got, past[:1])
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// termIDs lists the IDs of a category or tag archive answer, in order, and its total.
+func termIDs(t *testing.T, h http.Handler, target string) ([]int, int) {
+	t.Helper()
+	rec := serveGET(h, v1+target)
+	var body map[string]json.RawMessage
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || rec.Code != http.StatusOK {
+		t.Fatalf("GET %s = %d %s", target, rec.Code, rec.Body)
+	}
+	var total int
+	_ = json.Unmarshal(body["total"], &total)
+	var terms []struct{ ID int }
+	key := strings.TrimPrefix(strings.SplitN(target, "?", 2)[0], "/")
+	_ = json.Unmarshal(body[key], &terms)
+	ids := make([]int, len(terms))
+	for i, tm := range terms {
+		ids[i] = tm.ID
+	}
+	return ids, total
+}
+
+// Term lists read include and exclude as WP_Term_Query does (absint of each item, a list that joins
+// to "0" counts as absent, include wins over exclude), and orderby=none leaves the terms by ID.
+func TestTermListsAsTheOriginal(t *testing.T) {
+	h := newTestServer(t)
+	all, total := termIDs(t, h, "/categories?orderby=id")
+	for _, tc := range []struct {
+		target string
+		want   []int
+	}{
+		{"/categories?include=jazz&orderby=id", all},
+		{"/categories?include=Jazz&orderby=id", all},
+		{"/categories?include=music,3", []int{3}},
+		{"/categories?include[]=3&include[]=jazz", []int{3}},
+		{"/categories?exclude=jazz&orderby=id", all},
+		{"/categories?include=3&exclude=3", []int{3}},
+		{"/categories?orderby=none&order=desc", all},
+		{"/categories?slug=Jazz", []int{3}},
+	} {
+		got, n := termIDs(t, h, tc.target)
+		if !slices.Equal(got, tc.want) || n != len(tc.want) {
+			t.Errorf("GET %s = %v (total %d), want %v", tc.target, got, n, tc.want)
+		}
+	}
+	if total != len(all) || !slices.IsSorted(all) {
+		t.Errorf("categories by id: %v, total %d", all, total)
+	}
+}
+
+// Writes go through the same pipeline: type failures carry data.details, a JSON null fails its type
+// check, and the body's parameters come before the query string's (the original's answers).
+func TestWriteArgumentErrorsAsTheOriginal(t *testing.T) {
+	h := newTestServer(t)
+	for _, tc := range []struct{ target, body, want string }{
+		{"/events", `{"title":"x","start_date":"2030-01-01","end_date":"2030-01-02","all_day":null,"featured":"x"}`,
+			`{"code":"rest_invalid_param","message":"Invalid parameter(s): all_day, featured","data":{"status":400,` +
+				`"params":{"all_day":"all_day is not of type boolean.","featured":"featured is not of type boolean."},` +
+				`"details":{"all_day":{"code":"rest_invalid_type","message":"all_day is not of type boolean.",` +
+				`"data":{"param":"all_day"}},"featured":{"code":"rest_invalid_type",` +
+				`"message":"featured is not of type boolean.","data":{"param":"featured"}}}}}`},
+		{"/events?featured=3", `{"title":"x","start_date":"2030-01-01","end_date":"2030-01-02","all_day":"maybe"}`,
+			`"message":"Invalid parameter(s): all_day, featured"`},
+		{"/events", `{"title":"","start_date":"2030-01-01","end_date":"2030-01-02","all_day":"maybe"}`,
+			`{"code":"rest_invalid_param","message":"Invalid parameter(s): title","data":{"status":400,` +
+				`"params":{"title":"Invalid parameter."},"details":[]}}`},
+	} {
+		req := httptest.NewRequest(http.MethodPost, v1+tc.target, strings.NewReader(tc.body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), tc.want) {
+			t.Errorf("POST %s %s = %d %s\nwant %s", tc.target, tc.body, rec.Code, rec.Body, tc.want)
+		}
+	}
+}
+
+// Every behaviour the route table names exists (specsOf panics on an unknown one).
+func TestRouteTableBehavioursResolve(t *testing.T) {
+	for _, rt := range apidoc.Routes() {
+		for _, e := range rt.Endpoints {
+			_ = specsOf(e.Args)
+		}
+	}
+}
+
+// A venue or organizer search without a word finds nothing, as in the original (which then reports
+// its unfiltered totals; calshim counts the matches, a deliberate difference in the README).
+func TestLinkedSearchWithoutWords(t *testing.T) {
+	h := newTestServer(t)
+	for _, target := range []string{"/venues?search=%40", "/organizers?search=%20"} {
+		body := serveGET(h, v1+target).Body.String()
+		if !strings.Contains(body, `":[],"rest_url"`) || !strings.Contains(body, `"total":0,`) {
+			t.Errorf("GET %s = %.300s", target, body)
+		}
+	}
+}
+
+// add_query_arg removes "=" before "&" or the end of the built query, even inside a raw value.
+func TestArchiveURLDropsEqualsBeforeAmpersand(t *testing.T) {
+	body := serveGET(newTestServer(t), v1+"/events?search=%26").Body.String()
+	if !strings.Contains(body, `23:59:59&search&&status=publish"`) {
+		t.Errorf("rest_url of search=&: %.2000s", body)
+	}
+}
+
+// The write handlers' argument lists declare what the route table declares (names, types, required,
+// whether there is a validator); the table's order is the one checkArgs uses.
+func TestWriteArgsMatchTheTable(t *testing.T) {
+	for _, tc := range []struct {
+		path, method string
+		args         []arg
+	}{
+		{"/events", http.MethodPost, eventArgs(true)},
+		{`/events/(?P<id>\d+)`, http.MethodPut, eventArgs(false)},
+		{`/events/by-slug/(?P<slug>[^/]+)`, http.MethodPatch, eventArgs(false)},
+		{"/venues", http.MethodPost, venues.args(true)},
+		{`/venues/(?P<id>\d+)`, http.MethodPost, venues.args(false)},
+		{`/organizers/by-slug/(?P<slug>[^/]+)`, http.MethodPost, organizers.args(false)},
+		{"/organizers", http.MethodPost, organizers.args(true)},
+		{"/categories", http.MethodPost, categories.args(true)},
+		{`/categories/(?P<id>\d+)`, http.MethodPost, categories.args(false)},
+		{"/tags", http.MethodPost, tags.args(true)},
+		{`/tags/(?P<id>\d+)`, http.MethodPost, tags.args(false)},
+	} {
+		var want, got []string
+		for _, a := range tc.args {
+			want = append(want, fmt.Sprint(a.name, a.typ, a.required, a.valid != nil))
+		}
+		for _, s := range endpointSpecs(tc.path, tc.method) {
+			got = append(got, fmt.Sprint(s.name, s.typ, s.required, s.validate != nil))
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s %s: table %v\nhandler %v", tc.method, tc.path, got, want)
+		}
+	}
+}
+
+// Writes name invalid arguments in the original's declaration order (author and date before title).
+func TestWriteErrorsInDeclarationOrder(t *testing.T) {
+	h := newTestServer(t)
+	for target, want := range map[string]string{
+		"/events": `"message":"Invalid parameter(s): author, date, title, description, slug, excerpt, status, ` +
+			`timezone, website, venue"`,
+		"/venues":     `"message":"Invalid parameter(s): author, date, venue, status, city, website, image"`,
+		"/organizers": `"message":"Invalid parameter(s): author, date, organizer, status, phone, website, image"`,
+	} {
+		body := map[string]string{
+			"/events": `title=&author=0&date=garbage&status=nope&start_date=x&end_date=y&website=bad&` +
+				`venue=abc&timezone=Nowhere&description=&slug=&excerpt=`,
+			"/venues": `venue=&author=0&date=garbage&status=nope&website=bad&description=&city[]=x&` +
+				`image=99999`,
+			"/organizers": `organizer=&author=0&date=garbage&status=nope&website=bad&email=&phone[]=1&` +
+				`image=99999`,
+		}[target]
+		req := httptest.NewRequest(http.MethodPost, v1+target, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("POST %s = %d %s\nwant %s", target, rec.Code, rec.Body, want)
+		}
+	}
+}
