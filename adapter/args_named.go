@@ -12,6 +12,7 @@ import (
 
 	"calshim/catalog"
 	"calshim/mapping"
+	"calshim/mapping/php"
 )
 
 // validators are the validate_callbacks the route table names (apidoc.Arg.Validate), after the
@@ -96,7 +97,7 @@ func organizerType(t catalog.Types) string { return t.Organizer }
 // " 2", "1e3"; not "2.5", "0x2" or a list).
 func phpPositiveInt(v any) (int, bool) {
 	s, ok := scalar(v)
-	if !ok || !mapping.IsNumeric(s) {
+	if !ok || !php.IsNumeric(s) {
 		return 0, false
 	}
 	return positiveInt(strings.TrimSpace(s))
@@ -135,7 +136,7 @@ func isLinkedList(typ func(catalog.Types) string) func(r *request, v any) bool {
 		l := listToArray(v)
 		for _, it := range l {
 			s, ok := scalar(it)
-			if !ok || !mapping.IsNumeric(s) {
+			if !ok || !php.IsNumeric(s) {
 				return false
 			}
 			p, found := r.snap.Post(phpIntval(s))
@@ -240,7 +241,7 @@ func listToArray(v any) []any {
 		switch {
 		case isStr && s == "":
 			continue
-		case isStr && mapping.IsNumeric(s):
+		case isStr && php.IsNumeric(s):
 			out = append(out, json.Number(strings.TrimSpace(s)))
 		default:
 			out = append(out, it)
@@ -277,7 +278,7 @@ func phpIntval(v any) int {
 	}
 	s, _ := scalar(v)
 	s = strings.TrimLeft(s, " \t\n\r\v\f")
-	if mapping.IsNumeric(s) {
+	if php.IsNumeric(s) {
 		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil || f > 1<<53 || f < -(1<<53) {
 			return 0

@@ -1,6 +1,7 @@
 package mapping
 
 import (
+	"calshim/mapping/php"
 	"html"
 	"regexp"
 	"slices"
@@ -262,7 +263,7 @@ func ResolveTerm(terms []*Term, item string) (int, bool) {
 }
 
 func termBySlug(terms []*Term, item string) *Term {
-	slug := sanitizeTitle(item)
+	slug := php.SanitizeTitle(item)
 	if slug == "" {
 		return nil
 	}
@@ -284,7 +285,7 @@ func termByID(terms []*Term, id int) *Term {
 }
 
 // SanitizeTitle is WordPress' sanitize_title, as WP_Term_Query applies it to a slug argument.
-func SanitizeTitle(s string) string { return sanitizeTitle(s) }
+func SanitizeTitle(s string) string { return php.SanitizeTitle(s) }
 
 // ApplyWindow sets the date bounds of f from the effective window. The original's event repository
 // keys start_date and starts_after to one meta query clause ("starts-after"), and end_date and
