@@ -1,11 +1,14 @@
 package adapter
 
 import (
+	"errors"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 
+	"calshim/cmsclient"
 	"calshim/mapping"
 )
 
@@ -270,23 +273,73 @@ func singleEvent(s *Server, r *request) (*response, error) {
 	return &response{status: http.StatusOK, body: r.ctx(true).Event(p)}, nil
 }
 
-// findEvent locates the event of an {id} or {slug} route with the original's errors.
+// findEvent locates the event of an {id} or {slug} route with the original's errors
+// (Single_Event::validate_event_exists): an ID of no post at all is 404, an ID of any other post
+// (venue, organizer, attachment, page) is 400.
 func (s *Server) findEvent(r *request) (*mapping.Post, error) {
 	typ := r.snap.Types().Event
-	if slug, ok := r.vars["slug"]; ok {
-		p, found := r.snap.BySlug(typ, slug)
+	if _, ok := r.vars["slug"]; ok {
+		p, found := postBySlug(r, typ, r.snap.Events)
 		if !found {
 			return nil, invalidParam("slug")
 		}
 		return p, nil
 	}
+
 	id, _ := strconv.Atoi(r.vars["id"])
 	p, found := r.snap.Post(id)
-	if !found {
+	if !found && !postExistsUpstream(r, id) {
 		return nil, notFoundf("rest-event-not-found", "Event with ID %d does not exist.", id)
 	}
-	if p.Type != typ {
-		return nil, newError(http.StatusBadRequest, "rest-invalid-event-id", "The specified ID is not a valid event.")
+	if !found || p.Type != typ {
+		return nil, newError(http.StatusBadRequest, "rest-invalid-event-id",
+			"The specified ID is not a valid event.")
 	}
 	return p, nil
+}
+
+// postBySlug finds the post of a by-slug route as WordPress' get_page_by_path does (TEC's
+// is_event_slug, is_venue_slug and is_organizer_slug, then the handlers, look posts up with it):
+// the slug is sanitized first (so "Opening-Night-Gala" finds "opening-night-gala"), a post with a
+// parent is never found by its slug alone, and a slug that sanitizes to "" finds the oldest post
+// without one (a never-published draft). "0" is empty to PHP, so no slug at all.
+func postBySlug(r *request, typ string, all []*mapping.Post) (*mapping.Post, bool) {
+	slug, single := mapping.QuerySlug(r.vars["slug"])
+	if r.vars["slug"] == "0" || !single {
+		return nil, false
+	}
+
+	if slug != "" {
+		p, found := r.snap.BySlug(typ, slug)
+		return p, found && p.Parent == 0
+	}
+
+	var oldest *mapping.Post
+	for _, p := range all {
+		if p.Slug == "" && p.Parent == 0 && (oldest == nil || p.ID < oldest.ID) {
+			oldest = p
+		}
+	}
+	return oldest, oldest != nil
+}
+
+// postExistsUpstream reports whether WordPress holds a post with this ID that the catalog does not
+// keep (an attachment, a post, a page). get_post finds posts of every type; wp/v2 has no route for
+// "any post by ID", so the common types are asked in turn, and any answer but "not found" (401 or 403
+// for one the service credential may not read) means the post exists. Anonymous answers are cached,
+// so a client asking again costs nothing upstream.
+func postExistsUpstream(r *request, id int) bool {
+	if id <= 0 || r.cms == nil {
+		return false
+	}
+
+	ctx := r.gc.Request.Context()
+	for _, base := range []string{"media", "posts", "pages"} {
+		_, err := r.cms.Get(ctx, "/wp/v2/"+base+"/"+strconv.Itoa(id), url.Values{"_fields": {"id"}})
+		var upstream *cmsclient.Error
+		if err == nil || errors.As(err, &upstream) && upstream.Status != http.StatusNotFound {
+			return true
+		}
+	}
+	return false
 }

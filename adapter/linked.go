@@ -160,8 +160,8 @@ func (k linkedKind) idsOf(events []*mapping.Post) map[int]bool {
 func (k linkedKind) single(s *Server, r *request) (*response, error) {
 	var p *mapping.Post
 	var found bool
-	if slug, ok := r.vars["slug"]; ok {
-		p, found = r.snap.BySlug(k.typ(r), slug)
+	if _, ok := r.vars["slug"]; ok {
+		p, found = postBySlug(r, k.typ(r), k.all(r.snap))
 		if !found {
 			return nil, invalidParam("slug")
 		}
@@ -172,6 +172,7 @@ func (k linkedKind) single(s *Server, r *request) (*response, error) {
 			return nil, invalidParam("id")
 		}
 	}
+
 	if !r.viewer.mayRead(p) {
 		return nil, newError(http.StatusForbidden, k.name+"-not-accessible", "The requested "+k.name+" is not accessible")
 	}

@@ -82,7 +82,8 @@ var eventStatusSchema = map[string]string{
 // eventLD is the Event of an event: dates with the event's UTC offset, its first venue and first
 // organizer (false when that post cannot be shown), an offer when it has a cost.
 func (c *Context) eventLD(p *Post, cost EventCost) Object {
-	o := append(Object{{"@context", "http://schema.org"}}, c.ldBase(p, "Event", p.Link)...)
+	link := eventLDLink(p.Link)
+	o := append(Object{{"@context", "http://schema.org"}}, c.ldBase(p, "Event", link)...)
 	status := "https://schema.org/EventScheduled"
 	if s, ok := eventStatusSchema[metaOr(p, "_tribe_events_status", "")]; ok {
 		status = s
@@ -108,7 +109,7 @@ func (c *Context) eventLD(p *Post, cost EventCost) Object {
 			{"@type", "Offer"},
 			{"price", cost.Price},
 			{"priceCurrency", c.currencyCode(p)},
-			{"url", p.Link},
+			{"url", link},
 			{"category", "primary"},
 			{"availability", "inStock"},
 			{"validFrom", validFrom(p.Date)},
