@@ -38,12 +38,13 @@ func (k linkedKind) typ(r *request) string { return k.postType(r.snap.Types()) }
 func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 	bad := mapping.Object{}
 	pg := s.pageArgs(r, &bad)
-	var words []string
+	var search *mapping.LinkedSearch
 	if v, ok := r.params["search"]; ok {
 		if str, isStr := v.(string); !isStr || str == "" {
 			bad.Set("search", "Invalid parameter.")
 		} else {
-			words = mapping.LinkedSearchWords(str)
+			q := mapping.NewLinkedSearch(str)
+			search = &q
 		}
 	}
 	var event *mapping.Post
@@ -62,7 +63,7 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 	linked := k.linkedIDs(r, event)
 	var matches []*mapping.Post
 	for _, p := range k.all(r.snap) {
-		if slices.Contains(statuses, p.Status) && (linked == nil || linked[p.ID]) && (words == nil || mapping.MatchLinkedSearch(p, words, k.searchMeta)) {
+		if slices.Contains(statuses, p.Status) && (linked == nil || linked[p.ID]) && (search == nil || search.Match(p, k.searchMeta, r.viewer == nil)) {
 			matches = append(matches, p)
 		}
 	}
