@@ -60,13 +60,14 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 	if len(bad) > 0 {
 		return nil, invalidParams(bad)
 	}
-	linked := k.linkedIDs(r, event)
+	linked := k.linkedIDs(r, event, statuses)
 	var matches []*mapping.Post
 	for _, p := range k.all(r.snap) {
 		if slices.Contains(statuses, p.Status) && (linked == nil || linked[p.ID]) && (search == nil || search.Match(p, k.searchMeta, r.viewer == nil)) {
 			matches = append(matches, p)
 		}
 	}
+	slices.SortFunc(matches, mapping.ByPostDate(distinct(statuses) > 1))
 	from, to := pg.window(len(matches))
 	if from == to && pg.num > 1 {
 		return nil, newError(http.StatusNotFound, k.name+"-archive-page-not-found", "The requested "+k.name+" archive page does not exist")
@@ -93,8 +94,10 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 }
 
 // linkedIDs applies event, has_events and only_with_upcoming: nil = no restriction, else the set of
-// allowed IDs.
-func (k linkedKind) linkedIDs(r *request, event *mapping.Post) map[int]bool {
+// allowed IDs. statuses are those the list shows, which tribe_get_venues and tribe_get_organizers
+// also ask of the upcoming events (find_with_upcoming_events): an editor's list, "any" status by
+// default, counts private, draft and pending events too.
+func (k linkedKind) linkedIDs(r *request, event *mapping.Post, statuses []string) map[int]bool {
 	var allowed map[int]bool
 	restrict := func(ids map[int]bool) {
 		if allowed == nil {
@@ -130,18 +133,33 @@ func (k linkedKind) linkedIDs(r *request, event *mapping.Post) map[int]bool {
 		restrict(with)
 	}
 	if v, ok := r.params.str("only_with_upcoming"); ok && phpTruthy(v) {
-		// "Upcoming": the local start is not before the current UTC wall-clock time (TEC compares the
-		// two as if they were in the same zone), not hidden from listings, published.
-		now := r.now.UTC().Format("2006-01-02 15:04:05")
-		var upcoming []*mapping.Post
-		for _, e := range r.snap.Events {
-			if e.Status == "publish" && !e.Derived.Hidden && e.Derived.Start >= now {
-				upcoming = append(upcoming, e)
-			}
-		}
-		restrict(k.idsOf(upcoming))
+		restrict(k.idsOf(upcomingEvents(r, statuses)))
 	}
 	return allowed
+}
+
+// upcomingEvents are the events find_with_upcoming_events asks tribe_get_events for: in one of the
+// statuses, not hidden from listings, starting from now on (its local start compared with the current
+// UTC wall-clock time, as TEC compares the two as if they were in the same zone), and only the first
+// page of them by start date (tribe_get_events' default posts_per_page): venues and organizers of
+// later events are not "with upcoming events".
+func upcomingEvents(r *request, statuses []string) []*mapping.Post {
+	now := r.now.UTC().Format("2006-01-02 15:04:05")
+	limit := r.snap.PerPage
+	if limit <= 0 {
+		limit = 10
+	}
+
+	var upcoming []*mapping.Post
+	for _, e := range r.snap.Events {
+		if len(upcoming) == limit {
+			break
+		}
+		if slices.Contains(statuses, e.Status) && !e.Derived.Hidden && e.Derived.Start >= now {
+			upcoming = append(upcoming, e)
+		}
+	}
+	return upcoming
 }
 
 // idsOf collects the IDs the given events link to.
@@ -178,4 +196,13 @@ func (k linkedKind) single(s *Server, r *request) (*response, error) {
 		return nil, newError(http.StatusForbidden, k.name+"-not-accessible", "The requested "+k.name+" is not accessible")
 	}
 	return &response{status: http.StatusOK, body: k.render(r.ctx(true), p)}, nil
+}
+
+// distinct counts the different values of l.
+func distinct(l []string) int {
+	seen := map[string]bool{}
+	for _, v := range l {
+		seen[v] = true
+	}
+	return len(seen)
 }
