@@ -31,8 +31,11 @@ func (c *Context) ldBase(p *Post, typ, url string) Object {
 		{"name", escJS(title)},
 		{"description", escJS(wpautop(p.ExcerptText))},
 	}
+	// has_post_thumbnail, then wp_get_attachment_url, which is false for an ID of no attachment.
 	if m, ok := c.featuredMedia(p); ok {
 		o = append(o, KV{"image", m.URL})
+	} else if p.FeaturedMedia > 0 {
+		o = append(o, KV{"image", false})
 	}
 	return append(o, KV{"url", url})
 }
