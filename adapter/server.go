@@ -199,6 +199,9 @@ func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
 		gc.Set("cache", "miss")
 	}
 	res, err := rt.methods[r.method](s, r)
+	if err == nil {
+		res.body = selectFields(rt, r, res.body)
+	}
 	out := s.render(gc, rt, res, err)
 	if cacheable && err == nil {
 		out.etag = etagOf(out.body)
@@ -237,4 +240,32 @@ func (s *Server) match(ns, rest string) (*route, map[string]string) {
 		return rt, vars
 	}
 	return nil, nil
+}
+
+// selectFields applies `_fields` to a successful answer as WordPress does for every REST answer
+// (rest_filter_response_fields). The namespace index keeps its _links whatever is selected: WordPress
+// adds response links after the filter.
+func selectFields(rt *route, r *request, body any) any {
+	tree := parseFields(r.params)
+	if tree == nil {
+		return body
+	}
+
+	obj, isObject := body.(mapping.Object)
+	if rt.pattern != "" || !isObject {
+		return filterFields(body, tree)
+	}
+	filtered := filterFields(obj, tree)
+	links, ok := obj.Get("_links")
+	if !ok {
+		return filtered
+	}
+	out, _ := filtered.(mapping.Object) // nil when nothing was selected
+	kept := mapping.Object{}
+	for _, kv := range out {
+		if kv.Key != "_links" {
+			kept = append(kept, kv)
+		}
+	}
+	return append(kept, mapping.KV{Key: "_links", Value: links})
 }
