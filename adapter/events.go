@@ -325,9 +325,9 @@ func postBySlug(r *request, typ string, all []*mapping.Post) (*mapping.Post, boo
 
 // postExistsUpstream reports whether WordPress holds a post with this ID that the catalog does not
 // keep (an attachment, a post, a page). get_post finds posts of every type; wp/v2 has no route for
-// "any post by ID", so the common types are asked in turn, and any answer but "not found" (401 or 403
-// for one the service credential may not read) means the post exists. Anonymous answers are cached,
-// so a client asking again costs nothing upstream.
+// "any post by ID", so the common types are asked in turn, and any answer but "not found" (401 or
+// 403 for one the service credential may not read) means the post exists. Anonymous answers are
+// cached, so a client asking again costs nothing upstream.
 func postExistsUpstream(r *request, id int) bool {
 	if id <= 0 || r.cms == nil {
 		return false

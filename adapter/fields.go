@@ -75,8 +75,8 @@ func addField(tree fieldTree, field string) bool {
 
 // filterFields is rest_filter_response_fields: a list keeps the selected members of each item, an
 // object its selected members, recursively. A list below the top level is selected by index
-// ("events.0"), as PHP arrays are. json_ld is a PHP object in the original, which the filter does not
-// enter: it is kept whole. Nothing selected reads as an empty list, PHP's empty array.
+// ("events.0"), as PHP arrays are. json_ld is a PHP object in the original, which the filter does
+// not enter: it is kept whole. Nothing selected reads as an empty list, PHP's empty array.
 func filterFields(body any, tree fieldTree) any {
 	if isList(body) {
 		items := reflect.ValueOf(body)

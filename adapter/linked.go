@@ -63,7 +63,8 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 	linked := k.linkedIDs(r, event, statuses)
 	var matches []*mapping.Post
 	for _, p := range k.all(r.snap) {
-		if slices.Contains(statuses, p.Status) && (linked == nil || linked[p.ID]) && (search == nil || search.Match(p, k.searchMeta, r.viewer == nil)) {
+		found := search == nil || search.Match(p, k.searchMeta, r.viewer == nil)
+		if slices.Contains(statuses, p.Status) && (linked == nil || linked[p.ID]) && found {
 			matches = append(matches, p)
 		}
 	}
@@ -139,10 +140,10 @@ func (k linkedKind) linkedIDs(r *request, event *mapping.Post, statuses []string
 }
 
 // upcomingEvents are the events find_with_upcoming_events asks tribe_get_events for: in one of the
-// statuses, not hidden from listings, starting from now on (its local start compared with the current
-// UTC wall-clock time, as TEC compares the two as if they were in the same zone), and only the first
-// page of them by start date (tribe_get_events' default posts_per_page): venues and organizers of
-// later events are not "with upcoming events".
+// statuses, not hidden from listings, starting from now on (its local start compared with the
+// current UTC wall-clock time, as TEC compares the two as if they were in the same zone), and only
+// the first page of them by start date (tribe_get_events' default posts_per_page): venues and
+// organizers of later events are not "with upcoming events".
 func upcomingEvents(r *request, statuses []string) []*mapping.Post {
 	now := r.now.UTC().Format("2006-01-02 15:04:05")
 	limit := r.snap.PerPage

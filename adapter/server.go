@@ -109,10 +109,11 @@ func (r *request) ctx(single bool) *mapping.Context {
 		Readable: r.viewer.jsonLDReadable}
 }
 
-// jsonLDReadable is the visibility rule of TEC's JSON-LD generator (Tribe__JSON_LD__Abstract::get_data):
-// a visitor sees published posts only; a logged-in user any post with the primitive "read"
-// capability, and private ones with "read_private_posts" (the posts' capability, whatever the post
-// type), so a subscriber gets json_ld on a draft it may read through the API.
+// jsonLDReadable is the visibility rule of TEC's JSON-LD generator
+// (Tribe__JSON_LD__Abstract::get_data): a visitor sees published posts only; a logged-in user any
+// post with the primitive "read" capability, and private ones with "read_private_posts" (the posts'
+// capability, whatever the post type), so a subscriber gets json_ld on a draft it may read through
+// the API.
 func (v *viewer) jsonLDReadable(p *mapping.Post) bool {
 	switch {
 	case v == nil:
@@ -243,8 +244,8 @@ func (s *Server) match(ns, rest string) (*route, map[string]string) {
 }
 
 // selectFields applies `_fields` to a successful answer as WordPress does for every REST answer
-// (rest_filter_response_fields). The namespace index keeps its _links whatever is selected: WordPress
-// adds response links after the filter.
+// (rest_filter_response_fields). The namespace index keeps its _links whatever is selected:
+// WordPress adds response links after the filter.
 func selectFields(rt *route, r *request, body any) any {
 	tree := parseFields(r.params)
 	if tree == nil {

@@ -20,7 +20,8 @@ const adminMe = `{"id":1,"capabilities":{"read":true,"read_private_posts":true,
 "edit_private_tribe_events":true,"read_private_tribe_events":true,
 "edit_tribe_venues":true,"edit_others_tribe_venues":true,"edit_published_tribe_venues":true,
 "edit_private_tribe_venues":true,"read_private_tribe_venues":true,
-"edit_tribe_organizers":true,"edit_others_tribe_organizers":true,"edit_published_tribe_organizers":true,
+"edit_tribe_organizers":true,"edit_others_tribe_organizers":true,
+"edit_published_tribe_organizers":true,
 "edit_private_tribe_organizers":true,"read_private_tribe_organizers":true}}`
 
 // answerAdmin makes the fake answer the current-user endpoint as an administrator.
@@ -67,7 +68,8 @@ const v1 = "/wp-json/cal/events/v1"
 // catalog does not keep); an ID of no post at all is 404.
 func TestSingleEventOfAnotherPostType(t *testing.T) {
 	h := newTestServer(t)
-	invalid := `{"code":"rest-invalid-event-id","message":"The specified ID is not a valid event.","data":{"status":400}}`
+	invalid := `{"code":"rest-invalid-event-id","message":"The specified ID is not a valid event.",` +
+		`"data":{"status":400}}`
 	checkAnswers(t, func(u string) *httptest.ResponseRecorder { return serveGET(h, u) }, []wantAnswer{
 		{v1 + "/events/4", 400, invalid},
 		{v1 + "/events/4?password=x", 400, invalid},
@@ -82,7 +84,9 @@ func TestSingleEventOfAnotherPostType(t *testing.T) {
 // By-slug routes look the slug up as get_page_by_path does.
 func TestSingleBySlugAsGetPageByPath(t *testing.T) {
 	wp := wpfake.New(t)
-	wp.Modify("tribe_events", 18, func(o wpfake.Object) { wp.Sub(o, "calshim")["parent"] = json.Number("17") })
+	wp.Modify("tribe_events", 18, func(o wpfake.Object) {
+		wp.Sub(o, "calshim")["parent"] = json.Number("17")
+	})
 	h := fakeServer(t, wp)
 	invalidSlug := `"params":{"slug":"Invalid parameter."}`
 	checkAnswers(t, func(u string) *httptest.ResponseRecorder { return serveGET(h, u) }, []wantAnswer{
@@ -113,7 +117,8 @@ func TestJSONLDOfNonPublishedPosts(t *testing.T) {
 	checkAnswers(t, func(u string) *httptest.ResponseRecorder { return getAs(h, u) }, []wantAnswer{
 		{v1 + "/events/39", 200,
 			`"url":"http:\/\/127.0.0.1:8881\/?post_type=tribe_events&p=39%2F\/","eventAttendanceMode"`},
-		{v1 + "/events/57", 200, `"json_ld":{"@context":"http:\/\/schema.org","@type":"Event","name":"Private: Board Meeting"`},
+		{v1 + "/events/57", 200,
+			`"json_ld":{"@context":"http:\/\/schema.org","@type":"Event","name":"Private: Board Meeting"`},
 		{v1 + "/venues/11", 200, `"json_ld":{"@type":"Place"`},
 		{v1 + "/organizers/16", 200, `"json_ld":{"@type":"Person"`},
 	})
@@ -189,14 +194,16 @@ func TestVenuesWithUpcomingEventsDependOnTheCaller(t *testing.T) {
 	linkEvent(wp, 990103, 990003, "publish", "2030-01-01 10:00:00")
 	h := fakeServer(t, wp)
 
-	anonymous := ids(t, serveGET(h, v1+"/venues?only_with_upcoming=true&per_page=50").Body.Bytes(), "venues")
+	list := v1 + "/venues?only_with_upcoming=true&per_page=50"
+	anonymous := ids(t, serveGET(h, list).Body.Bytes(), "venues")
 	wp.SetIntercept(answerAdmin)
-	admin := ids(t, getAs(h, v1+"/venues?only_with_upcoming=true&per_page=50").Body.Bytes(), "venues")
+	admin := ids(t, getAs(h, list).Body.Bytes(), "venues")
 	for _, tc := range []struct {
 		venue            int
 		anonymous, admin bool
 	}{{990001, false, true}, {990002, false, true}, {990003, false, false}} {
-		if slices.Contains(anonymous, tc.venue) != tc.anonymous || slices.Contains(admin, tc.venue) != tc.admin {
+		inAnonymous, inAdmin := slices.Contains(anonymous, tc.venue), slices.Contains(admin, tc.venue)
+		if inAnonymous != tc.anonymous || inAdmin != tc.admin {
 			t.Errorf("venue %d: anonymous %v, admin %v", tc.venue, anonymous, admin)
 		}
 	}
@@ -220,7 +227,8 @@ func TestVenueListTieOrder(t *testing.T) {
 
 func TestNamespaceParameterOfTheIndex(t *testing.T) {
 	h := newTestServer(t)
-	notFound := `{"code":"rest_invalid_namespace","message":"The specified namespace could not be found.","data":{"status":404}}`
+	notFound := `{"code":"rest_invalid_namespace",` +
+		`"message":"The specified namespace could not be found.","data":{"status":404}}`
 	checkAnswers(t, func(u string) *httptest.ResponseRecorder { return serveGET(h, u) }, []wantAnswer{
 		{"/wp-json/tribe/events/v1/?namespace=foo", 404, notFound},
 		{"/wp-json/tribe/events/v1/?namespace=", 404, notFound},
@@ -253,10 +261,12 @@ func TestFieldsSelection(t *testing.T) {
 			t.Errorf("GET %s = %d %.200s\nwant prefix %s", target, rec.Code, body, want)
 		}
 	}
-	if rec := serveGET(h, v1+"/events/17?_fields=venue,venue.id,title"); strings.Contains(rec.Body.String(), `"title"`) {
+	rec := serveGET(h, v1+"/events/17?_fields=venue,venue.id,title")
+	if strings.Contains(rec.Body.String(), `"title"`) {
 		t.Errorf("a dotted field under a kept member stops the list: %.200s", rec.Body)
 	}
-	if rec := serveGET(h, v1+"/events/17?_fields=json_ld.name"); !strings.Contains(rec.Body.String(), `"@type":"Event"`) {
+	rec = serveGET(h, v1+"/events/17?_fields=json_ld.name")
+	if !strings.Contains(rec.Body.String(), `"@type":"Event"`) {
 		t.Errorf("json_ld is kept whole: %.200s", rec.Body)
 	}
 }

@@ -6,9 +6,9 @@ import (
 )
 
 // eventLDLink is the url TEC's JSON-LD gives an event (tribe_get_event_link): the permalink with a
-// trailing slash, passed through add_query_arg. A permalink with a query string (drafts, pending and
-// scheduled events have "?post_type=tribe_events&p=39") therefore gets its slash inside the last value,
-// re-encoded, and another after it: "?post_type=tribe_events&p=39%2F/".
+// trailing slash, passed through add_query_arg. A permalink with a query string (drafts, pending
+// and scheduled events have "?post_type=tribe_events&p=39") therefore gets its slash inside the
+// last value, re-encoded, and another after it: "?post_type=tribe_events&p=39%2F/".
 func eventLDLink(permalink string) string {
 	link := trailingSlash(permalink)
 	base, query, hasQuery := strings.Cut(link, "?")

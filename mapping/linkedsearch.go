@@ -14,8 +14,8 @@ import (
 // (Tribe__Duplicate__Strategy__Like) keeps runs of ASCII letters, digits and "-" as fragments and
 // finds the posts with a field (title, content, excerpt or one of the type's custom fields) that
 // contains every fragment. A search without fragments ("@", "_", "é") makes that SQL invalid, so it
-// finds nothing. The search "0" is empty to PHP: it skips find_like and reaches WP_Query's own search,
-// which looks for "0" in the title, excerpt and content.
+// finds nothing. The search "0" is empty to PHP: it skips find_like and reaches WP_Query's own
+// search, which looks for "0" in the title, excerpt and content.
 type LinkedSearch struct {
 	frags []string
 	zero  bool
@@ -76,8 +76,8 @@ func containsFolded(field, frag string) bool { return strings.Contains(likeFold(
 
 // likeFold lower-cases s and maps each character that the database's collation (WordPress'
 // utf8mb4_unicode_520_ci) compares equal to an ASCII letter or digit onto it: "Café" → "cafe",
-// "Łódź" → "lodz", "①" → "1". Characters that expand to several letters ("æ", "ß", "ﬁ") compare equal
-// to none in LIKE, character by character, and stay as they are.
+// "Łódź" → "lodz", "①" → "1". Characters that expand to several letters ("æ", "ß", "ﬁ") compare
+// equal to none in LIKE, character by character, and stay as they are.
 func likeFold(s string) string {
 	var b strings.Builder
 	for _, r := range s {

@@ -33,10 +33,11 @@ func TestQuerySlug(t *testing.T) {
 }
 
 func TestEventLDLink(t *testing.T) {
+	const home = "http://127.0.0.1:8881"
 	for link, want := range map[string]string{
-		"http://127.0.0.1:8881/event/opening-night-gala/":    "http://127.0.0.1:8881/event/opening-night-gala/",
-		"http://127.0.0.1:8881/?post_type=tribe_events&p=39": "http://127.0.0.1:8881/?post_type=tribe_events&p=39%2F/",
-		"http://example.com/?p=5&x=":                         "http://example.com/?p=5&x=%2F/",
+		home + "/event/opening-night-gala/":    home + "/event/opening-night-gala/",
+		home + "/?post_type=tribe_events&p=39": home + "/?post_type=tribe_events&p=39%2F/",
+		"http://example.com/?p=5&x=":           "http://example.com/?p=5&x=%2F/",
 	} {
 		if got := eventLDLink(link); got != want {
 			t.Errorf("eventLDLink(%q) = %q, want %q", link, got, want)
@@ -45,8 +46,9 @@ func TestEventLDLink(t *testing.T) {
 }
 
 func TestLinkedSearch(t *testing.T) {
-	venue := &Post{ID: 1, Status: "publish", Title: "Café Zürich &#8211; Łódź", Content: "<p>Jazz club</p>",
-		Meta: map[string][]string{"_VenueCity": {"New York"}, "_VenueZip": {"10012"}}}
+	venue := &Post{ID: 1, Status: "publish", Title: "Café Zürich &#8211; Łódź",
+		Content: "<p>Jazz club</p>",
+		Meta:    map[string][]string{"_VenueCity": {"New York"}, "_VenueZip": {"10012"}}}
 	keys := []string{"_VenueCity", "_VenueZip"}
 	for search, want := range map[string]bool{
 		"cafe":           true, // the collation compares "é" equal to "e"
@@ -79,7 +81,9 @@ func TestLinkedSearch(t *testing.T) {
 }
 
 func TestByPostDate(t *testing.T) {
-	post := func(id int, status, date string) *Post { return &Post{ID: id, Status: status, Date: date} }
+	post := func(id int, status, date string) *Post {
+		return &Post{ID: id, Status: status, Date: date}
+	}
 	list := []*Post{post(5, "publish", "d1"), post(11, "draft", "d1"), post(9, "publish", "d1"),
 		post(3, "publish", "d0"), post(20, "publish", "d2")}
 	order := func(several bool) []int {
@@ -105,7 +109,10 @@ func TestImageOfUnknownAttachment(t *testing.T) {
 	p := cat.posts[17]
 	p.FeaturedMedia = 99999
 	got := string(EncodeJSON(c.Event(p)))
-	for _, want := range []string{`"image":{"url":false,"id":99999,"extension":""}`, `"image":false,"url"`} {
+	for _, want := range []string{
+		`"image":{"url":false,"id":99999,"extension":""}`, // the event's image
+		`"image":false,"url"`,                             // its json_ld's
+	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %s in %.400s", want, got)
 		}
@@ -115,7 +122,8 @@ func TestImageOfUnknownAttachment(t *testing.T) {
 func TestChildTermUpLinkOrder(t *testing.T) {
 	c, cat := newTestContext(false)
 	got := string(EncodeJSON(c.TermLinks(cat.terms[3], "http://example.com/wp-json/")))
-	if !strings.Contains(got, `"up":[{"embeddable":true,"href":"http:\/\/example.com\/wp-json\/wp\/v2\/`) {
+	want := `"up":[{"embeddable":true,"href":"http:\/\/example.com\/wp-json\/wp\/v2\/`
+	if !strings.Contains(got, want) {
 		t.Errorf("up link: %s", got)
 	}
 }

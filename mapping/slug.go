@@ -115,11 +115,12 @@ func utf8URIEncode(s string) string {
 	return b.String()
 }
 
-// QuerySlug turns the {slug} of a by-slug route into the post_name WordPress' get_page_by_path looks
-// up: decoded once more (urldecode), re-encoded (rawurlencode) and sanitized in the "query" context
-// of sanitize_title, so "Opening Night Gala", "Opening-Night-Gala" and "opening+night+gala" all find
-// "opening-night-gala", while "gala!" keeps its "%21" and finds nothing. single is false when
-// the path has several parts ("a/b" from an encoded slash): a flat post type never matches those.
+// QuerySlug turns the {slug} of a by-slug route into the post_name WordPress' get_page_by_path
+// looks up: decoded once more (urldecode), re-encoded (rawurlencode) and sanitized in the "query"
+// context of sanitize_title, so "Opening Night Gala", "Opening-Night-Gala" and "opening+night+gala"
+// all find "opening-night-gala", while "gala!" keeps its "%21" and finds nothing. single is false
+// when the path has several parts ("a/b" from an encoded slash): a flat post type never matches
+// those.
 func QuerySlug(raw string) (slug string, single bool) {
 	path := rawURLEncode(urlDecode(raw))
 	path = strings.ReplaceAll(path, "%2F", "/")
