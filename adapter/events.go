@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -325,7 +326,7 @@ func postBySlug(r *request, typ string, all []*mapping.Post) (*mapping.Post, boo
 
 // postExistsUpstream reports whether WordPress holds a post with this ID that the catalog does not
 // keep (an attachment, a post, a page). get_post finds posts of every type; wp/v2 has no route for
-// "any post by ID", so the common types are asked in turn, and any answer but "not found" (401 or
+// "any post by ID", so the common types are asked at once, and any answer but "not found" (401 or
 // 403 for one the service credential may not read) means the post exists. Anonymous answers are
 // cached, so a client asking again costs nothing upstream.
 func postExistsUpstream(r *request, id int) bool {
@@ -333,11 +334,20 @@ func postExistsUpstream(r *request, id int) bool {
 		return false
 	}
 
-	ctx := r.gc.Request.Context()
-	for _, base := range []string{"media", "posts", "pages"} {
-		_, err := r.cms.Get(ctx, "/wp/v2/"+base+"/"+strconv.Itoa(id), url.Values{"_fields": {"id"}})
-		var upstream *cmsclient.Error
-		if err == nil || errors.As(err, &upstream) && upstream.Status != http.StatusNotFound {
+	ctx, cancel := context.WithCancel(r.gc.Request.Context())
+	defer cancel()
+	bases := []string{"media", "posts", "pages"}
+	found := make(chan bool, len(bases))
+	for _, base := range bases {
+		go func() {
+			_, err := r.cms.Get(ctx, "/wp/v2/"+base+"/"+strconv.Itoa(id), url.Values{"_fields": {"id"}})
+			var upstream *cmsclient.Error
+			found <- err == nil || errors.As(err, &upstream) && upstream.Status != http.StatusNotFound
+		}()
+	}
+
+	for range bases {
+		if <-found {
 			return true
 		}
 	}
