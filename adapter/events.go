@@ -324,29 +324,46 @@ func postBySlug(r *request, typ string, all []*mapping.Post) (*mapping.Post, boo
 	return oldest, oldest != nil
 }
 
+// existenceProbe is one upstream read that tells whether a post exists; answerOnly: only a
+// successful answer does.
+type existenceProbe struct {
+	path       string
+	answerOnly bool
+}
+
 // postExistsUpstream reports whether WordPress holds a post with this ID that the catalog does not
-// keep (an attachment, a post, a page). get_post finds posts of every type; wp/v2 has no route for
-// "any post by ID", so the common types are asked at once, and any answer but "not found" (401 or
-// 403 for one the service credential may not read) means the post exists. Anonymous answers are
-// cached, so a client asking again costs nothing upstream.
+// keep (an attachment, a post, a page, a revision). get_post finds posts of every type; wp/v2 has no
+// route for "any post by ID", so the common types are asked at once. For the first three any answer
+// but "not found" (401 or 403 for one the service credential may not read) means the post exists.
+// Revisions are asked for below any event (wp/v2 does not check the parent matches), where only an
+// answer counts: a refusal there is about the parent. Anonymous answers are cached, so a client
+// asking again costs nothing upstream.
 func postExistsUpstream(r *request, id int) bool {
 	if id <= 0 || r.cms == nil {
 		return false
 	}
 
+	n := strconv.Itoa(id)
+	probes := []existenceProbe{{"/wp/v2/media/" + n, false}, {"/wp/v2/posts/" + n, false},
+		{"/wp/v2/pages/" + n, false}}
+	if len(r.snap.Events) > 0 {
+		parent := "/wp/v2/" + r.snap.Types().Event + "/" + strconv.Itoa(r.snap.Events[0].ID)
+		probes = append(probes, existenceProbe{parent + "/revisions/" + n, true})
+	}
+
 	ctx, cancel := context.WithCancel(r.gc.Request.Context())
 	defer cancel()
-	bases := []string{"media", "posts", "pages"}
-	found := make(chan bool, len(bases))
-	for _, base := range bases {
+	found := make(chan bool, len(probes))
+	for _, probe := range probes {
 		go func() {
-			_, err := r.cms.Get(ctx, "/wp/v2/"+base+"/"+strconv.Itoa(id), url.Values{"_fields": {"id"}})
+			_, err := r.cms.Get(ctx, probe.path, url.Values{"_fields": {"id"}})
 			var upstream *cmsclient.Error
-			found <- err == nil || errors.As(err, &upstream) && upstream.Status != http.StatusNotFound
+			refused := errors.As(err, &upstream) && upstream.Status != http.StatusNotFound
+			found <- err == nil || refused && !probe.answerOnly
 		}()
 	}
 
-	for range bases {
+	for range probes {
 		if <-found {
 			return true
 		}

@@ -270,3 +270,21 @@ func TestFieldsSelection(t *testing.T) {
 		t.Errorf("json_ld is kept whole: %.200s", rec.Body)
 	}
 }
+
+// A revision's ID is a post too: 400.
+func TestSingleEventOfARevision(t *testing.T) {
+	wp := wpfake.New(t)
+	h := fakeServer(t, wp)
+	wp.SetIntercept(func(w http.ResponseWriter, r *http.Request) bool {
+		if !strings.HasSuffix(r.URL.Path, "/revisions/990500") {
+			return false
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"id":990500}`))
+		return true
+	})
+	checkAnswers(t, func(u string) *httptest.ResponseRecorder { return serveGET(h, u) }, []wantAnswer{
+		{v1 + "/events/990500", 400, `"code":"rest-invalid-event-id"`},
+		{v1 + "/events/990501", 404, `"code":"rest-event-not-found"`},
+	})
+}
