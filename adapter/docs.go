@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"net/http"
+	"slices"
 
 	"calshim/adapter/apidoc"
 )
@@ -17,8 +18,20 @@ func (s *Server) docOptions(r *request) apidoc.Options {
 }
 
 // namespaceIndex answers GET {ns} (reference §3.9).
+// A `namespace` parameter names the namespace to describe, as WordPress' get_namespace_index reads
+// it; one that is not served answers 404. (WordPress would describe any namespace it has, wp/v2
+// included, and fails with a PHP error on a list: both are outside this API.)
 func namespaceIndex(s *Server, r *request) (*response, error) {
-	return &response{status: http.StatusOK, body: apidoc.Index(s.docOptions(r))}, nil
+	o := s.docOptions(r)
+	if r.params.has("namespace") {
+		asked, ok := r.params.str("namespace")
+		if !ok || !slices.Contains(s.opt.Namespaces, asked) {
+			return nil, newError(http.StatusNotFound, "rest_invalid_namespace",
+				"The specified namespace could not be found.")
+		}
+		o.Namespace = asked
+	}
+	return &response{status: http.StatusOK, body: apidoc.Index(o)}, nil
 }
 
 // documentation answers GET {ns}/doc (reference §3.8).

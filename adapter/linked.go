@@ -42,12 +42,10 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 	}
 
 	pg := s.pageOf(r, a)
-	var words []string
+	var search *mapping.LinkedSearch
 	if v, ok := a.str("search"); ok {
-		words = mapping.LinkedSearchWords(v)
-		if words == nil {
-			words = []string{} // searching, for no word: MatchLinkedSearch finds nothing
-		}
+		q := mapping.NewLinkedSearch(v)
+		search = &q
 	}
 	var event *mapping.Post
 	if n, ok := a["event"].(int); ok {
@@ -56,14 +54,15 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 	status := statusArg(r, a, k.cap("edit"))
 	statuses := statusesOf(r, status, k.cap("edit"))
 
-	linked := k.linkedIDs(r, a, event)
+	linked := k.linkedIDs(r, a, event, statuses)
 	var matches []*mapping.Post
 	for _, p := range k.all(r.snap) {
-		if slices.Contains(statuses, p.Status) && (linked == nil || linked[p.ID]) &&
-			(words == nil || mapping.MatchLinkedSearch(p, words, k.searchMeta)) {
+		found := search == nil || search.Match(p, k.searchMeta, r.viewer == nil)
+		if slices.Contains(statuses, p.Status) && (linked == nil || linked[p.ID]) && found {
 			matches = append(matches, p)
 		}
 	}
+	slices.SortFunc(matches, mapping.ByPostDate(distinct(statuses) > 1))
 	from, to := pg.window(len(matches))
 	if from == to && pg.num > 1 {
 		return nil, newError(http.StatusNotFound, k.name+"-archive-page-not-found",
@@ -98,8 +97,10 @@ func linkedURLArgs(a Params, pg page, event *mapping.Post, status string) []quer
 }
 
 // linkedIDs applies event, has_events and only_with_upcoming: nil = no restriction, else the set of
-// allowed IDs.
-func (k linkedKind) linkedIDs(r *request, a Params, event *mapping.Post) map[int]bool {
+// allowed IDs. statuses are those the list shows, which tribe_get_venues and tribe_get_organizers
+// also ask of the upcoming events (find_with_upcoming_events): an editor's list, "any" status by
+// default, counts private, draft and pending events too.
+func (k linkedKind) linkedIDs(r *request, a Params, event *mapping.Post, statuses []string) map[int]bool {
 	var allowed map[int]bool
 	restrict := func(ids map[int]bool) {
 		if allowed == nil {
@@ -135,18 +136,33 @@ func (k linkedKind) linkedIDs(r *request, a Params, event *mapping.Post) map[int
 		restrict(with)
 	}
 	if v, ok := a["only_with_upcoming"]; ok && tribeTruthy(v) {
-		// "Upcoming": the local start is not before the current UTC wall-clock time (TEC compares the
-		// two as if they were in the same zone), not hidden from listings, published.
-		now := r.now.UTC().Format("2006-01-02 15:04:05")
-		var upcoming []*mapping.Post
-		for _, e := range r.snap.Events {
-			if e.Status == "publish" && !e.Derived.Hidden && e.Derived.Start >= now {
-				upcoming = append(upcoming, e)
-			}
-		}
-		restrict(k.idsOf(upcoming))
+		restrict(k.idsOf(upcomingEvents(r, statuses)))
 	}
 	return allowed
+}
+
+// upcomingEvents are the events find_with_upcoming_events asks tribe_get_events for: in one of the
+// statuses, not hidden from listings, starting from now on (its local start compared with the
+// current UTC wall-clock time, as TEC compares the two as if they were in the same zone), and only
+// the first page of them by start date (tribe_get_events' default posts_per_page): venues and
+// organizers of later events are not "with upcoming events".
+func upcomingEvents(r *request, statuses []string) []*mapping.Post {
+	now := r.now.UTC().Format("2006-01-02 15:04:05")
+	limit := r.snap.PerPage
+	if limit <= 0 {
+		limit = 10
+	}
+
+	var upcoming []*mapping.Post
+	for _, e := range r.snap.Events {
+		if len(upcoming) == limit {
+			break
+		}
+		if slices.Contains(statuses, e.Status) && !e.Derived.Hidden && e.Derived.Start >= now {
+			upcoming = append(upcoming, e)
+		}
+	}
+	return upcoming
 }
 
 // idsOf collects the IDs the given events link to.
@@ -166,8 +182,8 @@ func (k linkedKind) idsOf(events []*mapping.Post) map[int]bool {
 func (k linkedKind) single(s *Server, r *request) (*response, error) {
 	var p *mapping.Post
 	var found bool
-	if slug, ok := r.vars["slug"]; ok {
-		p, found = r.snap.BySlug(k.typ(r), slug)
+	if _, ok := r.vars["slug"]; ok {
+		p, found = postBySlug(r, k.typ(r), k.all(r.snap))
 		if !found {
 			return nil, invalidParam("slug")
 		}
@@ -178,8 +194,18 @@ func (k linkedKind) single(s *Server, r *request) (*response, error) {
 			return nil, invalidParam("id")
 		}
 	}
+
 	if !r.viewer.mayRead(p) {
 		return nil, newError(http.StatusForbidden, k.name+"-not-accessible", "The requested "+k.name+" is not accessible")
 	}
 	return &response{status: http.StatusOK, body: k.render(r.ctx(true), p)}, nil
+}
+
+// distinct counts the different values of l.
+func distinct(l []string) int {
+	seen := map[string]bool{}
+	for _, v := range l {
+		seen[v] = true
+	}
+	return len(seen)
 }

@@ -105,7 +105,23 @@ func (r *request) ctx(single bool) *mapping.Context {
 		Unlocked: func(p *mapping.Post) bool {
 			pw, ok := r.params.str("password")
 			return ok && p.Password != "" && pw == p.Password || r.editContext(p)
-		}}
+		},
+		Readable: r.viewer.jsonLDReadable}
+}
+
+// jsonLDReadable is the visibility rule of TEC's JSON-LD generator
+// (Tribe__JSON_LD__Abstract::get_data): a visitor sees published posts only; a logged-in user any
+// post with the primitive "read" capability, and private ones with "read_private_posts" (the posts'
+// capability, whatever the post type), so a subscriber gets json_ld on a draft it may read through
+// the API.
+func (v *viewer) jsonLDReadable(p *mapping.Post) bool {
+	switch {
+	case v == nil:
+		return p.Status == "publish"
+	case p.Status == "private":
+		return v.can("read_private_posts")
+	}
+	return v.can("read")
 }
 
 // response is what a handler answers on success.
@@ -188,6 +204,9 @@ func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
 		gc.Set("cache", "miss")
 	}
 	res, err := rt.methods[r.method](s, r)
+	if err == nil {
+		res.body = selectFields(rt, r, res.body)
+	}
 	out := s.render(gc, rt, res, err)
 	if cacheable && err == nil {
 		out.etag = etagOf(out.body)
@@ -226,4 +245,32 @@ func (s *Server) match(ns, rest string) (*route, map[string]string) {
 		return rt, vars
 	}
 	return nil, nil
+}
+
+// selectFields applies `_fields` to a successful answer as WordPress does for every REST answer
+// (rest_filter_response_fields). The namespace index keeps its _links whatever is selected:
+// WordPress adds response links after the filter.
+func selectFields(rt *route, r *request, body any) any {
+	tree := parseFields(r.params)
+	if tree == nil {
+		return body
+	}
+
+	obj, isObject := body.(mapping.Object)
+	if rt.pattern != "" || !isObject {
+		return filterFields(body, tree)
+	}
+	filtered := filterFields(obj, tree)
+	links, ok := obj.Get("_links")
+	if !ok {
+		return filtered
+	}
+	out, _ := filtered.(mapping.Object) // nil when nothing was selected
+	kept := mapping.Object{}
+	for _, kv := range out {
+		if kv.Key != "_links" {
+			kept = append(kept, kv)
+		}
+	}
+	return append(kept, mapping.KV{Key: "_links", Value: links})
 }

@@ -15,12 +15,16 @@ func (c *Context) featuredMedia(p *Post) (*Media, bool) {
 	return c.Lookup.Media(p.FeaturedMedia)
 }
 
-// image is the "image" member of events, venues and organizers (reference §4.5.1,
-// Post_Repository::get_featured_image): false without a featured image, else url, id, extension and —
-// for an image with metadata — width, height, filesize and sizes, with empty values removed. A featured
-// image ID the catalog does not know also reads false (the original would send {"url": false, …}).
+// image is the "image" member of events, venues and organizers
+// (Post_Repository::get_featured_image): false without a featured image, else url, id, extension
+// and — for an image with metadata — width, height, filesize and sizes, with empty values removed.
+// A featured image ID that is no attachment (a deleted one, another post) still counts as a
+// thumbnail there: its url is false and it has no extension.
 func (c *Context) image(p *Post) any {
 	m, ok := c.featuredMedia(p)
+	if !ok && p.FeaturedMedia > 0 {
+		return Object{{"url", false}, {"id", p.FeaturedMedia}, {"extension", ""}}
+	}
 	if !ok {
 		return false
 	}

@@ -35,8 +35,11 @@ func (c *Context) ldBase(p *Post, typ, url string) Object {
 		{"name", php.EscJS(title)},
 		{"description", php.EscJS(php.Wpautop(p.ExcerptText))},
 	}
+	// has_post_thumbnail, then wp_get_attachment_url, which is false for an ID of no attachment.
 	if m, ok := c.featuredMedia(p); ok {
 		o = append(o, KV{"image", m.URL})
+	} else if p.FeaturedMedia > 0 {
+		o = append(o, KV{"image", false})
 	}
 	return append(o, KV{"url", url})
 }
@@ -86,7 +89,8 @@ var eventStatusSchema = map[string]string{
 // eventLD is the Event of an event: dates with the event's UTC offset, its first venue and first
 // organizer (false when that post cannot be shown), an offer when it has a cost.
 func (c *Context) eventLD(p *Post, cost EventCost) Object {
-	o := append(Object{{"@context", "http://schema.org"}}, c.ldBase(p, "Event", p.Link)...)
+	link := eventLDLink(p.Link)
+	o := append(Object{{"@context", "http://schema.org"}}, c.ldBase(p, "Event", link)...)
 	status := "https://schema.org/EventScheduled"
 	if s, ok := eventStatusSchema[metaOr(p, "_tribe_events_status", "")]; ok {
 		status = s
@@ -112,7 +116,7 @@ func (c *Context) eventLD(p *Post, cost EventCost) Object {
 			{"@type", "Offer"},
 			{"price", cost.Price},
 			{"priceCurrency", c.currencyCode(p)},
-			{"url", p.Link},
+			{"url", link},
 			{"category", "primary"},
 			{"availability", "inStock"},
 			{"validFrom", validFrom(p.Date)},

@@ -101,7 +101,8 @@ func (c *Context) TermLinks(t *Term, wpRESTRoot string) Object {
 		{"about", []Object{href(v2 + "taxonomies/" + t.Taxonomy)}},
 	}
 	if t.Parent != 0 {
-		up := append(href(v2+tl.RESTBase+"/"+strconv.Itoa(t.Parent)), KV{"embeddable", true})
+		// WP_REST_Server::get_response_links writes a link's attributes first, then its href.
+		up := append(Object{{"embeddable", true}}, href(v2+tl.RESTBase+"/"+strconv.Itoa(t.Parent))...)
 		links = append(links, KV{"up", []Object{up}})
 	}
 	if len(tl.PostTypes) > 0 {

@@ -124,3 +124,83 @@ func utf8URIEncode(s string) string {
 
 	return b.String()
 }
+
+// QuerySlug turns the {slug} of a by-slug route into the post_name WordPress' get_page_by_path
+// looks up: decoded once more (urldecode), re-encoded (rawurlencode) and sanitized in the "query"
+// context of sanitize_title, so "Opening Night Gala", "Opening-Night-Gala" and "opening+night+gala"
+// all find "opening-night-gala", while "gala!" keeps its "%21" and finds nothing. single is false
+// when the path has several parts ("a/b" from an encoded slash): a flat post type never matches
+// those.
+func QuerySlug(raw string) (slug string, single bool) {
+	path := rawURLEncode(URLDecode(raw))
+	path = strings.ReplaceAll(path, "%2F", "/")
+	path = strings.ReplaceAll(path, "%20", " ")
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	return sanitizeTitleForQuery(parts[len(parts)-1]), len(parts) == 1
+}
+
+// sanitizeTitleForQuery is sanitize_title in the "query" context: like the "save" context, without
+// remove_accents and without the typographic replacements.
+func sanitizeTitleForQuery(s string) string {
+	s = htmlTag.ReplaceAllString(s, "")
+	s = octet.ReplaceAllString(s, "---$1---")
+	s = strings.ReplaceAll(s, "%", "")
+	s = octetMark.ReplaceAllString(s, "%$1")
+	if utf8.ValidString(s) {
+		s = utf8URIEncode(strings.ToLower(s))
+	}
+	s = strings.ToLower(s)
+	s = anyEntity.ReplaceAllString(s, "")
+	s = strings.ReplaceAll(s, ".", "-")
+	s = slugForbidden.ReplaceAllString(s, "")
+	s = spaceRuns.ReplaceAllString(s, "-")
+	s = dashRuns.ReplaceAllString(s, "-")
+	return strings.Trim(s, "-")
+}
+
+// urlDecode is PHP's urldecode: "+" is a space, %XX a byte, any other "%" stays.
+func URLDecode(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '+':
+			b.WriteByte(' ')
+		case s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+			i += 2
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+// rawURLEncode is PHP's rawurlencode: every byte but A-Z a-z 0-9 - _ . ~ as upper-case %XX.
+func rawURLEncode(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		unreserved := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			c == '-' || c == '_' || c == '.' || c == '~'
+		if unreserved {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
+}
