@@ -1,5 +1,7 @@
 package mapping
 
+import "time"
+
 // Default WordPress names of the two event taxonomies (reference §7.1).
 const (
 	TaxonomyCategory = "tribe_events_cat"
@@ -47,6 +49,8 @@ type Context struct {
 	// an anonymous visitor only published posts, a logged-in user any post, private ones only with
 	// read_private_posts. nil means an anonymous visitor. Password-protected posts never get JSON-LD.
 	Readable func(*Post) bool
+	// Now is the clock (the JSON-LD dates of an event without dates read it); nil means time.Now.
+	Now func() time.Time
 	// CustomFields are TEC's additional field definitions, in option order; nil means none.
 	CustomFields []CustomField
 	// ReverseCurrencyPosition is TEC's reverseCurrencyPosition option: costs of events without a

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Expected values below are the original's (The Events Calendar 6.17.2, WordPress 6.x, MariaDB with
@@ -125,5 +126,21 @@ func TestChildTermUpLinkOrder(t *testing.T) {
 	want := `"up":[{"embeddable":true,"href":"http:\/\/example.com\/wp-json\/wp\/v2\/`
 	if !strings.Contains(got, want) {
 		t.Errorf("up link: %s", got)
+	}
+}
+
+// An event without dates: its JSON-LD dates are the current UTC wall-clock time read in the event's
+// zone (the original answered "2026-11-23T19:47:41-05:00" at 19:47:41 UTC).
+func TestJSONLDDatesOfAnEventWithoutDates(t *testing.T) {
+	c, cat := newTestContext(true)
+	c.Now = func() time.Time { return time.Date(2026, 11, 23, 19, 47, 41, 0, time.UTC) }
+	p := cat.posts[17]
+	delete(p.Meta, "_EventStartDate")
+	delete(p.Meta, "_EventEndDate")
+	delete(p.Meta, "_EventTimezone")
+	got := string(EncodeJSON(c.Event(p)))
+	want := `"startDate":"2026-11-23T19:47:41-05:00","endDate":"2026-11-23T19:47:41-05:00"`
+	if !strings.Contains(got, want) {
+		t.Errorf("missing %s in %.600s", want, got)
 	}
 }
