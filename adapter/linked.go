@@ -40,7 +40,8 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 	pg := s.pageArgs(r, &bad)
 	var search *mapping.LinkedSearch
 	if v, ok := r.params["search"]; ok {
-		if str, isStr := v.(string); !isStr || str == "" {
+		// TEC's is_string validator refuses what PHP calls empty, "0" included.
+		if str, isStr := v.(string); !isStr || str == "" || str == "0" {
 			bad.Set("search", "Invalid parameter.")
 		} else {
 			q := mapping.NewLinkedSearch(str)
@@ -63,7 +64,7 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 	linked := k.linkedIDs(r, event, statuses)
 	var matches []*mapping.Post
 	for _, p := range k.all(r.snap) {
-		found := search == nil || search.Match(p, k.searchMeta, r.viewer == nil)
+		found := search == nil || search.Match(p, k.searchMeta)
 		if slices.Contains(statuses, p.Status) && (linked == nil || linked[p.ID]) && found {
 			matches = append(matches, p)
 		}
