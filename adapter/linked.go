@@ -57,7 +57,7 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 	linked := k.linkedIDs(r, a, event, statuses)
 	var matches []*mapping.Post
 	for _, p := range k.all(r.snap) {
-		found := search == nil || search.Match(p, k.searchMeta, r.viewer == nil)
+		found := search == nil || search.Match(p, k.searchMeta)
 		if slices.Contains(statuses, p.Status) && (linked == nil || linked[p.ID]) && found {
 			matches = append(matches, p)
 		}

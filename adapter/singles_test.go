@@ -144,7 +144,7 @@ func ids(t *testing.T, body []byte, key string) []int {
 	return out
 }
 
-// Venue search is find_like's: punctuation alone finds nothing; a "0" word goes to WP_Query's search.
+// Venue search is find_like's: punctuation alone finds nothing; "0" is refused.
 func TestVenueSearchAsFindLike(t *testing.T) {
 	h := newTestServer(t)
 	for search, want := range map[string][]int{
@@ -160,6 +160,12 @@ func TestVenueSearchAsFindLike(t *testing.T) {
 		rec := serveGET(h, calV1+"/venues?search="+search)
 		if got := ids(t, rec.Body.Bytes(), "venues"); !slices.Equal(got, want) {
 			t.Errorf("search=%s: %v, want %v", search, got, want)
+		}
+	}
+	for _, list := range []string{"/venues", "/organizers"} {
+		rec := serveGET(h, v1+list+"?search=0")
+		if rec.Code != 400 || !strings.Contains(rec.Body.String(), `"params":{"search":"Invalid parameter."}`) {
+			t.Errorf("%s?search=0: %d %s", list, rec.Code, rec.Body)
 		}
 	}
 }

@@ -1,6 +1,10 @@
 package mapping
 
-import "calshim/mapping/php"
+import (
+	"time"
+
+	"calshim/mapping/php"
+)
 
 // Default WordPress names of the two event taxonomies: Tribe__Events__Main::TAXONOMY and core's tags.
 const (
@@ -49,6 +53,8 @@ type Context struct {
 	// an anonymous visitor only published posts, a logged-in user any post, private ones only with
 	// read_private_posts. nil means an anonymous visitor. Password-protected posts never get JSON-LD.
 	Readable func(*Post) bool
+	// Now is the clock (the JSON-LD dates of an event without dates read it); nil means time.Now.
+	Now func() time.Time
 	// CustomFields are TEC's additional field definitions, in option order; nil means none.
 	CustomFields []CustomField
 	// ReverseCurrencyPosition is TEC's reverseCurrencyPosition option: costs of events without a

@@ -102,8 +102,8 @@ func (c *Context) eventLD(p *Post, cost EventCost) Object {
 	o = append(o,
 		KV{"eventAttendanceMode", "https://schema.org/OfflineEventAttendanceMode"},
 		KV{"eventStatus", status},
-		KV{"startDate", jsonLDDate(metaOr(p, "_EventStartDate", ""), tz)},
-		KV{"endDate", jsonLDDate(metaOr(p, "_EventEndDate", ""), tz)},
+		KV{"startDate", jsonLDDate(c.ldWallTime(p, "_EventStartDate"), tz)},
+		KV{"endDate", jsonLDDate(c.ldWallTime(p, "_EventEndDate"), tz)},
 	)
 	if id := firstMetaID(p, "_EventVenueID"); id > 0 {
 		o = append(o, KV{"location", c.linkedLD(id, c.venueLD)})
@@ -170,4 +170,18 @@ func validFrom(postDate string) string {
 		t = time.Unix(0, 0).UTC()
 	}
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC).Format(isoLayout)
+}
+
+// ldWallTime is the wall time the JSON-LD dates start from: the stored one, or, for an event without
+// one, the current UTC wall-clock time (tribe_get_start_date formats "now" in PHP's UTC default zone),
+// which to_utc then reads as a time of the event's zone.
+func (c *Context) ldWallTime(p *Post, key string) string {
+	if v, ok := p.MetaFirst(key); ok {
+		return v
+	}
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	return now().UTC().Format(DBDateTimeLayout)
 }

@@ -14,21 +14,15 @@ import (
 // (Tribe__Duplicate__Strategy__Like) keeps runs of ASCII letters, digits and "-" as fragments and
 // finds the posts with a field (title, content, excerpt or one of the type's custom fields) that
 // contains every fragment. A search without fragments ("@", "_", "é") makes that SQL invalid, so it
-// finds nothing. The search "0" is empty to PHP: it skips find_like and reaches WP_Query's own
-// search, which looks for "0" in the title, excerpt and content.
+// finds nothing. (The search "0", empty to PHP, never gets here: the archives refuse it.)
 type LinkedSearch struct {
 	frags []string
-	zero  bool
 }
 
 var likeSeparators = regexp.MustCompile(`[^a-zA-Z0-9-]+`)
 
 // NewLinkedSearch parses a non-empty search string.
 func NewLinkedSearch(s string) LinkedSearch {
-	if s == "0" {
-		return LinkedSearch{zero: true}
-	}
-
 	var frags []string
 	for _, f := range strings.Split(likeSeparators.ReplaceAllString(s, "_"), "_") {
 		if f != "" && f != "0" { // array_filter drops "0" too
@@ -38,13 +32,8 @@ func NewLinkedSearch(s string) LinkedSearch {
 	return LinkedSearch{frags: frags}
 }
 
-// Match reports whether p is found. metaKeys are the custom fields the type searches; anonymous
-// matters to WP_Query's search only, which hides password-protected posts from visitors.
-func (q LinkedSearch) Match(p *Post, metaKeys []string, anonymous bool) bool {
-	if q.zero {
-		return !(anonymous && p.Protected) && (containsFolded(html.UnescapeString(p.Title), "0") ||
-			containsFolded(p.Excerpt, "0") || containsFolded(p.Content, "0"))
-	}
+// Match reports whether p is found. metaKeys are the custom fields the type searches.
+func (q LinkedSearch) Match(p *Post, metaKeys []string) bool {
 	if len(q.frags) == 0 || p.Status == "trash" {
 		return false
 	}
@@ -71,8 +60,6 @@ func (q LinkedSearch) matchField(field string) bool {
 	}
 	return true
 }
-
-func containsFolded(field, frag string) bool { return strings.Contains(likeFold(field), frag) }
 
 // likeFold lower-cases s and maps each character that the database's collation (WordPress'
 // utf8mb4_unicode_520_ci) compares equal to an ASCII letter or digit onto it: "Café" → "cafe",
