@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"calshim/catalog"
 	"calshim/mapping"
@@ -64,6 +65,9 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 			matches = append(matches, p)
 		}
 	}
+	if len(statuses) > 1 {
+		slices.SortStableFunc(matches, multiStatusOrder)
+	}
 	from, to := pg.window(len(matches))
 	if from == to && pg.num > 1 {
 		return nil, newError(http.StatusNotFound, k.name+"-archive-page-not-found",
@@ -79,6 +83,19 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 	archiveLinks(r.base()+"/"+k.collection+"/", linkedURLArgs(a, pg, event, status), nil, pg,
 		len(matches), &body)
 	return archiveResponse(body, len(matches), pg), nil
+}
+
+// multiStatusOrder is the order MySQL gives the original's post_date DESC query over several
+// statuses: it reads the (post_type, post_status, post_date, ID) index and sorts by date, so posts of
+// the same date come by status, then by ascending ID (over one status they come by descending ID).
+func multiStatusOrder(a, b *mapping.Post) int {
+	switch {
+	case a.Date != b.Date:
+		return -strings.Compare(a.Date, b.Date)
+	case a.Status != b.Status:
+		return strings.Compare(a.Status, b.Status)
+	}
+	return a.ID - b.ID
 }
 
 // linkedURLArgs are the effective arguments of a venue or organizer archive in the order of TEC's
