@@ -87,7 +87,8 @@ func (c *checked) err() error {
 // required arguments → rest_missing_callback_param; then every validate_callback of a given
 // argument (declaration order), all failures in one rest_invalid_param; only when none failed,
 // every sanitize_callback (the type check for typed arguments) in the order the request gives the
-// parameters. It returns the parameters with sanitized values. A JSON null counts as absent.
+// parameters. It returns the parameters with sanitized values. A JSON null is absent for the
+// required and validate checks (get_param), but is sanitized, so a typed argument refuses it.
 func parseArgs(r *request, specs []argSpec) (Params, error) {
 	if err := missingArgs(r, specs); err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"calshim/adapter/apidoc"
 	"calshim/internal/wpfake"
+	"calshim/mapping"
 )
 
 const v1 = "/wp-json/tribe/events/v1"
@@ -344,5 +345,21 @@ func TestWriteErrorsInDeclarationOrder(t *testing.T) {
 		if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), want) {
 			t.Errorf("POST %s = %d %s\nwant %s", target, rec.Code, rec.Body, want)
 		}
+	}
+}
+
+// Over several statuses the original's venues and organizers of one date come by status, then by
+// ascending ID (the admin's list: draft 11, then 5, 6, ... 10; over one status: 10, 9, ... 5).
+func TestMultiStatusOrder(t *testing.T) {
+	d := "2026-11-23 14:39:49"
+	l := []*mapping.Post{{ID: 10, Date: d, Status: "publish"}, {ID: 11, Date: d, Status: "draft"},
+		{ID: 5, Date: d, Status: "publish"}, {ID: 60, Date: "2026-11-24 09:00:00", Status: "publish"}}
+	slices.SortStableFunc(l, mapping.ByPostDate(true))
+	var got []int
+	for _, p := range l {
+		got = append(got, p.ID)
+	}
+	if !slices.Equal(got, []int{60, 11, 5, 10}) {
+		t.Errorf("order %v", got)
 	}
 }
