@@ -39,10 +39,10 @@ var validators = map[string]validateFunc{
 	"post_status":      verdict(isPostStatus),
 	"timezone":         verdict(isTimezone),
 	"url_or_empty":     verdict(isURLOrEmpty),
-	"image":            verdict(func(r *request, v any) bool { return isImage(r, v) }),
-	"image_or_empty":   verdict(func(r *request, v any) bool { return isImageOrEmpty(r, v) }),
-	"venue_link":       verdict(func(r *request, v any) bool { return venues.validLink(r, v) }),
-	"organizer_link":   verdict(func(r *request, v any) bool { return organizers.validLink(r, v) }),
+	"image":            verdict(isImage),
+	"image_or_empty":   verdict(isImageOrEmpty),
+	"venue_link":       verdict(venues.validLink),
+	"organizer_link":   verdict(organizers.validLink),
 	"category_parent":  verdict(isCategoryParent),
 }
 

@@ -158,7 +158,7 @@ func sanitizeTitleForQuery(s string) string {
 	return strings.Trim(s, "-")
 }
 
-// urlDecode is PHP's urldecode: "+" is a space, %XX a byte, any other "%" stays.
+// URLDecode is PHP's urldecode: "+" is a space, %XX a byte, any other "%" stays.
 func URLDecode(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
