@@ -206,9 +206,9 @@ func SameContent(rendered, raw string) bool {
 // offsetZone is the zone the original saves a "UTC±h" event in (Tribe__Timezones::get_valid_timezone
 // and generate_timezone_string_from_utc_offset): "UTC+0" and "UTC-0" are UTC; else the offset in
 // seconds (hours * 3600 + minutes * 60, from "±h", "±h.f" or "±h:mm") names the zone that PHP's
-// timezone_name_from_abbr finds for it (no abbreviation, standard time), else the first standard-time zone of that offset in
-// timezone_abbreviations_list(), else UTC. So "UTC-5" is America/New_York, daylight saving
-// included, and "UTC+99" is UTC.
+// timezone_name_from_abbr finds for it (no abbreviation, standard time), else the first
+// standard-time zone of that offset in timezone_abbreviations_list(), else UTC. So "UTC-5" is
+// America/New_York, daylight saving included, and "UTC+99" is UTC.
 func offsetZone(tz string) *time.Location {
 	s := utcZeroSuffix.ReplaceAllString(phpTrim(tz), "")
 	if !isUTCOffset(s) {
