@@ -146,3 +146,22 @@ func TestEventOrganizerEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestVenueDuplicateCreatedElsewhere: a venue created in WordPress since the catalog's last poll is
+// found too, as the original's duplicate check asks the database.
+func TestVenueDuplicateCreatedElsewhere(t *testing.T) {
+	wp := wpfake.New(t)
+	h := fakeServer(t, wp)
+	writes := linkedWrites(t, wp, "tribe_venue")
+	wp.Clone("tribe_venue", wp.IDs("tribe_venue")[0], 990300, func(o wpfake.Object) {
+		o["title"] = map[string]any{"rendered": "Late Hall"}
+		wp.Sub(o, "calshim")["title"] = "Late Hall"
+	})
+	rec := post(h, "/venues", `{"venue":"Late Hall","phone":"1"}`)
+	if rec.Code != http.StatusCreated || !strings.Contains(rec.Body.String(), `"id":990300,`) {
+		t.Fatalf("got %d %.300s", rec.Code, rec.Body)
+	}
+	if w := writes(); len(w) != 1 || w[0].Path != "/wp-json/wp/v2/tribe_venue/990300" {
+		t.Errorf("writes %v", w)
+	}
+}
