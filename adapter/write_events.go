@@ -288,10 +288,14 @@ func eventCost(in Params, create bool, meta map[string]any) {
 	}
 }
 
-// costItems is the cost as rows: an array's members, or the value itself (a cost string is not CSV).
+// costItems is the cost as rows: an array's or an object's members (PHP casts either to an array),
+// or the value itself (a cost string is not CSV).
 func costItems(v any) []any {
-	if l, ok := v.([]any); ok {
-		return l
+	switch x := v.(type) {
+	case []any:
+		return x
+	case map[string]any:
+		return objectEntries(x)
 	}
 	return []any{v}
 }
