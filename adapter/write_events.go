@@ -310,6 +310,9 @@ func (t *tx) eventTerms(body, _ map[string]any) error {
 			continue
 		}
 		t.terms = true
+		if m, isObj := v.(map[string]any); isObj {
+			v = objectEntries(m) // PHP casts an object to the array of its members
+		}
 		ids := []int{}
 		for _, item := range items(v) {
 			s, ok := scalar(item)

@@ -186,3 +186,18 @@ func TestWriteCostObject(t *testing.T) {
 		t.Errorf("_EventCost %s", got)
 	}
 }
+
+// TestWriteTermsObject: categories or tags given as an object are its members, as PHP casts it (the
+// original linked category 6 for {"categories":{"a":6}}).
+func TestWriteTermsObject(t *testing.T) {
+	wp := wpfake.New(t)
+	h := fakeServer(t, wp)
+	writes := eventWrites(t, wp)
+	rec := post(h, "/events", `{"title":"x","start_date":"2026-12-10 10:00","end_date":"2026-12-10 12:00","categories":{"a":6}}`)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("got %d %.200s", rec.Code, rec.Body)
+	}
+	if got := fmt.Sprint(writes()[0]["tribe_events_cat"]); got != "[6]" {
+		t.Errorf("categories %s", got)
+	}
+}
