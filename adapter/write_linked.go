@@ -176,8 +176,8 @@ func (t *tx) saveLinked(k linkedKind, p *mapping.Post, in Params) (int, error) {
 }
 
 // findDuplicate is the existing venue or organizer a create names (see duplicate). When the catalog
-// has none, WordPress is searched for the name: one created elsewhere since the last poll counts too.
-// A failed search leaves the catalog's answer.
+// has none, WordPress is searched for the name: one created elsewhere since the last poll counts
+// too. A failed search leaves the catalog's answer.
 func (t *tx) findDuplicate(k linkedKind, in Params) *mapping.Post {
 	name, _ := in.text(k.name)
 	desc, _ := in.text("description")
@@ -185,7 +185,8 @@ func (t *tx) findDuplicate(k linkedKind, in Params) *mapping.Post {
 		return dup
 	}
 	if err := t.cat.CatchUp(t.r.gc.Request.Context(), k.typ(t.r), name); err != nil {
-		t.s.log.Warn("duplicate search failed", zap.String("route", t.r.gc.GetString("route")), zap.Error(err))
+		route := zap.String("route", t.r.gc.GetString("route"))
+		t.s.log.Warn("duplicate search failed", route, zap.Error(err))
 		return nil
 	}
 	t.r.snap = t.cat.Snapshot()

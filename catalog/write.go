@@ -130,9 +130,9 @@ func (c *Catalog) holds(status string) bool {
 }
 
 // CatchUp reads into the catalog the posts of a type that a wp/v2 search for text finds (title,
-// content or excerpt, every status the catalog holds), so that a check made on the catalog also sees
-// posts created elsewhere since the last poll — as the original's duplicate check on create asks
-// the database itself.
+// content or excerpt, every status the catalog holds), so that a check made on the catalog also
+// sees posts created elsewhere since the last poll, as the original's duplicate check on create
+// asks the database itself.
 func (c *Catalog) CatchUp(ctx context.Context, typ, text string) error {
 	q := url.Values{"status": {c.statuses()}, "search": {text}, "per_page": {"100"}}
 	res, err := c.client.Get(ctx, "/wp/v2/"+typ, q)
