@@ -1,7 +1,9 @@
 package adapter
 
 import (
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -11,7 +13,7 @@ import (
 // validLink is the validator of an event's venue / organizer argument: empty; a CSV or list of IDs of
 // that type; or objects, each {id} of that type or a creation payload with a non-empty name.
 func (k linkedKind) validLink(r *request, v any) bool {
-	if isEmptyValue(v) {
+	if isEmptyValue(v) || allEmpty(v) {
 		return true
 	}
 	if m, ok := v.(map[string]any); ok {
@@ -37,9 +39,27 @@ func (k linkedKind) validObject(r *request, m map[string]any) bool {
 	return name != ""
 }
 
-// linkFromObject links ({id}) or creates (a payload) one venue or organizer named in an event.
+// allEmpty reports whether v is a list or object whose members are all empty: the original's
+// validator filters them out first (array_filter) and then finds nothing to check.
+func allEmpty(v any) bool {
+	var members []any
+	switch x := v.(type) {
+	case []any:
+		members = x
+	case map[string]any:
+		for _, m := range x {
+			members = append(members, m)
+		}
+	default:
+		return false
+	}
+	return !slices.ContainsFunc(members, func(m any) bool { return !isEmptyValue(m) })
+}
+
+// linkFromObject links ({id}) or creates (a payload) one venue or organizer named in an event. An
+// empty id is no id, as for the original (Linked_Post_Base::insert).
 func (t *tx) linkFromObject(k linkedKind, m map[string]any) (int, error) {
-	if id, ok := Params(m).given("id"); ok {
+	if id, ok := Params(m).given("id"); ok && !isEmptyValue(id) {
 		if !isPostOf(t.r, id, k.typ(t.r)) {
 			return 0, newError(http.StatusBadRequest, "invalid-linked-post-id", "The provided linked post ID is not valid")
 		}
@@ -83,7 +103,8 @@ func (t *tx) eventVenue(_, meta map[string]any) error {
 }
 
 // eventOrganizers links the event's organizers in the order given: IDs, {id} objects, creation
-// payloads. "" or [] removes them all; a CSV string or an unwrapped object fails as in the original.
+// payloads. "" or [] removes them all; a CSV string fails as in the original, and so does an
+// unwrapped object unless its members are empty or organizer IDs.
 func (t *tx) eventOrganizers(_, meta map[string]any) error {
 	v, ok := t.r.params.given("organizer")
 	if !ok {
@@ -92,7 +113,9 @@ func (t *tx) eventOrganizers(_, meta map[string]any) error {
 	var list []any
 	switch x := v.(type) {
 	case map[string]any:
-		return organizers.notCreated()
+		// An unwrapped object is a list of entries to the original (Single_Organizer::insert casts
+		// it to an array): its members are taken one by one, empty ones skipped.
+		list = objectEntries(x)
 	case []any:
 		list = x
 	default:
@@ -108,6 +131,9 @@ func (t *tx) eventOrganizers(_, meta map[string]any) error {
 	for _, item := range list {
 		var id int
 		var err error
+		if isEmptyValue(item) { // Linked_Post_Base::insert: nothing to link
+			continue
+		}
 		if m, isObj := item.(map[string]any); isObj {
 			id, err = t.linkFromObject(organizers, m)
 		} else if isPostOf(t.r, item, organizers.typ(t.r)) {
@@ -123,4 +149,14 @@ func (t *tx) eventOrganizers(_, meta map[string]any) error {
 	}
 	meta["_EventOrganizerID"] = ids
 	return nil
+}
+
+// objectEntries are an object's members in the order of their keys (JSON objects arrive unordered).
+func objectEntries(m map[string]any) []any {
+	keys := slices.Sorted(maps.Keys(m))
+	out := make([]any, len(keys))
+	for i, k := range keys {
+		out[i] = m[k]
+	}
+	return out
 }

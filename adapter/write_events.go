@@ -289,10 +289,14 @@ func eventCost(in Params, create bool, meta map[string]any) {
 	}
 }
 
-// costItems is the cost as rows: an array's members, or the value itself (a cost string is not CSV).
+// costItems is the cost as rows: an array's or an object's members (PHP casts either to an array),
+// or the value itself (a cost string is not CSV).
 func costItems(v any) []any {
-	if l, ok := v.([]any); ok {
-		return l
+	switch x := v.(type) {
+	case []any:
+		return x
+	case map[string]any:
+		return objectEntries(x)
 	}
 	return []any{v}
 }
@@ -307,6 +311,9 @@ func (t *tx) eventTerms(body, _ map[string]any) error {
 			continue
 		}
 		t.terms = true
+		if m, isObj := v.(map[string]any); isObj {
+			v = objectEntries(m) // PHP casts an object to the array of its members
+		}
 		ids := []int{}
 		for _, item := range items(v) {
 			s, ok := scalar(item)

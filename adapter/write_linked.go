@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"go.uber.org/zap"
+
 	"calshim/mapping"
 )
 
@@ -148,9 +150,7 @@ func (k linkedKind) response(r *request, id, status int) (*response, error) {
 func (t *tx) saveLinked(k linkedKind, p *mapping.Post, in Params) (int, error) {
 	r, create := t.r, p == nil
 	if create {
-		name, _ := in.text(k.name)
-		desc, _ := in.text("description")
-		if dup := k.duplicate(r, name, desc); dup != nil {
+		if dup := t.findDuplicate(k, in); dup != nil {
 			return t.saveDuplicate(k, dup, in)
 		}
 	}
@@ -173,6 +173,24 @@ func (t *tx) saveLinked(k linkedKind, p *mapping.Post, in Params) (int, error) {
 		id = p.ID
 	}
 	return t.savePost(k.typ(r), id, body)
+}
+
+// findDuplicate is the existing venue or organizer a create names (see duplicate). When the catalog
+// has none, WordPress is searched for the name: one created elsewhere since the last poll counts
+// too. A failed search leaves the catalog's answer.
+func (t *tx) findDuplicate(k linkedKind, in Params) *mapping.Post {
+	name, _ := in.text(k.name)
+	desc, _ := in.text("description")
+	if dup := k.duplicate(t.r, name, desc); dup != nil || name == "" {
+		return dup
+	}
+	if err := t.cat.CatchUp(t.r.gc.Request.Context(), k.typ(t.r), name); err != nil {
+		route := zap.String("route", t.r.gc.GetString("route"))
+		t.s.log.Warn("duplicate search failed", route, zap.Error(err))
+		return nil
+	}
+	t.r.snap = t.cat.Snapshot()
+	return k.duplicate(t.r, name, desc)
 }
 
 // saveDuplicate is the original's answer to creating a venue or organizer that exists already (same

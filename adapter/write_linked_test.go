@@ -110,3 +110,58 @@ func TestEventVenueListOfOne(t *testing.T) {
 		t.Errorf("written: %v", writes())
 	}
 }
+
+// TestEventOrganizerEntries: the original's answers for organizers given with empty members: its
+// validator drops empty members first (array_filter) and its insert skips them, and it takes an
+// unwrapped object as a list of entries. {"organizer":""}, {"id":""} and ["","0"] link nothing (201,
+// organizer []); {"organizer":"x"} is an entry "x" that names no organizer (could-not-create-organizer);
+// a venue {"venue":""} or {"id":""} is creation data without a name (could-not-create-venue).
+func TestEventOrganizerEntries(t *testing.T) {
+	wp := wpfake.New(t)
+	h := fakeServer(t, wp)
+	writes := eventWrites(t, wp)
+	for _, tc := range []struct {
+		link   string
+		status int
+		code   string
+	}{
+		{`"organizer":{"organizer":""}`, 201, ""},
+		{`"organizer":{"id":""}`, 201, ""},
+		{`"organizer":["","0"]`, 201, ""},
+		{`"organizer":{"organizer":"x"}`, 400, "could-not-create-organizer"},
+		{`"venue":{"venue":""}`, 400, "could-not-create-venue"},
+		{`"venue":{"id":""}`, 400, "could-not-create-venue"},
+	} {
+		n := len(writes())
+		rec := post(h, "/events", `{"title":"x","start_date":"2026-12-10 10:00","end_date":"2026-12-10 12:00",`+tc.link+`}`)
+		if rec.Code != tc.status || !strings.Contains(rec.Body.String(), tc.code) {
+			t.Errorf("%s: %d %.200s", tc.link, rec.Code, rec.Body)
+			continue
+		}
+		if tc.status == 201 {
+			meta := writes()[n]["meta"].(map[string]any)
+			if fmt.Sprint(meta["_EventOrganizerID"]) != "[]" {
+				t.Errorf("%s: organizers %v", tc.link, meta["_EventOrganizerID"])
+			}
+		}
+	}
+}
+
+// TestVenueDuplicateCreatedElsewhere: a venue created in WordPress since the catalog's last poll is
+// found too, as the original's duplicate check asks the database.
+func TestVenueDuplicateCreatedElsewhere(t *testing.T) {
+	wp := wpfake.New(t)
+	h := fakeServer(t, wp)
+	writes := linkedWrites(t, wp, "tribe_venue")
+	wp.Clone("tribe_venue", wp.IDs("tribe_venue")[0], 990300, func(o wpfake.Object) {
+		o["title"] = map[string]any{"rendered": "Late Hall"}
+		wp.Sub(o, "calshim")["title"] = "Late Hall"
+	})
+	rec := post(h, "/venues", `{"venue":"Late Hall","phone":"1"}`)
+	if rec.Code != http.StatusCreated || !strings.Contains(rec.Body.String(), `"id":990300,`) {
+		t.Fatalf("got %d %.300s", rec.Code, rec.Body)
+	}
+	if w := writes(); len(w) != 1 || w[0].Path != "/wp-json/wp/v2/tribe_venue/990300" {
+		t.Errorf("writes %v", w)
+	}
+}

@@ -171,3 +171,33 @@ func TestWriteKeepsCost(t *testing.T) {
 		t.Errorf("meta sent %v", sent["meta"])
 	}
 }
+
+// TestWriteCostObject: a cost given as an object is its members, as PHP casts it (the original
+// answered {"cost":{"a":1}} with cost "$1").
+func TestWriteCostObject(t *testing.T) {
+	wp := wpfake.New(t)
+	h := fakeServer(t, wp)
+	writes := eventWrites(t, wp)
+	rec := post(h, "/events", `{"title":"x","start_date":"2026-12-10 10:00","end_date":"2026-12-10 12:00","cost":{"a":1}}`)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("got %d %.200s", rec.Code, rec.Body)
+	}
+	if got := fmt.Sprint(writes()[0]["meta"].(map[string]any)["_EventCost"]); got != "1" {
+		t.Errorf("_EventCost %s", got)
+	}
+}
+
+// TestWriteTermsObject: categories or tags given as an object are its members, as PHP casts it (the
+// original linked category 6 for {"categories":{"a":6}}).
+func TestWriteTermsObject(t *testing.T) {
+	wp := wpfake.New(t)
+	h := fakeServer(t, wp)
+	writes := eventWrites(t, wp)
+	rec := post(h, "/events", `{"title":"x","start_date":"2026-12-10 10:00","end_date":"2026-12-10 12:00","categories":{"a":6}}`)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("got %d %.200s", rec.Code, rec.Body)
+	}
+	if got := fmt.Sprint(writes()[0]["tribe_events_cat"]); got != "[6]" {
+		t.Errorf("categories %s", got)
+	}
+}

@@ -127,3 +127,36 @@ func (c *Catalog) held(p *mapping.Post) *mapping.Post {
 func (c *Catalog) holds(status string) bool {
 	return c.opt.Authenticated || status == "publish"
 }
+
+// CatchUp reads into the catalog the posts of a type that a wp/v2 search for text finds (title,
+// content or excerpt, every status the catalog holds), so that a check made on the catalog also
+// sees posts created elsewhere since the last poll, as the original's duplicate check on create
+// asks the database itself.
+func (c *Catalog) CatchUp(ctx context.Context, typ, text string) error {
+	q := url.Values{"status": {c.statuses()}, "search": {text}, "per_page": {"100"}}
+	res, err := c.client.Get(ctx, "/wp/v2/"+typ, q)
+	if err != nil {
+		return fmt.Errorf("catalog: search %s: %w", typ, err)
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(res.Body, &items); err != nil {
+		return fmt.Errorf("catalog: search %s: %w", typ, err)
+	}
+	snap := c.snap.Load()
+	var refs []PostRef
+	for _, raw := range items {
+		var head struct {
+			ID int `json:"id"`
+		}
+		if json.Unmarshal(raw, &head) != nil {
+			continue
+		}
+		if _, known := snap.Post(head.ID); !known {
+			refs = append(refs, PostRef{Type: typ, ID: head.ID, Answer: raw})
+		}
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	return c.Refresh(ctx, false, refs...)
+}

@@ -29,20 +29,15 @@ func ValidEventTimezone(tz string) bool {
 	return err == nil
 }
 
-// EventZone returns the zone event wall times are read and converted in: the event's own time zone
-// when given and valid ("UTC+5.5" as a fixed offset), else site.
+// EventZone returns the zone event wall times are read and converted in when an event is saved: the
+// event's own time zone when given and valid, else site. A "UTC±h" zone is the named zone the
+// original saves it in (offsetZone).
 func EventZone(tz string, site *time.Location) *time.Location {
 	if tz == "" {
 		return site
 	}
 	if isUTCOffset(tz) {
-		if loc, ok := pseudoZone(tz); ok {
-			return loc
-		}
-		if loc, err := LoadZone(tz); err == nil {
-			return loc
-		}
-		return site
+		return offsetZone(tz)
 	}
 	if loc, err := loadZone(tz); err == nil {
 		return loc
@@ -207,4 +202,60 @@ func metaFirst(v any) any {
 func SameContent(rendered, raw string) bool {
 	rendered, raw = strings.TrimSpace(rendered), strings.TrimSpace(raw)
 	return strings.EqualFold(rendered, raw) || strings.EqualFold(rendered, strings.TrimSpace(php.Wpautop(raw)))
+}
+
+// offsetZone is the zone the original saves a "UTC±h" event in
+// (Tribe__Timezones::get_valid_timezone and generate_timezone_string_from_utc_offset): "UTC+0" and
+// "UTC-0" are UTC; else the offset in seconds (hours * 3600 + minutes * 60, from "±h", "±h.f" or
+// "±h:mm") names the zone that PHP's timezone_name_from_abbr finds for it (no abbreviation,
+// standard time), else the first standard-time zone of that offset in
+// timezone_abbreviations_list(), else UTC. So "UTC-5" is America/New_York, daylight saving
+// included, and "UTC+99" is UTC.
+func offsetZone(tz string) *time.Location {
+	s := utcZeroSuffix.ReplaceAllString(phpTrim(tz), "")
+	if !isUTCOffset(s) {
+		return time.UTC
+	}
+	if !strings.Contains(s, ":") {
+		s += ":00"
+	}
+	parts := strings.Split(strings.ReplaceAll(s, "UTC", ""), ":")
+	seconds := int(phpNumber(parts[0])*3600 + phpNumber(parts[1])*60)
+	name, ok := phpOffsetZones[seconds/60]
+	if !ok || seconds%60 != 0 {
+		return time.UTC
+	}
+	loc, err := loadZone(name)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
+}
+
+var utcZeroSuffix = regexp.MustCompile(`[+-]0$`)
+
+// phpNumber is the number a PHP string stands for in arithmetic: its leading numeric part, else 0.
+func phpNumber(s string) float64 {
+	f, _ := strconv.ParseFloat(phpNumberPrefix.FindString(strings.TrimLeft(s, " \t\n\r\v\f")), 64)
+	return f
+}
+
+var phpNumberPrefix = regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?`)
+
+// phpOffsetZones is what Tribe__Timezones::generate_timezone_string_from_utc_offset answers for
+// each whole-minute offset (minutes east of UTC) that is not UTC, computed with PHP 8.2 and its
+// time zone database (the server's clock in UTC, so standard-time entries).
+var phpOffsetZones = map[int]string{
+	-660: "Pacific/Apia", -630: "Pacific/Honolulu", -600: "Pacific/Honolulu",
+	-540: "America/Anchorage", -480: "America/Los_Angeles", -420: "America/Denver",
+	-360: "America/Chicago", -314: "America/Guayaquil", -300: "America/New_York",
+	-289: "America/Port-au-Prince", -280: "America/Santo_Domingo", -270: "America/Caracas",
+	-240: "America/Halifax", -210: "America/St_Johns", -180: "America/Sao_Paulo",
+	-60: "Atlantic/Azores", 0: "Europe/London", 60: "Europe/Paris", 84: "Europe/Vilnius",
+	90: "Africa/Johannesburg", 99: "Europe/Tallinn", 110: "Europe/Minsk", 115: "Europe/Chisinau",
+	120: "Europe/Helsinki", 136: "Europe/Simferopol", 180: "Europe/Moscow", 240: "Asia/Dubai",
+	294: "Indian/Maldives", 300: "Asia/Karachi", 330: "Asia/Kolkata", 345: "Asia/Katmandu",
+	420: "Asia/Krasnoyarsk", 480: "Asia/Shanghai", 510: "Asia/Hong_Kong", 540: "Asia/Tokyo",
+	570: "Australia/Adelaide", 600: "Australia/Melbourne", 690: "Pacific/Auckland",
+	720: "Pacific/Auckland",
 }

@@ -120,3 +120,19 @@ func TestSameContent(t *testing.T) {
 		}
 	}
 }
+
+// TestOffsetZone: the original's UTC dates for events saved in "UTC±h" zones on 2026-07-10 10:00 (its
+// answers to POST /events): they follow the named zone of the offset, daylight saving included.
+func TestOffsetZone(t *testing.T) {
+	wall := time.Date(2026, 7, 10, 10, 0, 0, 0, time.UTC).Format(DBDateTimeLayout)
+	for tz, want := range map[string]string{
+		"UTC-5": "2026-07-10 14:00:00", "UTC+1": "2026-07-10 08:00:00", "UTC+99": "2026-07-10 10:00:00",
+		"UTC+13.75": "2026-07-10 10:00:00", "UTC+5.5": "2026-07-10 04:30:00", "UTC+0": "2026-07-10 10:00:00",
+		"UTC-8": "2026-07-10 17:00:00", "UTC+2": "2026-07-10 07:00:00", "UTC+9.5": "2026-07-10 00:30:00",
+		"UTC+10": "2026-07-10 00:00:00",
+	} {
+		if got := wallIn(wall, EventZone(tz, time.UTC)).UTC().Format(DBDateTimeLayout); got != want {
+			t.Errorf("%s: %s, want %s", tz, got, want)
+		}
+	}
+}

@@ -1,0 +1,124 @@
+package test
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Expected values here are the original's answers (The Events Calendar 6.17.2) to the same requests
+// on the same WordPress.
+
+// TestWriteAuthAsWordPress: credentials WordPress does not try are anonymous; rejected ones answer
+// WordPress' own error before anything else, on unknown routes too.
+func TestWriteAuthAsWordPress(t *testing.T) {
+	for _, h := range []string{"Bearer xyz", "Basic !!!", "Basic YWRtaW46"} { // the last: "admin:"
+		r := call(t, http.MethodGet, "/wp-json/cal/events/v1/events?per_page=1", nil, "Authorization", h)
+		if r.status != http.StatusOK {
+			t.Errorf("%s: %d %s", h, r.status, r.raw)
+		}
+		wantError(t, call(t, http.MethodDelete, "/wp-json/cal/events/v1/events/999999", nil, "Authorization", h),
+			http.StatusUnauthorized, "rest_forbidden")
+	}
+	wrong := []string{"Authorization", "Basic " + "YWRtaW46d3Jvbmc="} // admin:wrong
+	r := call(t, http.MethodGet, "/wp-json/cal/events/v1/no-such-route", nil, wrong...)
+	wantError(t, r, http.StatusUnauthorized, "incorrect_password")
+	if str(at(r.body, "message")) != "The provided password is an invalid application password." {
+		t.Errorf("message: %s", r.raw)
+	}
+	wantError(t, call(t, http.MethodOptions, "/wp-json/cal/events/v1/events", nil, wrong...),
+		http.StatusUnauthorized, "incorrect_password")
+	opt := call(t, http.MethodOptions, "/wp-json/cal/events/v1/events/by-slug/x", nil, as("editor")...)
+	if got := opt.header.Get("Allow"); got != "GET, DELETE, POST, PUT, PATCH" {
+		t.Errorf("editor's Allow = %q", got)
+	}
+}
+
+// TestWriteEventDatesAsOriginal: an end before the start moves to the start, the UTC end stays the one
+// given; the same on update.
+func TestWriteEventDatesAsOriginal(t *testing.T) {
+	ev := map[string]any{"title": "Compat End Before Start", "start_date": "2031-12-10 10:00:00", "end_date": "2031-12-10 08:00:00"}
+	c := send(t, "admin", http.MethodPost, "/events", ev)
+	wantStatus(t, c, http.StatusCreated)
+	id := str(at(c.body, "id"))
+	defer send(t, "admin", http.MethodDelete, "/events/"+id, nil)
+	want := [4]string{"2031-12-10 10:00:00", "2031-12-10 10:00:00", "2031-12-10 15:00:00", "2031-12-10 13:00:00"}
+	if got := eventDates(c); got != want {
+		t.Errorf("create: %v, want %v", got, want)
+	}
+	u := send(t, "admin", http.MethodPost, "/events/"+id, map[string]any{"start_date": "2031-12-11 10:00:00",
+		"end_date": "2031-12-11 09:00:00", "timezone": "Europe/Paris"})
+	wantStatus(t, u, http.StatusOK)
+	want = [4]string{"2031-12-11 10:00:00", "2031-12-11 10:00:00", "2031-12-11 09:00:00", "2031-12-11 08:00:00"}
+	if got := eventDates(u); got != want {
+		t.Errorf("update: %v, want %v", got, want)
+	}
+	if got := eventDates(send(t, "admin", http.MethodGet, "/events/"+id, nil)); got != want {
+		t.Errorf("read back: %v, want %v", got, want)
+	}
+}
+
+func eventDates(r reply) [4]string {
+	return [4]string{str(at(r.body, "start_date")), str(at(r.body, "end_date")), str(at(r.body, "utc_start_date")),
+		str(at(r.body, "utc_end_date"))}
+}
+
+// TestWriteBySlugAsOriginal: an update by an unknown slug is the event with ID 0; an update by slug
+// leaves the website as it was.
+func TestWriteBySlugAsOriginal(t *testing.T) {
+	r := send(t, "admin", http.MethodPost, "/events/by-slug/compat-no-such-slug", map[string]any{"title": "x"})
+	wantError(t, r, http.StatusNotFound, "rest-event-not-found")
+	if str(at(r.body, "message")) != "Event with ID 0 does not exist." {
+		t.Errorf("message: %s", r.raw)
+	}
+	c := send(t, "admin", http.MethodPost, "/events", newEvent("Compat Slug Website"))
+	wantStatus(t, c, http.StatusCreated)
+	id, slug, site := str(at(c.body, "id")), str(at(c.body, "slug")), str(at(c.body, "website"))
+	defer send(t, "admin", http.MethodDelete, "/events/"+id, nil)
+	u := send(t, "admin", http.MethodPatch, "/events/by-slug/"+slug, map[string]any{"description": "d"})
+	wantStatus(t, u, http.StatusOK)
+	if got := str(at(u.body, "website")); got != site {
+		t.Errorf("website %q, was %q", got, site)
+	}
+}
+
+// TestWriteVenueDuplicateAsOriginal: a second create of the same venue answers the first, with the
+// meta given saved onto it: the phone given, the map link on again (not given), no state/province.
+func TestWriteVenueDuplicateAsOriginal(t *testing.T) {
+	v := send(t, "admin", http.MethodPost, "/venues", map[string]any{"venue": "Compat Dup Hall", "description": "D1",
+		"address": "1 Main St", "city": "Springfield", "country": "United States", "state": "IL", "phone": "555",
+		"show_map_link": "false"})
+	wantStatus(t, v, http.StatusCreated)
+	id := str(at(v.body, "id"))
+	defer send(t, "admin", http.MethodDelete, "/venues/"+id, nil)
+	d := send(t, "admin", http.MethodPost, "/venues", map[string]any{"venue": "compat dup hall", "description": "D1", "phone": "999"})
+	wantStatus(t, d, http.StatusCreated)
+	if str(at(d.body, "id")) != id || str(at(d.body, "phone")) != "999" || str(at(d.body, "show_map_link")) != "true" ||
+		slices.Contains(keys(d.body), "stateprovince") || str(at(d.body, "venue")) != "Compat Dup Hall" {
+		t.Errorf("duplicate: %s", d.raw)
+	}
+	o := send(t, "admin", http.MethodPost, "/venues", map[string]any{"venue": "Compat Draft Hall", "status": "draft"})
+	wantStatus(t, o, http.StatusCreated)
+	defer send(t, "admin", http.MethodDelete, "/venues/"+str(at(o.body, "id")), nil)
+	if !strings.HasPrefix(str(at(o.body, "slug")), "compat-draft-hall") {
+		t.Errorf("draft venue without its slug: %s", o.raw)
+	}
+}
+
+// TestWriteBodiesAsOriginal: PHP's JSON depth limit; a venue list of one.
+func TestWriteBodiesAsOriginal(t *testing.T) {
+	deep := func(n int) string {
+		return `{"title":` + strings.Repeat("[", n-1) + "1" + strings.Repeat("]", n-1) + `}`
+	}
+	h := append(as("admin"), "Content-Type", "application/json")
+	r := call(t, http.MethodPost, "/wp-json/cal/events/v1/events", strings.NewReader(deep(511)), h...)
+	wantError(t, r, http.StatusBadRequest, "rest_missing_callback_param")
+	r = call(t, http.MethodPost, "/wp-json/cal/events/v1/events", strings.NewReader(deep(512)), h...)
+	if r.status != http.StatusBadRequest || str(at(r.body, "data", "json_error_message")) != "Maximum stack depth exceeded" {
+		t.Errorf("512 levels: %d %s", r.status, r.raw)
+	}
+	ev := newEvent("Compat Venue List")
+	ev["venue"] = []any{id(t, "venues", "bluenote")}
+	wantError(t, send(t, "admin", http.MethodPost, "/events", ev), http.StatusBadRequest, "could-not-create-venue")
+}
