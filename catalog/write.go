@@ -133,15 +133,11 @@ func (c *Catalog) holds(status string) bool {
 // sees posts created elsewhere since the last poll, as the original's duplicate check on create
 // asks the database itself.
 func (c *Catalog) CatchUp(ctx context.Context, typ, text string) error {
-	q := url.Values{"status": {c.statuses()}, "search": {text}, "per_page": {"100"}}
-	res, err := c.client.Get(ctx, "/wp/v2/"+typ, q)
+	items, err := c.client.SearchPosts(ctx, typ, c.statuses(), text)
 	if err != nil {
 		return fmt.Errorf("catalog: search %s: %w", typ, err)
 	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(res.Body, &items); err != nil {
-		return fmt.Errorf("catalog: search %s: %w", typ, err)
-	}
+
 	snap := c.snap.Load()
 	var refs []PostRef
 	for _, raw := range items {

@@ -148,3 +148,16 @@ func joinInts(ids []int) string {
 	}
 	return strings.Join(s, ",")
 }
+
+// SearchPosts answers the first 100 posts of a REST base in the given statuses whose title, content
+// or excerpt contain text (wp/v2's search).
+func (c *Client) SearchPosts(ctx context.Context, base, statuses, text string) ([]json.RawMessage, error) {
+	q := url.Values{"status": {statuses}, "search": {text}, "per_page": {"100"}}
+	res, err := c.Get(ctx, v2+base, q)
+	if err != nil {
+		return nil, err
+	}
+	var items []json.RawMessage
+	err = json.Unmarshal(res.Body, &items)
+	return items, err
+}

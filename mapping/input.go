@@ -212,7 +212,7 @@ func SameContent(rendered, raw string) bool {
 // timezone_abbreviations_list(), else UTC. So "UTC-5" is America/New_York, daylight saving
 // included, and "UTC+99" is UTC.
 func offsetZone(tz string) *time.Location {
-	s := utcZeroSuffix.ReplaceAllString(phpTrim(tz), "")
+	s := utcZeroSuffix.ReplaceAllString(php.Trim(tz), "")
 	if !isUTCOffset(s) {
 		return time.UTC
 	}
