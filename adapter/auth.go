@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -77,8 +76,7 @@ func (s *Server) resolveViewer(r *request) (*viewer, error) {
 	if v, ok := s.viewers.cache.Get(key); ok {
 		return v.(*viewer), nil
 	}
-	res, err := r.cms.Send(r.gc.Request.Context(), http.MethodGet, "/wp/v2/users/me",
-		url.Values{"context": {"edit"}}, creds, nil)
+	res, err := r.cms.Me(r.gc.Request.Context(), creds)
 	var ue *cmsclient.Error
 	if errors.As(err, &ue) && ue.Code == "rest_not_logged_in" {
 		// Credentials WordPress does not try (another scheme, a malformed header, an empty

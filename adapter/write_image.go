@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"path"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -59,15 +58,8 @@ func isImageAttachment(r *request, id int) bool {
 	if _, ok := r.snap.Media(id); ok {
 		return true
 	}
-	var cl = r.gc.Request.Context()
-	res, err := r.cms.Get(cl, "/wp/v2/media/"+strconv.Itoa(id), url.Values{"_fields": {"id,mime_type"}})
-	if err != nil {
-		return false
-	}
-	var m struct {
-		MimeType string `json:"mime_type"`
-	}
-	return json.Unmarshal(res.Body, &m) == nil && strings.HasPrefix(m.MimeType, "image/")
+	mime, err := r.cms.MediaMimeType(r.gc.Request.Context(), id)
+	return err == nil && strings.HasPrefix(mime, "image/")
 }
 
 // eventImage sets the event's featured image when `image` is given.
@@ -130,17 +122,11 @@ func (t *tx) attachmentByURL(u string) int {
 	if base == "" || base == "." || base == "/" {
 		return 0
 	}
-	res, err := t.r.cms.Get(t.r.gc.Request.Context(), "/wp/v2/media", url.Values{"search": {base}, "_fields": {"id,source_url"}, "per_page": {"100"}})
+	list, err := t.r.cms.SearchMedia(t.r.gc.Request.Context(), base)
 	if err != nil {
 		return 0
 	}
-	var list []struct {
-		ID        int    `json:"id"`
-		SourceURL string `json:"source_url"`
-	}
-	if json.Unmarshal(res.Body, &list) != nil {
-		return 0
-	}
+
 	for _, m := range list {
 		if m.SourceURL == u {
 			return m.ID

@@ -1,9 +1,11 @@
 package adapter
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
+	"calshim/cmsclient"
 	"calshim/mapping"
 )
 
@@ -58,7 +60,7 @@ func (k termKind) create(s *Server, r *request) (*response, error) {
 	}
 	res, err := k.termResponse(r, id, http.StatusCreated)
 	if err == nil {
-		res.headers = [][2]string{{"Location", r.snap.Site.Home + "/wp-json/wp/v2/" + k.base(r) + "/" + strconv.Itoa(id)}}
+		res.headers = [][2]string{{"Location", cmsclient.TermURL(r.snap.Site.Home+"/wp-json", k.base(r), id)}}
 	}
 	return res, err
 }
@@ -71,7 +73,10 @@ func (k termKind) update(s *Server, r *request) (*response, error) {
 	}
 	t := s.begin(r)
 	t.terms = true
-	err = t.send(http.MethodPost, "/wp/v2/"+k.base(r)+"/"+strconv.Itoa(term.ID), nil, k.body(r), nil)
+	save := func(ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials) (*cmsclient.Response, error) {
+		return c.SaveTermAs(ctx, cr, k.base(r), term.ID, k.body(r))
+	}
+	err = t.send(save, nil)
 	if err := t.done(err); err != nil {
 		return nil, err
 	}
@@ -88,7 +93,10 @@ func (k termKind) remove(s *Server, r *request) (*response, error) {
 	before := r.ctx(true).ArchiveTerm(term)
 	t := s.begin(r)
 	t.terms = true
-	err = t.send(http.MethodDelete, "/wp/v2/"+k.base(r)+"/"+strconv.Itoa(term.ID), map[string][]string{"force": {"true"}}, nil, nil)
+	del := func(ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials) (*cmsclient.Response, error) {
+		return c.DeleteTermAs(ctx, cr, k.base(r), term.ID)
+	}
+	err = t.send(del, nil)
 	if err := t.done(err); err != nil {
 		return nil, err
 	}
@@ -150,7 +158,10 @@ func (t *tx) createTerm(k termKind, body map[string]any) (int, error) {
 		ID int `json:"id"`
 	}
 	t.terms = true
-	if err := t.send(http.MethodPost, "/wp/v2/"+k.base(t.r), nil, body, &saved); err != nil {
+	create := func(ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials) (*cmsclient.Response, error) {
+		return c.SaveTermAs(ctx, cr, k.base(t.r), 0, body)
+	}
+	if err := t.send(create, &saved); err != nil {
 		return 0, err
 	}
 	return saved.ID, nil

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"maps"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -38,12 +36,16 @@ type tx struct {
 
 func (s *Server) begin(r *request) *tx { return &tx{s: s, r: r, cat: s.catalog(r.lang)} }
 
+// upstreamCall is one typed wp/v2 call made as the caller (a cmsclient *As method).
+type upstreamCall func(ctx context.Context, c *cmsclient.Client, creds cmsclient.Credentials) (*cmsclient.Response, error)
+
 // send makes one wp/v2 call as the caller and decodes the answer into out (when not nil).
-func (t *tx) send(method, path string, query url.Values, body, out any) error {
-	res, err := t.cat.Client().Send(t.r.gc.Request.Context(), method, path, query, t.r.viewer.creds, body)
+func (t *tx) send(call upstreamCall, out any) error {
+	res, err := call(t.r.gc.Request.Context(), t.cat.Client(), t.r.viewer.creds)
 	if err != nil {
 		return t.upstreamError(err)
 	}
+
 	if out != nil {
 		return json.Unmarshal(res.Body, out)
 	}
@@ -52,16 +54,15 @@ func (t *tx) send(method, path string, query url.Values, body, out any) error {
 
 // savePost creates (id 0) or updates a post of a type with a wp/v2 body and returns its ID.
 func (t *tx) savePost(postType string, id int, body map[string]any) (int, error) {
-	path := "/wp/v2/" + postType
-	if id != 0 {
-		path += "/" + strconv.Itoa(id)
-	}
 	body, err := t.typedMeta(postType, id, body)
 	if err != nil {
 		return 0, err
 	}
 	var answer json.RawMessage
-	if err := t.send(http.MethodPost, path, nil, body, &answer); err != nil {
+	save := func(ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials) (*cmsclient.Response, error) {
+		return c.SavePostAs(ctx, cr, postType, id, body)
+	}
+	if err := t.send(save, &answer); err != nil {
 		return 0, err
 	}
 	var saved struct {
@@ -121,7 +122,10 @@ func (t *tx) keepCost(postType string, id int, types map[string]string, meta map
 // trashPost moves a post to the trash (wp/v2 DELETE without force, which answers the trashed post).
 func (t *tx) trashPost(postType string, id int) error {
 	var answer json.RawMessage
-	err := t.send(http.MethodDelete, "/wp/v2/"+postType+"/"+strconv.Itoa(id), nil, nil, &answer)
+	trash := func(ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials) (*cmsclient.Response, error) {
+		return c.TrashPostAs(ctx, cr, postType, id)
+	}
+	err := t.send(trash, &answer)
 	if err != nil {
 		answer = nil // unknown outcome: the refresh reads the post again
 	}
