@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -284,40 +283,6 @@ func TestArchiveURLDropsEqualsBeforeAmpersand(t *testing.T) {
 	body := serveGET(newTestServer(t), v1+"/events?search=%26").Body.String()
 	if !strings.Contains(body, `23:59:59&search&&status=publish"`) {
 		t.Errorf("rest_url of search=&: %.2000s", body)
-	}
-}
-
-// The write handlers' argument lists declare what the route table declares (names, types, required,
-// whether there is a validator); the table's order is the one checkArgs uses.
-func TestWriteArgsMatchTheTable(t *testing.T) {
-	for _, tc := range []struct {
-		path, method string
-		args         []arg
-	}{
-		{"/events", http.MethodPost, eventArgs(true)},
-		{`/events/(?P<id>\d+)`, http.MethodPut, eventArgs(false)},
-		{`/events/by-slug/(?P<slug>[^/]+)`, http.MethodPatch, eventArgs(false)},
-		{"/venues", http.MethodPost, venues.args(true)},
-		{`/venues/(?P<id>\d+)`, http.MethodPost, venues.args(false)},
-		{`/organizers/by-slug/(?P<slug>[^/]+)`, http.MethodPost, organizers.args(false)},
-		{"/organizers", http.MethodPost, organizers.args(true)},
-		{"/categories", http.MethodPost, categories.args(true)},
-		{`/categories/(?P<id>\d+)`, http.MethodPost, categories.args(false)},
-		{"/tags", http.MethodPost, tags.args(true)},
-		{`/tags/(?P<id>\d+)`, http.MethodPost, tags.args(false)},
-	} {
-		var want, got []string
-		for _, a := range tc.args {
-			want = append(want, fmt.Sprint(a.name, a.typ, a.required, a.valid != nil))
-		}
-		for _, s := range endpointSpecs(tc.path, tc.method) {
-			got = append(got, fmt.Sprint(s.name, s.typ, s.required, s.validate != nil))
-		}
-		slices.Sort(want)
-		slices.Sort(got)
-		if !slices.Equal(got, want) {
-			t.Errorf("%s %s: table %v\nhandler %v", tc.method, tc.path, got, want)
-		}
 	}
 }
 

@@ -130,7 +130,7 @@ type response struct {
 	body   any
 	// total and totalPages become X-TEC-Total / X-TEC-TotalPages when set (archives).
 	total, totalPages *int
-	headers           [][2]string // further headers (e.g. Location of a created term)
+	headers           []header // further headers (e.g. Location of a created term)
 }
 
 type handler func(s *Server, r *request) (*response, error)

@@ -9,32 +9,12 @@ import (
 	"calshim/mapping"
 )
 
-// arg declares one argument of a write route as the original registers it: its schema type ("string",
-// "integer", "boolean", or "" for none), whether it is required, and its validate_callback.
-type arg struct {
-	name     string
-	typ      string
-	required bool
-	valid    func(r *request, v any) bool // nil: no validator, only the type check
-}
-
 // checkArgs runs a write's arguments through the pipeline every route shares (parseArgs: WordPress'
 // has_valid_params, then sanitize_params), with the arguments the route table declares for the
-// request's route and method: their order is the original's, which decides the order of the names in
-// an error. args is used only for a route the table does not know; the write handlers' lists match
-// the table (TestWriteArgsMatchTheTable) and can go. The write handlers keep the values as given.
-func checkArgs(r *request, args []arg) error {
-	specs := routeSpecs(r)
-	if specs == nil {
-		specs = make([]argSpec, len(args))
-		for i, a := range args {
-			specs[i] = argSpec{name: a.name, typ: a.typ, required: a.required}
-			if a.valid != nil {
-				specs[i].validate = verdict(a.valid)
-			}
-		}
-	}
-	_, err := parseArgs(r, specs)
+// request's route and method, in the original's order (which decides the order of the names in an
+// error). The write handlers keep the values as given.
+func checkArgs(r *request) error {
+	_, err := parseArgs(r, routeSpecs(r))
 	return err
 }
 

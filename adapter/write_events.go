@@ -10,40 +10,9 @@ import (
 	"calshim/mapping/php"
 )
 
-// eventArgs are the arguments of event create and update (reference §3.2), in declaration order;
-// title, start_date and end_date are required on create only.
-func eventArgs(create bool) []arg {
-	return []arg{
-		{name: "title", typ: "string", required: create, valid: nonEmptyString},
-		{name: "description", typ: "string", valid: nonEmptyString},
-		{name: "excerpt", typ: "string", valid: nonEmptyString},
-		{name: "slug", typ: "string", valid: nonEmptyString},
-		{name: "status", typ: "string", valid: isPostStatus},
-		{name: "author", typ: "integer", valid: isUserID},
-		{name: "date", typ: "string", valid: isTime},
-		{name: "date_utc", typ: "string", valid: isTime},
-		{name: "timezone", typ: "string", valid: isTimezone},
-		{name: "all_day", typ: "boolean"},
-		{name: "start_date", typ: "string", required: create, valid: isTime},
-		{name: "end_date", typ: "string", required: create, valid: isTime},
-		{name: "image", typ: "string", valid: isImage},
-		{name: "cost"},
-		{name: "website", valid: isURLOrEmpty},
-		{name: "show_map", typ: "boolean"},
-		{name: "show_map_link", typ: "boolean"},
-		{name: "hide_from_listings", typ: "boolean"},
-		{name: "sticky", typ: "boolean"},
-		{name: "featured", typ: "boolean"},
-		{name: "categories"},
-		{name: "tags"},
-		{name: "venue", valid: venues.validLink},
-		{name: "organizer", valid: organizers.validLink},
-	}
-}
-
 // createEvent answers POST /events: 201 with the created event.
 func createEvent(s *Server, r *request) (*response, error) {
-	if err := checkArgs(r, eventArgs(true)); err != nil {
+	if err := checkArgs(r); err != nil {
 		return nil, err
 	}
 	if !r.viewer.can("edit_tribe_events") {
@@ -104,7 +73,7 @@ func (s *Server) eventForWrite(r *request, action string) (*mapping.Post, error)
 		findErr = notFoundf("rest-event-not-found", "Event with ID %d does not exist.", 0)
 	}
 	if action == "edit" {
-		if err := checkArgs(r, eventArgs(false)); err != nil {
+		if err := checkArgs(r); err != nil {
 			return nil, err
 		}
 	}
@@ -131,7 +100,7 @@ func (r *request) eventResponse(id int, status int) (*response, error) {
 func (t *tx) saveEvent(p *mapping.Post) (int, error) {
 	r, create := t.r, p == nil
 	body, meta := map[string]any{}, map[string]any{}
-	postFields(r.params, body, [][2]string{{"title", "title"}, {"description", "content"}, {"excerpt", "excerpt"}, {"slug", "slug"}})
+	postFields(r.params, body, []fieldMap{{"title", "title"}, {"description", "content"}, {"excerpt", "excerpt"}, {"slug", "slug"}})
 	if status, ok := scaleStatus(r.params, r.viewer, create); ok {
 		body["status"] = status
 	}
@@ -252,19 +221,34 @@ func keep(v string, given bool, p *mapping.Post, key string) string {
 // "1"/"" for the map flags (created events default to off, QUIRK 15), "yes" or no row for hidden,
 // "1" or no row for featured, menu_order -1 for sticky.
 func eventFlags(in Params, create bool, body, meta map[string]any) {
-	for _, f := range [][2]string{{"show_map", "_EventShowMap"}, {"show_map_link", "_EventShowMapLink"}} {
-		if b, ok := in.truthy(f[0]); ok || create {
-			meta[f[1]] = map[bool]string{true: "1", false: ""}[b]
+	for _, f := range []fieldMap{{"show_map", "_EventShowMap"}, {"show_map_link", "_EventShowMapLink"}} {
+		if b, ok := in.truthy(f.param); ok || create {
+			meta[f.target] = ""
+			if b {
+				meta[f.target] = "1"
+			}
 		}
 	}
+
 	if b, ok := in.truthy("hide_from_listings"); ok {
-		meta["_EventHideFromUpcoming"] = map[bool]any{true: "yes", false: nil}[b]
+		meta["_EventHideFromUpcoming"] = nil
+		if b {
+			meta["_EventHideFromUpcoming"] = "yes"
+		}
 	}
+
 	if b, ok := in.truthy("featured"); ok {
-		meta["_tribe_featured"] = map[bool]any{true: "1", false: nil}[b]
+		meta["_tribe_featured"] = nil
+		if b {
+			meta["_tribe_featured"] = "1"
+		}
 	}
+
 	if b, ok := in.truthy("sticky"); ok {
-		body["menu_order"] = map[bool]int{true: -1, false: 0}[b]
+		body["menu_order"] = 0
+		if b {
+			body["menu_order"] = -1
+		}
 	}
 }
 

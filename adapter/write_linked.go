@@ -12,37 +12,13 @@ import (
 
 // linkedMeta maps the plain-text arguments of venues and organizers to their meta keys (reference
 // §3.5, §3.6); website is URL-sanitized.
-func (k linkedKind) linkedMeta() [][2]string {
+func (k linkedKind) linkedMeta() []fieldMap {
 	if k.name == "venue" {
-		return [][2]string{{"address", "_VenueAddress"}, {"city", "_VenueCity"}, {"country", "_VenueCountry"},
+		return []fieldMap{{"address", "_VenueAddress"}, {"city", "_VenueCity"}, {"country", "_VenueCountry"},
 			{"province", "_VenueProvince"}, {"state", "_VenueState"}, {"zip", "_VenueZip"}, {"phone", "_VenuePhone"},
 			{"website", "_VenueURL"}}
 	}
-	return [][2]string{{"phone", "_OrganizerPhone"}, {"website", "_OrganizerWebsite"}, {"email", "_OrganizerEmail"}}
-}
-
-// args are the create/update arguments, in declaration order; the name is required on create only.
-func (k linkedKind) args(create bool) []arg {
-	a := []arg{
-		{name: k.name, typ: "string", required: create, valid: nonEmptyString},
-		{name: "author", typ: "integer", valid: isUserID},
-		{name: "date", typ: "string", valid: isTime},
-		{name: "date_utc", typ: "string", valid: isTime},
-		{name: "description", typ: "string", valid: anyString},
-		{name: "status", typ: "string", valid: isPostStatus},
-	}
-	for _, f := range k.linkedMeta() {
-		valid := anyString
-		if f[0] == "website" {
-			valid = isURLOrEmpty
-		}
-		a = append(a, arg{name: f[0], typ: "string", valid: valid})
-	}
-	if k.name == "venue" {
-		a = append(a, arg{name: "stateprovince", typ: "string", valid: anyString},
-			arg{name: "show_map", typ: "string"}, arg{name: "show_map_link", typ: "string"})
-	}
-	return append(a, arg{name: "image", typ: "string", valid: isImageOrEmpty})
+	return []fieldMap{{"phone", "_OrganizerPhone"}, {"website", "_OrganizerWebsite"}, {"email", "_OrganizerEmail"}}
 }
 
 // cap is the general capability of an action on this kind, e.g. edit_tribe_venues.
@@ -51,7 +27,7 @@ func (k linkedKind) cap(action string) string { return action + "_tribe_" + k.co
 // create answers POST /venues and /organizers: 201 with the new one, or with an existing one of the
 // same name (and description, when given) — the original's duplicate avoidance.
 func (k linkedKind) create(s *Server, r *request) (*response, error) {
-	if err := checkArgs(r, k.args(true)); err != nil {
+	if err := checkArgs(r); err != nil {
 		return nil, err
 	}
 	if !r.viewer.can(k.cap("edit")) {
@@ -107,7 +83,7 @@ func (k linkedKind) forWrite(r *request, action string) (*mapping.Post, error) {
 		return nil, err
 	}
 	if action == "edit" {
-		if err := checkArgs(r, k.args(false)); err != nil {
+		if err := checkArgs(r); err != nil {
 			return nil, err
 		}
 	}
@@ -155,7 +131,7 @@ func (t *tx) saveLinked(k linkedKind, p *mapping.Post, in Params) (int, error) {
 		}
 	}
 	body := map[string]any{}
-	postFields(in, body, [][2]string{{k.name, "title"}, {"description", "content"}})
+	postFields(in, body, []fieldMap{{k.name, "title"}, {"description", "content"}})
 	if title, ok := body["title"]; ok && create {
 		// The original names the post after its title (Tribe__Events__Venue::create sets
 		// post_name), so a draft has its slug too; WordPress sanitizes it as sanitize_title does.
@@ -215,15 +191,15 @@ func (t *tx) saveDuplicate(k linkedKind, dup *mapping.Post, in Params) (int, err
 func (t *tx) linkedFields(k linkedKind, p *mapping.Post, blank bool, in Params, body map[string]any) error {
 	meta := map[string]any{}
 	for _, f := range k.linkedMeta() {
-		v, ok := in.text(f[0])
+		v, ok := in.text(f.param)
 		switch {
 		case !ok || (blank && v == ""):
 		case v == "":
-			meta[f[1]] = nil
-		case f[0] == "website":
-			meta[f[1]] = mapping.SanitizeURL(v)
+			meta[f.target] = nil
+		case f.param == "website":
+			meta[f.target] = mapping.SanitizeURL(v)
 		default:
-			meta[f[1]] = v
+			meta[f.target] = v
 		}
 	}
 	if k.name == "venue" {
@@ -239,8 +215,12 @@ func (t *tx) linkedFields(k linkedKind, p *mapping.Post, blank bool, in Params, 
 // venueMaps stores the venue's map flags ("1" or the string "false", on by default; mirrored into the
 // _EventShowMap keys as TEC does) and its derived state/province.
 func venueMaps(in Params, p *mapping.Post, meta map[string]any) {
-	for _, f := range [][3]string{{"show_map", "_VenueShowMap", "_EventShowMap"}, {"show_map_link", "_VenueShowMapLink", "_EventShowMapLink"}} {
-		v, ok := in.text(f[0])
+	flags := []struct{ param, venueKey, eventKey string }{
+		{"show_map", "_VenueShowMap", "_EventShowMap"},
+		{"show_map_link", "_VenueShowMapLink", "_EventShowMapLink"},
+	}
+	for _, f := range flags {
+		v, ok := in.text(f.param)
 		if !ok && p != nil {
 			continue
 		}
@@ -248,7 +228,7 @@ func venueMaps(in Params, p *mapping.Post, meta map[string]any) {
 		if ok && !phpTruthy(v) {
 			flag = "false"
 		}
-		meta[f[1]], meta[f[2]] = flag, flag
+		meta[f.venueKey], meta[f.eventKey] = flag, flag
 	}
 	if v, ok := in.text("stateprovince"); ok && v != "" {
 		meta["_VenueStateProvince"] = v

@@ -26,28 +26,10 @@ func (k termKind) mayManage(v *viewer) bool {
 	return v.canAll("edit_tribe_events", "manage_categories")
 }
 
-// args are the create/update arguments; name is required on create only.
-func (k termKind) args(create bool) []arg {
-	a := []arg{
-		{name: "name", typ: "string", required: create, valid: nonEmptyString},
-		{name: "description", typ: "string", valid: nonEmptyString},
-		{name: "slug", typ: "string", valid: nonEmptyString},
-	}
-	if k.hierarchical {
-		a = append(a, arg{name: "parent", typ: "integer", valid: func(r *request, v any) bool {
-			s, _ := scalar(v)
-			n, ok := positiveInt(s)
-			t, exists := r.snap.Term(n)
-			return ok && exists && k.owns(r, t)
-		}})
-	}
-	return a
-}
-
 // create answers POST /categories and /tags: 201, the term with core's _links, and a Location header
 // pointing at the core route, as the original (which delegates to the core terms controller).
 func (k termKind) create(s *Server, r *request) (*response, error) {
-	if err := checkArgs(r, k.args(true)); err != nil {
+	if err := checkArgs(r); err != nil {
 		return nil, err
 	}
 	if err := k.permitted(r); err != nil {
@@ -60,14 +42,14 @@ func (k termKind) create(s *Server, r *request) (*response, error) {
 	}
 	res, err := k.termResponse(r, id, http.StatusCreated)
 	if err == nil {
-		res.headers = [][2]string{{"Location", cmsclient.TermURL(r.snap.Site.Home+"/wp-json", k.base(r), id)}}
+		res.headers = []header{{"Location", cmsclient.TermURL(r.snap.Site.Home+"/wp-json", k.base(r), id)}}
 	}
 	return res, err
 }
 
 // update answers POST/PUT/PATCH /categories/{id} and /tags/{id}.
 func (k termKind) update(s *Server, r *request) (*response, error) {
-	term, err := k.forWrite(r, k.args(false))
+	term, err := k.forWrite(r, true)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +68,7 @@ func (k termKind) update(s *Server, r *request) (*response, error) {
 // remove answers DELETE /categories/{id} and /tags/{id}: always a permanent delete; the answer is the
 // term as it was, without _links.
 func (k termKind) remove(s *Server, r *request) (*response, error) {
-	term, err := k.forWrite(r, nil)
+	term, err := k.forWrite(r, false)
 	if err != nil {
 		return nil, err
 	}
@@ -103,16 +85,18 @@ func (k termKind) remove(s *Server, r *request) (*response, error) {
 	return &response{status: http.StatusOK, body: before}, nil
 }
 
-// forWrite validates the term ID (400 before permission, as the original), the arguments, then the
-// permission.
-func (k termKind) forWrite(r *request, args []arg) (*mapping.Term, error) {
+// forWrite validates the term ID (400 before permission, as the original), the arguments of an update
+// (withArgs), then the permission.
+func (k termKind) forWrite(r *request, withArgs bool) (*mapping.Term, error) {
 	id, _ := strconv.Atoi(r.vars["id"])
 	term, ok := r.snap.Term(id)
 	if !ok || !k.owns(r, term) {
 		return nil, invalidParam("id")
 	}
-	if err := checkArgs(r, args); err != nil {
-		return nil, err
+	if withArgs {
+		if err := checkArgs(r); err != nil {
+			return nil, err
+		}
 	}
 	return term, k.permitted(r)
 }

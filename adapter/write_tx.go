@@ -231,13 +231,16 @@ func postDates(in Params, now time.Time, body map[string]any, loc *time.Location
 	}
 }
 
+// fieldMap names the v1 parameter that fills a wp/v2 field or meta key.
+type fieldMap struct{ param, target string }
+
 // postFields copies the plain post fields given in r into a wp/v2 body: each v1 name → wp/v2 name.
 // Empty values of fields that cannot be cleared are skipped, as the original ignores them.
-func postFields(in Params, body map[string]any, fields [][2]string) {
+func postFields(in Params, body map[string]any, fields []fieldMap) {
 	for _, f := range fields {
-		if v, ok := in.given(f[0]); ok {
+		if v, ok := in.given(f.param); ok {
 			if s, _ := scalar(v); s != "" {
-				body[f[1]] = s
+				body[f.target] = s
 			}
 		}
 	}

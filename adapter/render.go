@@ -12,10 +12,13 @@ import (
 	"calshim/mapping"
 )
 
+// header is one response header.
+type header struct{ name, value string }
+
 // rendered is a response ready to send (and to cache).
 type rendered struct {
 	status  int
-	headers [][2]string
+	headers []header
 	body    []byte
 	etag    string // set on cacheable (anonymous GET) responses
 }
@@ -24,7 +27,7 @@ type rendered struct {
 // parameter wraps status and headers into the body and answers 200.
 func (s *Server) render(gc *gin.Context, rt *route, res *response, err error) *rendered {
 	status, body := 0, any(nil)
-	var headers [][2]string
+	var headers []header
 	if err != nil {
 		status, body = errorBody(err)
 		if status >= 500 {
@@ -34,20 +37,20 @@ func (s *Server) render(gc *gin.Context, rt *route, res *response, err error) *r
 		status, body = res.status, res.body
 		headers = append(headers, res.headers...)
 		if res.total != nil {
-			headers = append(headers, [2]string{"X-TEC-Total", strconv.Itoa(*res.total)},
-				[2]string{"X-TEC-TotalPages", strconv.Itoa(*res.totalPages)})
+			headers = append(headers, header{"X-TEC-Total", strconv.Itoa(*res.total)},
+				header{"X-TEC-TotalPages", strconv.Itoa(*res.totalPages)})
 		}
 	}
 	if rt != nil {
-		headers = append(headers, [2]string{"Allow", allow(gc, rt)})
+		headers = append(headers, header{"Allow", allow(gc, rt)})
 	}
 	if _, ok := gc.GetQuery("_envelope"); ok {
 		env := mapping.Object{}
 		for _, h := range headers {
-			if n, err := strconv.Atoi(h[1]); err == nil {
-				env = append(env, mapping.KV{Key: h[0], Value: n})
+			if n, err := strconv.Atoi(h.value); err == nil {
+				env = append(env, mapping.KV{Key: h.name, Value: n})
 			} else {
-				env = append(env, mapping.KV{Key: h[0], Value: h[1]})
+				env = append(env, mapping.KV{Key: h.name, Value: h.value})
 			}
 		}
 		body = mapping.Object{{Key: "body", Value: body}, {Key: "status", Value: status}, {Key: "headers", Value: env}}
@@ -66,7 +69,7 @@ func (s *Server) send(gc *gin.Context, out *rendered) {
 	h.Set("Access-Control-Expose-Headers", "X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages")
 	h.Set("Access-Control-Allow-Headers", "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type")
 	for _, kv := range out.headers {
-		h.Set(kv[0], kv[1])
+		h.Set(kv.name, kv.value)
 	}
 	corsHeaders(gc)
 	if cacheHeaders(gc, out) {
