@@ -133,6 +133,10 @@ func normalise(key string, v any, recorded bool) any {
 			if x == recording {
 				x = shim + "/wp-json/"
 			}
+			// A rig on another address (a second site on this machine) has its own host in links
+			// and global IDs.
+			x = strings.ReplaceAll(x, "127.0.0.1:8881", rigHost())
+			x = strings.ReplaceAll(x, "127.0.0.1?id=", rigHostname()+"?id=")
 		}
 		x = dateTime.ReplaceAllString(x, "DATETIME")
 		x = dateOnly.ReplaceAllString(x, "DATE")
@@ -140,6 +144,12 @@ func normalise(key string, v any, recorded bool) any {
 	}
 	return v
 }
+
+// rigHost is the rig's host:port, as WordPress writes it in permalinks.
+func rigHost() string { return strings.TrimPrefix(wpEnv["WP_URL"], "http://") }
+
+// rigHostname is the rig's host name, as the original writes it in global IDs.
+func rigHostname() string { h, _, _ := strings.Cut(rigHost(), ":"); return h }
 
 // deliberate lists the places where calshim differs from the recording on purpose (README,
 // compatibility section), as example name + path.

@@ -149,6 +149,23 @@ final class Calshim_Bridge {
 		foreach ( array_keys( self::META ) as $post_type ) {
 			add_filter( "rest_{$post_type}_query", [ __CLASS__, 'plain_rest_query' ] );
 		}
+		// (h) Rejected application passwords reported, just before core's check at priority 90.
+		add_filter( 'rest_authentication_errors', [ __CLASS__, 'try_application_password' ], 89 );
+	}
+
+	/**
+	 * Asks for the current user once REST_REQUEST is defined. WP::init determines the user before that, when
+	 * WordPress does not try application passwords yet, and core asks again only at priority 100
+	 * (rest_cookie_check_errors), after rest_application_password_check_errors (90) has looked: a wrong
+	 * application password would pass as anonymous. With The Events Calendar active its own early checks
+	 * make WordPress answer 401 incorrect_password / invalid_username, which is what the original's
+	 * clients get; this makes a site without it answer the same.
+	 */
+	public static function try_application_password( $result ) {
+		if ( empty( $result ) && isset( $_SERVER['PHP_AUTH_USER'] ) ) {
+			is_user_logged_in();
+		}
+		return $result;
 	}
 
 	/** Whether The Events Calendar itself is loaded (then its registrations are kept, only exposed). */

@@ -40,6 +40,9 @@ func (o Object) At(key string) any {
 
 // Keys returns the member names in order.
 func (o Object) Keys() []string {
+	if o == nil {
+		return nil // not an object at all: callers tell it from an empty one
+	}
 	keys := make([]string, len(o))
 	for i, m := range o {
 		keys[i] = m.Key
