@@ -1,0 +1,3 @@
+package main
+
+func runWrites(o *options, orig, cal *Site) error { return nil }
