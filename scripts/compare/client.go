@@ -31,8 +31,8 @@ var roleEnv = map[string][2]string{
 // roles lists every caller the harness plays, in a fixed order (deterministic generation).
 var roles = []string{"anon", "admin", "reader", "subscriber", "contributor", "author", "editor", "badpass"}
 
-// loadCreds reads the rig's wp.env (KEY=value lines) into a role → credential map.
-func loadCreds(path string) (map[string]Cred, error) {
+// loadEnv reads the rig's wp.env (KEY=value lines).
+func loadEnv(path string) (map[string]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -46,6 +46,16 @@ func loadCreds(path string) (map[string]Cred, error) {
 		if ok && !strings.HasPrefix(k, "#") {
 			env[k] = strings.Trim(v, `"'`)
 		}
+	}
+
+	return env, sc.Err()
+}
+
+// loadCreds reads the rig's wp.env into a role → credential map.
+func loadCreds(path string) (map[string]Cred, error) {
+	env, err := loadEnv(path)
+	if err != nil {
+		return nil, err
 	}
 
 	creds := map[string]Cred{"anon": {}}
@@ -231,4 +241,24 @@ func (s *Site) getRaw(path, role string) ([]byte, error) {
 	defer resp.Body.Close()
 
 	return io.ReadAll(resp.Body)
+}
+
+// rawDelete sends DELETE to a WordPress route (outside v1) as the administrator; errors are ignored
+// (clean-up only).
+func (s *Site) rawDelete(path string) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.Timeout)
+	defer cancel()
+
+	req, err := http.NewRequestWithContext(ctx, "DELETE", s.Base+"/wp-json"+path, nil)
+	if err != nil {
+		return
+	}
+	if c := s.Creds["admin"]; c.User != "" {
+		req.SetBasicAuth(c.User, c.Pass)
+	}
+
+	if resp, err := s.Client.Do(req); err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
 }

@@ -31,6 +31,8 @@ type options struct {
 	top         int
 	writes      bool
 	reseed      string
+	seedIDs     string
+	sweepOnly   bool
 }
 
 func parseFlags() *options {
@@ -49,6 +51,8 @@ func parseFlags() *options {
 	flag.IntVar(&o.top, "top", 60, "clusters printed on stdout (0: all)")
 	flag.BoolVar(&o.writes, "writes", false, "run the write sequence instead of random GETs")
 	flag.StringVar(&o.reseed, "reseed", "", "shell command that reseeds the rig between the two write runs")
+	flag.StringVar(&o.seedIDs, "seed-ids", "/tmp/calshim-wp/seed-ids.json", "the seed's IDs (wp-seed.sh)")
+	flag.BoolVar(&o.sweepOnly, "sweep", false, "only delete what write sequences left (Harness* posts, terms)")
 	flag.Parse()
 
 	return o
@@ -64,6 +68,11 @@ func main() {
 
 	orig := newSite("original", o.original, creds, o.timeout, func(*Request) string { return "tribe" })
 	cal := newSite("calshim", o.calshim, creds, o.timeout, func(r *Request) string { return r.NS })
+
+	if o.sweepOnly {
+		fmt.Printf("swept %d\n", sweep(orig))
+		return
+	}
 
 	if o.writes {
 		err = runWrites(o, orig, cal)
