@@ -220,7 +220,6 @@ func newSite(name, base string, creds map[string]Cred, timeout time.Duration, ns
 		Timeout: timeout}
 }
 
-
 // getRaw GETs a path of the site outside the v1 namespace (WordPress' own routes) as role.
 func (s *Site) getRaw(path, role string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.Timeout)

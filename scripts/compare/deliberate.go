@@ -11,11 +11,11 @@ import (
 type Deliberate struct {
 	Name   string
 	Reason string
-	Route  *regexp.Regexp           // route template (e.g. "GET /events"); nil: any
-	Path   *regexp.Regexp           // generalised JSON path or header:Name; nil: any
-	Kinds  string                   // comma-separated kinds; empty: any but status
-	When   func(q url.Values) bool  // on the request's query; nil: always
-	Values func(a, b string) bool   // on the two values; nil: always
+	Route  *regexp.Regexp          // route template (e.g. "GET /events"); nil: any
+	Path   *regexp.Regexp          // generalised JSON path or header:Name; nil: any
+	Kinds  string                  // comma-separated kinds; empty: any but status
+	When   func(q url.Values) bool // on the request's query; nil: always
+	Values func(a, b string) bool  // on the two values; nil: always
 }
 
 func (d *Deliberate) matches(r *Request, q url.Values, df Diff) bool {
@@ -115,7 +115,7 @@ var deliberates = []*Deliberate{
 		},
 	},
 	{
-		Name: "fields-filter",
+		Name:   "fields-filter",
 		Reason: "_fields filters list answers as WordPress does for its own routes (the original answers [])",
 		Route:  regexp.MustCompile(`^GET /(events|venues|organizers|categories|tags)$`),
 		Path:   regexp.MustCompile(`^\$$`),

@@ -8,7 +8,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"strings"
@@ -33,6 +32,7 @@ type options struct {
 	reseed      string
 	seedIDs     string
 	sweepOnly   bool
+	merge       string
 }
 
 func parseFlags() *options {
@@ -52,6 +52,7 @@ func parseFlags() *options {
 	flag.BoolVar(&o.writes, "writes", false, "run the write sequence instead of random GETs")
 	flag.StringVar(&o.reseed, "reseed", "", "shell command that reseeds the rig between the two write runs")
 	flag.StringVar(&o.seedIDs, "seed-ids", "/tmp/calshim-wp/seed-ids.json", "the seed's IDs (wp-seed.sh)")
+	flag.StringVar(&o.merge, "merge", "", "comma-separated JSON reports to add up and print (no requests)")
 	flag.BoolVar(&o.sweepOnly, "sweep", false, "only delete what write sequences left (Harness* posts, terms)")
 	flag.Parse()
 
@@ -60,6 +61,17 @@ func parseFlags() *options {
 
 func main() {
 	o := parseFlags()
+
+	if o.merge != "" {
+		rep, err := mergeReports(strings.Split(o.merge, ","))
+		if err == nil {
+			err = emit(o, rep, append(append([]*Deliberate{}, deliberates...), writeDeliberates...))
+		}
+		if err != nil {
+			fail(err)
+		}
+		return
+	}
 
 	creds, err := loadCreds(o.env)
 	if err != nil {
@@ -199,5 +211,3 @@ func emit(o *options, rep *Report, table []*Deliberate) error {
 
 	return nil
 }
-
-var _ io.Writer = os.Stdout

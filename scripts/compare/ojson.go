@@ -27,10 +27,10 @@ func (k Kind) String() string {
 
 // Node is a decoded JSON value that keeps the order of object keys, which encoding/json's maps lose.
 type Node struct {
-	Kind  Kind
-	Lit   string // bool, number (as written) and string values
-	Keys  []string
-	Vals  []*Node // object values (parallel to Keys) or array items
+	Kind Kind
+	Lit  string // bool, number (as written) and string values
+	Keys []string
+	Vals []*Node // object values (parallel to Keys) or array items
 }
 
 // Get returns the value of key in an object, or nil.

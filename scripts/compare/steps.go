@@ -1,5 +1,7 @@
 package main
 
+import "strings"
+
 // Step is one call of the write sequence. Path and Body may hold placeholders: {{name}} is the ID of the
 // object created by step name, {{name.slug}} its slug, {{seed.kind.key}} an ID of the seed
 // (seed-ids.json). Body is JSON unless Form is set (then a PHP-style form body).
@@ -41,9 +43,11 @@ func writeSteps() []Step {
 	s = append(s, eventUpdates()...)
 	s = append(s, eventDeletes()...)
 	s = append(s, linkedSteps("venue", "venues", `"venue":"Harness Hall B","address":"2 Test St",`+
+		`"description":"<p>Hall B</p>","date":"2026-10-02 08:00:00","author":{{user.author}},`+
 		`"city":"Testville","country":"France","province":"IDF","zip":"75002","phone":"+33 1 23",`+
 		`"website":"https://hallb.example","show_map":"1","show_map_link":"0"`)...)
 	s = append(s, linkedSteps("organizer", "organizers", `"organizer":"Harness Org B",`+
+		`"description":"Org B","date_utc":"2026-10-02 08:00:00",`+
 		`"phone":"555-0100","website":"https://orgb.example","email":"orgb@example.org"`)...)
 	s = append(s, termSteps("category", "categories", `,"parent":{{seed.categories.music}}`)...)
 	s = append(s, termSteps("tag", "tags", "")...)
@@ -131,6 +135,13 @@ func eventRefusals() []Step {
 			Body: `{"title":"Harness Bad Author","start_date":"` + d1 + `","end_date":"` + d2 + `",` +
 				`"author":999999}`},
 		{Name: "ev_bad_json", Role: "admin", Method: "POST", Path: "/events", Body: `{"title":`},
+		{Name: "ev_deep_json", Role: "admin", Method: "POST", Path: "/events",
+			Body: `{"title":"Harness Deep","start_date":"` + d1 + `","end_date":"` + d2 + `","cost":` +
+				strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}`},
+		{Name: "ev_anon_bad_author", Role: "anon", Method: "POST", Path: "/events",
+			Deliberate: "anon-unknown-author",
+			Body: `{"title":"Harness Anon Author","start_date":"` + d1 + `","end_date":"` + d2 + `",` +
+				`"author":999999}`},
 	}
 }
 

@@ -20,6 +20,8 @@ var writeDeliberates = []*Deliberate{
 		"named after the tag's ID)"},
 	{Name: "contributor-new-terms", Reason: "terms named in an event that do not exist are created with the " +
 		"caller's rights: a contributor gets 403 (the original creates them anyway)"},
+	{Name: "anon-unknown-author", Reason: "whether an author ID is a user is for WordPress to say, after " +
+		"the permission check: anonymous gets 401 where the original answers 400"},
 	{Name: "by-slug-per-object", Reason: "by-slug writes are checked per object by WordPress (the original " +
 		"checks only the general capability there)"},
 }
@@ -232,8 +234,12 @@ func (r *run) cleanup(wp *Site) {
 
 // ---- normalisation of one run's answers ----
 
-var idInText = regexp.MustCompile(`(\?id=|[?&]p=|/events/|/venues/|/organizers/|/categories/|/tags/|` +
-	`ID )(\d+)`)
+// idInText finds IDs in URLs and messages: v1 and wp/v2 paths, query arguments, "ID n".
+var idInText = regexp.MustCompile(`(\?id=|[?&]p=|ID |/(?:events|venues|organizers|categories|tags|` +
+	`tribe_events_cat|tribe_events|tribe_venue|tribe_organizer)/|[?&](?:tribe_events_cat|tags|post|` +
+	`parent)=)(\d+)`)
+
+var termRef = regexp.MustCompile(`categories|tags|tribe_events_cat|parent`)
 
 var slugSuffix = regexp.MustCompile(`-\d+(/?)$`)
 
@@ -278,7 +284,7 @@ func (r *run) normaliseString(key, s string, now time.Time) string {
 	s = idInText.ReplaceAllStringFunc(s, func(m string) string {
 		sub := idInText.FindStringSubmatch(m)
 		sp := "post"
-		if sub[1] == "/categories/" || sub[1] == "/tags/" {
+		if termRef.MatchString(sub[1]) {
 			sp = "term"
 		}
 		if t, ok := r.tok.ids[sp+":"+sub[2]]; ok {
