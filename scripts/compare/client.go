@@ -29,7 +29,9 @@ var roleEnv = map[string][2]string{
 }
 
 // roles lists every caller the harness plays, in a fixed order (deterministic generation).
-var roles = []string{"anon", "admin", "reader", "subscriber", "contributor", "author", "editor", "badpass"}
+var roles = []string{
+	"anon", "admin", "reader", "subscriber", "contributor", "author", "editor", "badpass",
+}
 
 // loadEnv reads the rig's wp.env (KEY=value lines).
 func loadEnv(path string) (map[string]string, error) {
@@ -210,7 +212,8 @@ func hostOf(base string) string {
 }
 
 // newSite builds a site with its own client; redirects are not followed (a 301 is an answer).
-func newSite(name, base string, creds map[string]Cred, timeout time.Duration, ns func(*Request) string) *Site {
+func newSite(name, base string, creds map[string]Cred, timeout time.Duration,
+	ns func(*Request) string) *Site {
 	client := &http.Client{
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		Transport:     &http.Transport{MaxIdleConnsPerHost: 8},

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// Deliberate is a difference calshim makes on purpose (README, section Compatibility), with its reason.
-// A difference matching one is counted under its name and not reported as a difference.
+// Deliberate is a difference calshim makes on purpose (README, section Compatibility), with its
+// reason. A difference matching one is counted under its name and not reported as a difference.
 type Deliberate struct {
 	Name   string
 	Reason string
@@ -63,13 +63,15 @@ func has(name string) func(url.Values) bool {
 
 var numericAbbr = regexp.MustCompile(`^[+-]\d+$`)
 
-// deliberates is the table of deliberate differences of reads. Writes add theirs (writeDeliberates).
+// deliberates is the table of deliberate differences of reads. Writes add theirs
+// (writeDeliberates).
 var deliberates = []*Deliberate{
 	{
-		Name:   "jsonld-email",
-		Reason: "JSON-LD e-mail obfuscation is deterministic in calshim; the original's is random per request",
-		Path:   regexp.MustCompile(`json_ld.*email`),
-		Kinds:  "value",
+		Name: "jsonld-email",
+		Reason: "JSON-LD e-mail obfuscation is deterministic in calshim; the original's is random " +
+			"per request",
+		Path:  regexp.MustCompile(`json_ld.*email`),
+		Kinds: "value",
 	},
 	{
 		Name:   "tags-any",
@@ -79,7 +81,8 @@ var deliberates = []*Deliberate{
 	},
 	{
 		Name: "linked-search-totals",
-		Reason: "venue/organizer searches count only the matches in total/total_pages and keep search in " +
+		Reason: "venue/organizer searches count only the matches in total/total_pages and keep " +
+			"search in " +
 			"rest_url/next_rest_url (the original reports unfiltered totals and drops search)",
 		Route: regexp.MustCompile(`^GET /(venues|organizers)$`),
 		Path: regexp.MustCompile(`^(header:X-Tec-Total(Pages)?|\$\.(total|total_pages|rest_url|` +
@@ -87,10 +90,11 @@ var deliberates = []*Deliberate{
 		When: has("search"),
 	},
 	{
-		Name:   "only-with-upcoming",
-		Reason: "only_with_upcoming considers every upcoming event (the original only the first page of them)",
-		Route:  regexp.MustCompile(`^GET /(venues|organizers)$`),
-		When:   func(q url.Values) bool { return truthy(q.Get("only_with_upcoming")) },
+		Name: "only-with-upcoming",
+		Reason: "only_with_upcoming considers every upcoming event (the original only the first " +
+			"page of them)",
+		Route: regexp.MustCompile(`^GET /(venues|organizers)$`),
+		When:  func(q url.Values) bool { return truthy(q.Get("only_with_upcoming")) },
 	},
 	{
 		Name:   "doc-servers-port",
@@ -100,10 +104,11 @@ var deliberates = []*Deliberate{
 		Kinds:  "value",
 	},
 	{
-		Name:   "include-ignores-dates",
-		Reason: "the spec: with include the date filters are ignored (the original keeps its default window)",
-		Route:  regexp.MustCompile(`^GET /events$`),
-		When:   has("include"),
+		Name: "include-ignores-dates",
+		Reason: "the spec: with include the date filters are ignored (the original keeps its " +
+			"default window)",
+		Route: regexp.MustCompile(`^GET /events$`),
+		When:  has("include"),
 	},
 	{
 		Name:   "timezone-abbr",
@@ -115,8 +120,9 @@ var deliberates = []*Deliberate{
 		},
 	},
 	{
-		Name:   "fields-filter",
-		Reason: "_fields filters list answers as WordPress does for its own routes (the original answers [])",
+		Name: "fields-filter",
+		Reason: "_fields filters list answers as WordPress does for its own routes (the original " +
+			"answers [])",
 		Route:  regexp.MustCompile(`^GET /(events|venues|organizers|categories|tags)$`),
 		Path:   regexp.MustCompile(`^\$$`),
 		Kinds:  "type",
@@ -125,7 +131,8 @@ var deliberates = []*Deliberate{
 	},
 	{
 		Name: "url-form",
-		Reason: "README, Addressing: URLs in an answer keep the form the request came in on (?rest_route=); " +
+		Reason: "README, Addressing: URLs in an answer keep the form the request came in on " +
+			"(?rest_route=); " +
 			"the original always links with pretty permalinks",
 		Kinds:  "value,header",
 		Values: func(a, b string) bool { return b != "" && plainToPretty(b) == a },

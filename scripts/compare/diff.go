@@ -17,11 +17,12 @@ type Diff struct {
 	fullB string
 }
 
-// maxDiffs bounds the differences kept per answer (a different list would otherwise list every field).
+// maxDiffs bounds the differences kept per answer (a different list would otherwise list every
+// field).
 const maxDiffs = 40
 
-// Normalizer rewrites calshim's answer into the original's terms: its host:port and, when the request
-// went through cal/events/v1, its namespace.
+// Normalizer rewrites calshim's answer into the original's terms: its host:port and, when the
+// request went through cal/events/v1, its namespace.
 type Normalizer struct {
 	Pairs [][2]string // from → to, applied in order to every string, key and text body
 }
@@ -30,7 +31,8 @@ func newNormalizer(calHost, origHost, ns string) *Normalizer {
 	n := &Normalizer{Pairs: [][2]string{{calHost, origHost}}}
 	if ns != "tribe" {
 		n.Pairs = append(n.Pairs, [2]string{nsPath(ns), nsPath("tribe")})
-		n.Pairs = append(n.Pairs, [2]string{strings.ReplaceAll(nsPath(ns), "/", `\/`), `tribe\/events\/v1`})
+		escaped := strings.ReplaceAll(nsPath(ns), "/", `\/`)
+		n.Pairs = append(n.Pairs, [2]string{escaped, `tribe\/events\/v1`})
 	}
 
 	return n
@@ -212,9 +214,9 @@ func diffObjects(path string, a, b *Node, out *[]Diff) {
 	}
 }
 
-// keyDiffs reports the keys of x that y lacks (kind missing or extra) and returns the common ones in
-// x's order. More than three such keys make one difference at "path.*" listing them, so that an answer
-// of another shape is one cluster, not one per field.
+// keyDiffs reports the keys of x that y lacks (kind missing or extra) and returns the common ones
+// in x's order. More than three such keys make one difference at "path.*" listing them, so that an
+// answer of another shape is one cluster, not one per field.
 func keyDiffs(path string, x, y *Node, kind string, out *[]Diff) []string {
 	var common, lacking []string
 	var first *Node

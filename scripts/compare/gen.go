@@ -8,7 +8,8 @@ import (
 	"strings"
 )
 
-// Gen draws random GET requests from a seed: the same seed and the same world give the same requests.
+// Gen draws random GET requests from a seed: the same seed and the same world give the same
+// requests.
 type Gen struct {
 	rng *rand.Rand
 	w   *World
@@ -55,7 +56,8 @@ func (q *query) add(k, v string) {
 	q.parts = append(q.parts, esc(k)+"="+esc(v))
 }
 
-// esc encodes like a browser form, keeping brackets readable and {NS} for the namespace placeholder.
+// esc encodes like a browser form, keeping brackets readable and {NS} for the namespace
+// placeholder.
 func esc(s string) string {
 	e := url.QueryEscape(s)
 	e = strings.NewReplacer("%5B", "[", "%5D", "]", "%7BNS%7D", "{NS}", "%2F", "/").Replace(e)
@@ -68,7 +70,9 @@ var routeGens = []routeGen{
 	{"GET /events/{id}", 10, (*Gen).eventByID},
 	{"GET /events/by-slug/{slug}", 7, (*Gen).eventBySlug},
 	{"GET /venues", 8, func(g *Gen, q *query) string { return g.linkedList(q, "/venues") }},
-	{"GET /venues/{id}", 4, func(g *Gen, q *query) string { return g.linkedByID(q, "/venues", g.w.Venues) }},
+	{"GET /venues/{id}", 4, func(g *Gen, q *query) string {
+		return g.linkedByID(q, "/venues", g.w.Venues)
+	}},
 	{"GET /venues/by-slug/{slug}", 3, func(g *Gen, q *query) string {
 		return g.linkedBySlug(q, "/venues", g.w.Venues)
 	}},
@@ -79,17 +83,22 @@ var routeGens = []routeGen{
 	{"GET /organizers/by-slug/{slug}", 3, func(g *Gen, q *query) string {
 		return g.linkedBySlug(q, "/organizers", g.w.Organizers)
 	}},
-	{"GET /categories", 7, func(g *Gen, q *query) string { return g.termList(q, "/categories", g.w.Cats) }},
+	{"GET /categories", 7, func(g *Gen, q *query) string {
+		return g.termList(q, "/categories", g.w.Cats)
+	}},
 	{"GET /categories/{id}", 3, func(g *Gen, q *query) string {
 		return g.termByID(q, "/categories", g.w.Cats, g.w.Tags)
 	}},
 	{"GET /tags", 6, func(g *Gen, q *query) string { return g.termList(q, "/tags", g.w.Tags) }},
-	{"GET /tags/{id}", 3, func(g *Gen, q *query) string { return g.termByID(q, "/tags", g.w.Tags, g.w.Cats) }},
+	{"GET /tags/{id}", 3, func(g *Gen, q *query) string {
+		return g.termByID(q, "/tags", g.w.Tags, g.w.Cats)
+	}},
 	{"GET /", 2, (*Gen).index},
 	{"GET /doc", 2, (*Gen).doc},
 }
 
-// Next draws one request: a route by weight, its parameters, a caller, a namespace and an address form.
+// Next draws one request: a route by weight, its parameters, a caller, a namespace and an address
+// form.
 func (g *Gen) Next(filter func(string) bool) *Request {
 	rg := g.pickRoute(filter)
 
@@ -135,7 +144,8 @@ func (g *Gen) role() string {
 	return pick(g, roles[1:len(roles)-1])
 }
 
-// extras adds, rarely, what no route declares: unknown parameters, context, _fields, a repeated page.
+// extras adds, rarely, what no route declares: unknown parameters, context, _fields, a repeated
+// page.
 func (g *Gen) extras(q *query) {
 	if g.chance(0.03) {
 		q.add("foo", "bar")
@@ -342,8 +352,8 @@ func (g *Gen) eventList(q *query) string {
 	gens := map[string]func(*query, string){}
 	pageParams(g, gens)
 
-	for _, k := range []string{"start_date", "end_date", "starts_before", "starts_after", "ends_before",
-		"ends_after"} {
+	for _, k := range []string{"start_date", "end_date", "starts_before", "starts_after",
+		"ends_before", "ends_after"} {
 		gens[k] = g.dateParam()
 	}
 

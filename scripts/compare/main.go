@@ -1,7 +1,7 @@
-// Command compare is calshim's differential harness: it sends the same seeded random requests to the
-// original plugin (tribe/events/v1 on WordPress) and to calshim, and reports every difference of status,
-// X-TEC-* headers and body (values, JSON types, key order), clustered by route, JSON path and kind.
-// With -writes it replays a write sequence on both instead. A development tool: see
+// Command compare is calshim's differential harness: it sends the same seeded random requests to
+// the original plugin (tribe/events/v1 on WordPress) and to calshim, and reports every difference
+// of status, X-TEC-* headers and body (values, JSON types, key order), clustered by route, JSON
+// path and kind. With -writes it replays a write sequence on both instead. A development tool: see
 // scripts/compare-original.sh; never part of make test or CI.
 package main
 
@@ -40,8 +40,10 @@ func parseFlags() *options {
 	flag.Uint64Var(&o.seed, "seed", 1, "seed of the random requests")
 	flag.IntVar(&o.n, "n", 2000, "number of random GET requests")
 	flag.StringVar(&o.calshim, "calshim", "http://127.0.0.1:8090", "calshim's base URL")
-	flag.StringVar(&o.original, "original", "http://127.0.0.1:8881", "the original's WordPress base URL")
-	flag.StringVar(&o.routes, "routes", "", "regexp on route templates (e.g. '^GET /events') to restrict to")
+	flag.StringVar(&o.original, "original", "http://127.0.0.1:8881",
+		"the original's WordPress base URL")
+	flag.StringVar(&o.routes, "routes", "",
+		"regexp on route templates (e.g. '^GET /events') to restrict to")
 	flag.StringVar(&o.jsonOut, "json", "", "write the full report as JSON to this file")
 	flag.StringVar(&o.textOut, "report", "", "also write the text report to this file (all clusters)")
 	flag.BoolVar(&o.verbose, "v", false, "print every differing request with its differences")
@@ -50,10 +52,14 @@ func parseFlags() *options {
 	flag.DurationVar(&o.timeout, "timeout", 30*time.Second, "timeout per request")
 	flag.IntVar(&o.top, "top", 60, "clusters printed on stdout (0: all)")
 	flag.BoolVar(&o.writes, "writes", false, "run the write sequence instead of random GETs")
-	flag.StringVar(&o.reseed, "reseed", "", "shell command that reseeds the rig between the two write runs")
-	flag.StringVar(&o.seedIDs, "seed-ids", "/tmp/calshim-wp/seed-ids.json", "the seed's IDs (wp-seed.sh)")
-	flag.StringVar(&o.merge, "merge", "", "comma-separated JSON reports to add up and print (no requests)")
-	flag.BoolVar(&o.sweepOnly, "sweep", false, "only delete what write sequences left (Harness* posts, terms)")
+	flag.StringVar(&o.reseed, "reseed", "",
+		"shell command that reseeds the rig between the two write runs")
+	flag.StringVar(&o.seedIDs, "seed-ids", "/tmp/calshim-wp/seed-ids.json",
+		"the seed's IDs (wp-seed.sh)")
+	flag.StringVar(&o.merge, "merge", "",
+		"comma-separated JSON reports to add up and print (no requests)")
+	flag.BoolVar(&o.sweepOnly, "sweep", false,
+		"only delete what write sequences left (Harness* posts, terms)")
 	flag.Parse()
 
 	return o
@@ -127,14 +133,16 @@ func runReads(o *options, orig, cal *Site) error {
 
 	start := time.Now()
 	results := sendAll(o, orig, cal, reqs)
-	fmt.Fprintf(os.Stderr, "compare: %d requests in %s\n", len(reqs), time.Since(start).Round(time.Second))
+	took := time.Since(start).Round(time.Second)
+	fmt.Fprintf(os.Stderr, "compare: %d requests in %s\n", len(reqs), took)
 
 	rep := buildReport("random GETs", o.seed, world.Summary(), results)
 
 	return emit(o, rep, deliberates)
 }
 
-// sendAll sends every request to both sites, o.concurrency at a time; results keep the requests' order.
+// sendAll sends every request to both sites, o.concurrency at a time; results keep the requests'
+// order.
 func sendAll(o *options, orig, cal *Site, reqs []*Request) []*Result {
 	results := make([]*Result, len(reqs))
 	calHost, origHost := hostOf(cal.Base), hostOf(orig.Base)
@@ -177,7 +185,8 @@ func compareOne(r *Request, orig, cal *Site, norm *Normalizer, table []*Delibera
 	diffs := compareResponses(a, b, norm)
 	kept, names := filterDeliberate(r, diffs, table)
 
-	return &Result{Req: r, Diffs: kept, Deliberate: names, StatusA: statusLabel(a), StatusB: statusLabel(b)}
+	return &Result{Req: r, Diffs: kept, Deliberate: names, StatusA: statusLabel(a),
+		StatusB: statusLabel(b)}
 }
 
 func progress(o *options, done, total int, res *Result) {

@@ -25,7 +25,8 @@ func (k Kind) String() string {
 	return [...]string{"null", "bool", "number", "string", "array", "object"}[k]
 }
 
-// Node is a decoded JSON value that keeps the order of object keys, which encoding/json's maps lose.
+// Node is a decoded JSON value that keeps the order of object keys, which encoding/json's maps
+// lose.
 type Node struct {
 	Kind Kind
 	Lit  string // bool, number (as written) and string values

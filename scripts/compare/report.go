@@ -91,7 +91,8 @@ func buildReport(title string, seed uint64, world string, results []*Result) *Re
 	return rep
 }
 
-func addResult(rep *Report, routes map[string]*RouteStat, clusters map[string]*Cluster, res *Result) {
+func addResult(rep *Report, routes map[string]*RouteStat, clusters map[string]*Cluster,
+	res *Result) {
 	rs := routes[res.Req.Route]
 	if rs == nil {
 		rs = &RouteStat{Route: res.Req.Route}
@@ -140,7 +141,8 @@ func addToCluster(clusters map[string]*Cluster, key string, r *Request, d Diff, 
 	}
 
 	label := r.Label()
-	if c.Example == "" || len(label) < len(c.Example) || (len(label) == len(c.Example) && label < c.Example) {
+	shorter := len(label) < len(c.Example) || (len(label) == len(c.Example) && label < c.Example)
+	if c.Example == "" || shorter {
 		c.Example, c.ExPath, c.A, c.B = label, d.Path, d.A, d.B
 	}
 }

@@ -2,8 +2,8 @@ package main
 
 import "strings"
 
-// Step is one call of the write sequence. Path and Body may hold placeholders: {{name}} is the ID of the
-// object created by step name, {{name.slug}} its slug, {{seed.kind.key}} an ID of the seed
+// Step is one call of the write sequence. Path and Body may hold placeholders: {{name}} is the ID
+// of the object created by step name, {{name.slug}} its slug, {{seed.kind.key}} an ID of the seed
 // (seed-ids.json). Body is JSON unless Form is set (then a PHP-style form body).
 type Step struct {
 	Name       string
@@ -12,7 +12,7 @@ type Step struct {
 	Path       string
 	Body       string
 	Form       bool
-	Deliberate string   // a README difference this step exercises: its answer's differences are expected
+	Deliberate string   // a README difference this step exercises: its differences are expected
 	Taints     []string // steps whose created object's stored state that deliberate difference changes
 }
 
@@ -27,14 +27,15 @@ func fullEvent(title, extra string) string {
 	return `{"title":"` + title + `","description":"<p>` + title + ` body</p>","excerpt":"ex",` +
 		`"status":"publish","timezone":"Europe/Paris","all_day":false,` +
 		`"start_date":"2027-05-10 18:00:00","end_date":"2027-05-10 21:30:00",` +
-		`"image":"{{seed.media.stage}}","cost":"12.50","website":"https://example.org/` + title[:4] + `",` +
+		`"image":"{{seed.media.stage}}","cost":"12.50",` +
+		`"website":"https://example.org/` + title[:4] + `",` +
 		`"show_map":true,"show_map_link":true,"hide_from_listings":false,"sticky":false,` +
 		`"featured":false,"categories":[{{seed.categories.technology}}],"tags":[{{seed.tags.online}}],` +
 		`"venue":{{seed.venues.moscone}},"organizer":[{{seed.organizers.techcon}}]` + extra + `}`
 }
 
-// writeSteps is the write sequence: creations (plain, full, nested linked posts, terms by name and by
-// ID, form bodies), refusals, updates by ID and slug with each method, deletions; then venues,
+// writeSteps is the write sequence: creations (plain, full, nested linked posts, terms by name and
+// by ID, form bodies), refusals, updates by ID and slug with each method, deletions; then venues,
 // organizers, categories and tags.
 func writeSteps() []Step {
 	var s []Step
@@ -155,7 +156,8 @@ func eventUpdates() []Step {
 			Body: fullEvent("Harness Nested Patched", `,"timezone":"Asia/Kolkata","status":"draft"`)},
 		{Name: "upd_post_slug", Role: "admin", Method: "POST", Path: "/events/by-slug/{{ev_allday.slug}}",
 			Body: fullEvent("Harness Allday Slug", `,"all_day":true`)},
-		{Name: "upd_put_slug", Role: "admin", Method: "PUT", Path: "/events/by-slug/{{ev_endbefore.slug}}",
+		{Name: "upd_put_slug", Role: "admin", Method: "PUT",
+			Path: "/events/by-slug/{{ev_endbefore.slug}}",
 			Body: fullEvent("Harness Backwards Put", "")},
 		{Name: "upd_patch_slug", Role: "admin", Method: "PATCH",
 			Path: "/events/by-slug/{{ev_utcoffset.slug}}", Body: fullEvent("Harness Offset Patch", "")},
@@ -213,8 +215,10 @@ func linkedSteps(kind, base, fields string) []Step {
 			Body: `{"` + kind + `":"Harness ` + kind + ` Renamed","description":"now described",` +
 				`"phone":"999"}`},
 		{Name: p + "upd_put_slug", Role: "admin", Method: "PUT",
-			Path: "/" + base + "/by-slug/{{" + p + "create.slug}}", Body: `{"website":"https://new.example"}`},
-		{Name: p + "upd_patch", Role: "editor", Method: "PATCH", Path: "/" + base + "/{{" + p + "create}}",
+			Path: "/" + base + "/by-slug/{{" + p + "create.slug}}",
+			Body: `{"website":"https://new.example"}`},
+		{Name: p + "upd_patch", Role: "editor", Method: "PATCH",
+			Path: "/" + base + "/{{" + p + "create}}",
 			Body: `{"status":"draft","author":{{user.author}}}`},
 		{Name: p + "upd_contrib", Role: "contributor", Method: "PATCH",
 			Path: "/" + base + "/{{" + p + "create}}", Body: `{"phone":"1"}`},
@@ -222,7 +226,8 @@ func linkedSteps(kind, base, fields string) []Step {
 			Body: `{"phone":"1"}`},
 		{Name: p + "del_anon", Role: "anon", Method: "DELETE", Path: "/" + base + "/{{" + p + "create}}"},
 		{Name: p + "del", Role: "admin", Method: "DELETE", Path: "/" + base + "/{{" + p + "create}}"},
-		{Name: p + "del_again", Role: "admin", Method: "DELETE", Path: "/" + base + "/{{" + p + "create}}"},
+		{Name: p + "del_again", Role: "admin", Method: "DELETE",
+			Path: "/" + base + "/{{" + p + "create}}"},
 		{Name: p + "del_slug", Role: "admin", Method: "DELETE",
 			Path: "/" + base + "/by-slug/{{" + p + "dup.slug}}"},
 	}
@@ -231,7 +236,8 @@ func linkedSteps(kind, base, fields string) []Step {
 // termSteps are the writes of categories or tags; extra adds fields to the creation.
 func termSteps(kind, base, extra string) []Step {
 	p := kind[:3] + "_"
-	body := `{"name":"Harness ` + kind + `","description":"d","slug":"harness-` + kind + `"` + extra + `}`
+	body := `{"name":"Harness ` + kind + `","description":"d",` +
+		`"slug":"harness-` + kind + `"` + extra + `}`
 
 	return []Step{
 		{Name: p + "create", Role: "admin", Method: "POST", Path: "/" + base, Body: body},
@@ -253,6 +259,7 @@ func termSteps(kind, base, extra string) []Step {
 		{Name: p + "del_subscriber", Role: "subscriber", Method: "DELETE",
 			Path: "/" + base + "/{{" + p + "create}}"},
 		{Name: p + "del", Role: "admin", Method: "DELETE", Path: "/" + base + "/{{" + p + "create}}"},
-		{Name: p + "del_again", Role: "admin", Method: "DELETE", Path: "/" + base + "/{{" + p + "create}}"},
+		{Name: p + "del_again", Role: "admin", Method: "DELETE",
+			Path: "/" + base + "/{{" + p + "create}}"},
 	}
 }

@@ -23,7 +23,8 @@ type World struct {
 
 var postStatuses = []string{"publish", "draft", "pending", "private", "future", "trash"}
 
-// discover reads every event (each status), venue, organizer, category and tag as the administrator.
+// discover reads every event (each status), venue, organizer, category and tag as the
+// administrator.
 func discover(s *Site) (*World, error) {
 	w := &World{}
 

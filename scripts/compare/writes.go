@@ -12,17 +12,23 @@ import (
 	"time"
 )
 
-// writeDeliberates are the README's deliberate differences of writes; a step names the one it exercises.
+// writeDeliberates are the README's deliberate differences of writes; a step names the one it
+// exercises.
 var writeDeliberates = []*Deliberate{
-	{Name: "update-only-given", Reason: "updates change only the fields given (the original resets omitted " +
+	{Name: "update-only-given", Reason: "updates change only the fields given (the original " +
+		"resets omitted " +
 		"fields: status, dates, flags, website, cost, image, organizers...)"},
-	{Name: "tag-by-name", Reason: "an existing tag given by name is assigned (the original creates a new tag " +
+	{Name: "tag-by-name", Reason: "an existing tag given by name is assigned (the original " +
+		"creates a new tag " +
 		"named after the tag's ID)"},
-	{Name: "contributor-new-terms", Reason: "terms named in an event that do not exist are created with the " +
+	{Name: "contributor-new-terms", Reason: "terms named in an event that do not exist are " +
+		"created with the " +
 		"caller's rights: a contributor gets 403 (the original creates them anyway)"},
-	{Name: "anon-unknown-author", Reason: "whether an author ID is a user is for WordPress to say, after " +
+	{Name: "anon-unknown-author", Reason: "whether an author ID is a user is for WordPress to " +
+		"say, after " +
 		"the permission check: anonymous gets 401 where the original answers 400"},
-	{Name: "by-slug-per-object", Reason: "by-slug writes are checked per object by WordPress (the original " +
+	{Name: "by-slug-per-object", Reason: "by-slug writes are checked per object by WordPress " +
+		"(the original " +
 		"checks only the general capability there)"},
 }
 
@@ -44,7 +50,8 @@ type tokenRef struct {
 	id    int
 }
 
-// tokens maps IDs of one run to names shared by both runs: seeds by their key, new objects by order.
+// tokens maps IDs of one run to names shared by both runs: seeds by their key, new objects by
+// order.
 type tokens struct {
 	ids     map[string]string // "post:123" / "term:7" → token
 	maxPost int
@@ -162,11 +169,13 @@ func (r *run) play(steps []Step) {
 	}
 }
 
-var childKind = map[string]string{"venue": "venue", "organizer": "organizer", "categories": "category",
-	"tags": "tag", "events": "event"}
+var childKind = map[string]string{
+	"venue": "venue", "organizer": "organizer", "categories": "category", "tags": "tag",
+	"events": "event",
+}
 
-// scan names every new ID of a step's answer after the step and its rank in the answer, so that the two
-// runs' objects pair up even when one run created less.
+// scan names every new ID of a step's answer after the step and its rank in the answer, so that the
+// two runs' objects pair up even when one run created less.
 func (r *run) scan(n *Node, kind, step string, seen *int) {
 	switch n.Kind {
 	case KArray:
@@ -207,14 +216,18 @@ func (r *run) tokenFor(kind, lit, step string, seen *int) {
 	r.order = append(r.order, tokenRef{token: tok, kind: kind, id: id})
 }
 
-var kindBase = map[string]string{"event": "/events/", "venue": "/venues/", "organizer": "/organizers/",
-	"category": "/categories/", "tag": "/tags/"}
+var kindBase = map[string]string{
+	"event": "/events/", "venue": "/venues/", "organizer": "/organizers/",
+	"category": "/categories/", "tag": "/tags/",
+}
 
-// readBack reads every created object as the administrator through reader (the writer or the original).
+// readBack reads every created object as the administrator through reader (the writer or the
+// original).
 func (r *run) readBack(reader *Site, ns string) map[string]*Response {
 	out := map[string]*Response{}
 	for _, ref := range r.order {
-		req := &Request{Method: "GET", Path: kindBase[ref.kind] + strconv.Itoa(ref.id), Role: "admin", NS: ns}
+		path := kindBase[ref.kind] + strconv.Itoa(ref.id)
+		req := &Request{Method: "GET", Path: path, Role: "admin", NS: ns}
 		out[ref.token] = reader.Do(req)
 	}
 
@@ -223,8 +236,10 @@ func (r *run) readBack(reader *Site, ns string) map[string]*Response {
 
 // cleanup deletes for good what the run created, through WordPress itself (v1 deletes only trash).
 func (r *run) cleanup(wp *Site) {
-	bases := map[string]string{"event": "tribe_events", "venue": "tribe_venue", "organizer": "tribe_organizer",
-		"category": "tribe_events_cat", "tag": "tags"}
+	bases := map[string]string{
+		"event": "tribe_events", "venue": "tribe_venue", "organizer": "tribe_organizer",
+		"category": "tribe_events_cat", "tag": "tags",
+	}
 	for i := len(r.order) - 1; i >= 0; i-- {
 		ref := r.order[i]
 		path := fmt.Sprintf("/wp/v2/%s/%d?force=true", bases[ref.kind], ref.id)
@@ -235,7 +250,8 @@ func (r *run) cleanup(wp *Site) {
 // ---- normalisation of one run's answers ----
 
 // idInText finds IDs in URLs and messages: v1 and wp/v2 paths, query arguments, "ID n".
-var idInText = regexp.MustCompile(`(\?id=|[?&]p=|ID |/(?:events|venues|organizers|categories|tags|` +
+var idInText = regexp.MustCompile(`(\?id=|[?&]p=|ID |` +
+	`/(?:events|venues|organizers|categories|tags|` +
 	`tribe_events_cat|tribe_events|tribe_venue|tribe_organizer)/|[?&](?:tribe_events_cat|tags|post|` +
 	`parent)=)(\d+)`)
 
@@ -243,10 +259,12 @@ var termRef = regexp.MustCompile(`categories|tags|tribe_events_cat|parent`)
 
 var slugSuffix = regexp.MustCompile(`-\d+(/?)$`)
 
-var recentKeys = map[string]bool{"date": true, "date_utc": true, "modified": true, "modified_utc": true}
+var recentKeys = map[string]bool{
+	"date": true, "date_utc": true, "modified": true, "modified_utc": true,
+}
 
-// normalise rewrites the run's IDs into tokens, recent creation/modification dates into <recent> and
-// numeric slug suffixes into -#.
+// normalise rewrites the run's IDs into tokens, recent creation/modification dates into <recent>
+// and numeric slug suffixes into -#.
 func (r *run) normalise(n *Node, key string, kind string, now time.Time) {
 	switch n.Kind {
 	case KNumber:
@@ -254,7 +272,8 @@ func (r *run) normalise(n *Node, key string, kind string, now time.Time) {
 		if key == "additional_data" {
 			sp = "term"
 		}
-		if key == "id" || key == "term_id" || key == "additional_data" || (key == "parent" && sp == "term") {
+		isID := key == "id" || key == "term_id" || key == "additional_data"
+		if isID || (key == "parent" && sp == "term") {
 			if t, ok := r.tok.ids[sp+":"+n.Lit]; ok {
 				n.Kind, n.Lit = KString, "<"+t+">"
 			}
@@ -346,8 +365,9 @@ func runWrites(o *options, orig, cal *Site) error {
 	fmt.Fprintf(os.Stderr, "compare: swept %d leftovers\n", sweep(orig))
 
 	results := compareRuns(steps, a, b, hostOf(cal.Base), hostOf(orig.Base))
-	rep := buildReport("write sequence", 0, fmt.Sprintf("%d steps, %d objects created on the original, "+
-		"%d on calshim", len(steps), len(a.order), len(b.order)), results)
+	rep := buildReport("write sequence", 0, fmt.Sprintf(
+		"%d steps, %d objects created on the original, "+
+			"%d on calshim", len(steps), len(a.order), len(b.order)), results)
 
 	return emit(o, rep, append(append([]*Deliberate{}, deliberates...), writeDeliberates...))
 }
@@ -373,7 +393,8 @@ func playOn(o *options, writer, orig *Site, ns string, env map[string]string) (*
 
 	r := newRun(writer, ns, seeds, env, w)
 	r.play(writeSteps())
-	fmt.Fprintf(os.Stderr, "compare: %d steps on %s, %d objects created\n", len(r.answers), writer.Name,
+	fmt.Fprintf(os.Stderr, "compare: %d steps on %s, %d objects created\n", len(r.answers),
+		writer.Name,
 		len(r.order))
 
 	// Let calshim's catalog and the original settle before reading back.
@@ -421,7 +442,8 @@ func compareRuns(steps []Step, a, b *playRun, calHost, origHost string) []*Resul
 		}
 	}
 
-	results = append(results, compareBacks("stored, read by the original", a, b, a.origBack, b.origBack,
+	results = append(results, compareBacks("stored, read by the original", a, b,
+		a.origBack, b.origBack,
 		newNormalizer(calHost, origHost, "tribe"), tainted, now)...)
 
 	return append(results, compareBacks("stored, read by the writer", a, b, a.ownBack, b.ownBack, norm,
@@ -507,7 +529,8 @@ func compareWrite(req *Request, ra, rb *Response, a, b *run, norm *Normalizer, k
 }
 
 // sweep deletes for good, through WordPress, every post and term the write sequence may have left
-// (titles and names starting with "Harness"), also those of half-failed writes that no answer named.
+// (titles and names starting with "Harness"), also those of half-failed writes that no answer
+// named.
 func sweep(wp *Site) int {
 	n := 0
 	for _, t := range []string{"tribe_events", "tribe_venue", "tribe_organizer"} {
