@@ -49,6 +49,7 @@ func mergeReports(paths []string) (*Report, error) {
 func mergeOne(out, rep *Report, routes map[string]*RouteStat, clusters map[string]*Cluster) {
 	out.Requests += rep.Requests
 	out.Differing += rep.Differing
+	out.Transient += rep.Transient
 	out.World = rep.World
 	for k, v := range rep.Deliberate {
 		out.Deliberate[k] += v

@@ -16,6 +16,7 @@ type Result struct {
 	Deliberate []string
 	StatusA    string
 	StatusB    string
+	Transient  bool // differed once, agreed when asked again
 }
 
 // Cluster gathers the requests showing the same difference: same route, generalised path and kind.
@@ -46,6 +47,7 @@ type Report struct {
 	World      string         `json:"world"`
 	Requests   int            `json:"requests"`
 	Differing  int            `json:"differing"`
+	Transient  int            `json:"transient"`
 	Routes     []RouteStat    `json:"routes"`
 	Clusters   []*Cluster     `json:"clusters"`
 	Deliberate map[string]int `json:"deliberate"`
@@ -102,6 +104,9 @@ func addResult(rep *Report, routes map[string]*RouteStat, clusters map[string]*C
 
 	for _, name := range uniq(res.Deliberate) {
 		rep.Deliberate[name]++
+	}
+	if res.Transient {
+		rep.Transient++
 	}
 
 	if len(res.Diffs) == 0 {
@@ -164,8 +169,8 @@ func uniq(l []string) []string {
 func (rep *Report) printText(w io.Writer, top int, table []*Deliberate) {
 	fmt.Fprintf(w, "== %s (seed %d)\n", rep.Title, rep.Seed)
 	fmt.Fprintf(w, "world: %s\n", rep.World)
-	fmt.Fprintf(w, "requests %d, differing %d (%.1f%%)\n\n", rep.Requests, rep.Differing,
-		pct(rep.Differing, rep.Requests))
+	fmt.Fprintf(w, "requests %d, differing %d (%.1f%%); transient (differed once, then agreed) %d\n\n",
+		rep.Requests, rep.Differing, pct(rep.Differing, rep.Requests), rep.Transient)
 
 	fmt.Fprintf(w, "%-34s %8s %9s %13s\n", "route", "requests", "differing", "deliberate-only")
 	for _, rs := range rep.Routes {
