@@ -179,6 +179,9 @@ func diffNodes(path string, a, b *Node, out *[]Diff) {
 	default:
 		if a.Lit != b.Lit {
 			d := newDiff(path, "value", a.Short(120), b.Short(120))
+			if a.Kind == KString && (len(a.Lit) > 100 || len(b.Lit) > 100) {
+				d.A, d.B = around(a.Lit, b.Lit)
+			}
 			d.fullA, d.fullB = a.Lit, b.Lit
 			*out = append(*out, d)
 		}
@@ -251,4 +254,27 @@ func sideDiff(path, kind, val string) Diff {
 	}
 
 	return newDiff(path, kind, "<absent>", val)
+}
+
+// around shows two long strings from a little before their first difference, so that the
+// difference is in view.
+func around(a, b string) (string, string) {
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+
+	from := max(0, p-40)
+	show := func(s string) string {
+		out := s[min(from, len(s)):min(len(s), p+80)]
+		if from > 0 {
+			out = "…" + out
+		}
+		if p+80 < len(s) {
+			out += "…"
+		}
+		return out
+	}
+
+	return show(a), show(b)
 }
