@@ -352,6 +352,10 @@ func runWrites(o *options, orig, cal *Site) error {
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("reseed: %v", err)
 		}
+
+		// calshim was restarted: connections kept alive to the old process are dead.
+		cal.Client.CloseIdleConnections()
+		orig.Client.CloseIdleConnections()
 	} else {
 		a.cleanup(orig)
 		sweep(orig)
