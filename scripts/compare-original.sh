@@ -59,7 +59,7 @@ reseed() {
   touch "$STATE/RESEEDING"
   { "$ROOT/scripts/wp-seed.sh" &&
     (cd /tmp && asweb env WP_LOAD=/usr/share/wordpress/wp-load.php WP_HOST="${host%%[:/]*}" \
-      php "$ORIGINAL_DIR/sync.php"); } || rc=$?
+      php "$ORIGINAL_DIR/sync.php" 2>&1 | grep '^sync: [0-9]'); } || rc=$?
   rm -f "$STATE/RESEEDING"
   return $rc
 }
