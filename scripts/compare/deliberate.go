@@ -1,0 +1,189 @@
+package main
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Deliberate is a difference calshim makes on purpose (README, section Compatibility), with its
+// reason. A difference matching one is counted under its name and not reported as a difference.
+type Deliberate struct {
+	Name   string
+	Reason string
+	Route  *regexp.Regexp          // route template (e.g. "GET /events"); nil: any
+	Path   *regexp.Regexp          // generalised JSON path or header:Name; nil: any
+	Kinds  string                  // comma-separated kinds; empty: any but status
+	When   func(q url.Values) bool // on the request's query; nil: always
+	Values func(a, b string) bool  // on the two values; nil: always
+}
+
+func (d *Deliberate) matches(r *Request, q url.Values, df Diff) bool {
+	if d.Route != nil && !d.Route.MatchString(r.Route) {
+		return false
+	}
+	if d.Path != nil && !d.Path.MatchString(df.GPath) {
+		return false
+	}
+	if d.Kinds == "" && df.Kind == "status" {
+		return false
+	}
+	if d.Kinds != "" && !strings.Contains(","+d.Kinds+",", ","+df.Kind+",") {
+		return false
+	}
+	if d.When != nil && !d.When(q) {
+		return false
+	}
+
+	return d.Values == nil || d.Values(df.fullA, df.fullB)
+}
+
+// paramValues collects a parameter given as k=, k[]= or k[n]=, with CSV lists split.
+func paramValues(q url.Values, name string) []string {
+	var out []string
+	for k, vs := range q {
+		if k != name && !strings.HasPrefix(k, name+"[") {
+			continue
+		}
+		for _, v := range vs {
+			for _, p := range strings.Split(v, ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+
+	return out
+}
+
+func has(name string) func(url.Values) bool {
+	return func(q url.Values) bool { return len(paramValues(q, name)) > 0 }
+}
+
+var numericAbbr = regexp.MustCompile(`^[+-]\d+$`)
+
+// deliberates is the table of deliberate differences of reads. Writes add theirs
+// (writeDeliberates).
+var deliberates = []*Deliberate{
+	{
+		Name: "jsonld-email",
+		Reason: "JSON-LD e-mail obfuscation is deterministic in calshim; the original's is random " +
+			"per request",
+		Path:  regexp.MustCompile(`json_ld.*email`),
+		Kinds: "value",
+	},
+	{
+		Name:   "tags-any",
+		Reason: "tags with several values matches events with any of them (the original only the first)",
+		Route:  regexp.MustCompile(`^GET /events$`),
+		When:   func(q url.Values) bool { return len(paramValues(q, "tags")) > 1 },
+	},
+	{
+		Name: "linked-search-totals",
+		Reason: "venue/organizer searches count only the matches in total/total_pages and keep " +
+			"search in " +
+			"rest_url/next_rest_url (the original reports unfiltered totals and drops search)",
+		Route: regexp.MustCompile(`^GET /(venues|organizers)$`),
+		Path: regexp.MustCompile(`^(header:X-Tec-Total(Pages)?|\$\.(total|total_pages|rest_url|` +
+			`next_rest_url|previous_rest_url))$`),
+		When: has("search"),
+	},
+	{
+		Name: "only-with-upcoming",
+		Reason: "only_with_upcoming considers every upcoming event (the original only the first " +
+			"page of them)",
+		Route: regexp.MustCompile(`^GET /(venues|organizers)$`),
+		When:  func(q url.Values) bool { return truthy(q.Get("only_with_upcoming")) },
+	},
+	{
+		Name:   "doc-servers-port",
+		Reason: "/doc keeps the port in servers[0].url (the original drops it)",
+		Route:  regexp.MustCompile(`^GET /doc$`),
+		Path:   regexp.MustCompile(`^\$\.servers\[\]\.url$`),
+		Kinds:  "value",
+	},
+	{
+		Name: "include-ignores-dates",
+		Reason: "the spec: with include the date filters are ignored (the original keeps its " +
+			"default window)",
+		Route: regexp.MustCompile(`^GET /events$`),
+		When:  has("include"),
+	},
+	{
+		Name:   "timezone-abbr",
+		Reason: "timezone_abbr comes from Go's zone database: numeric where PHP names the zone",
+		Path:   regexp.MustCompile(`timezone_abbr$`),
+		Kinds:  "value",
+		Values: func(a, b string) bool {
+			return a != "" && numericAbbr.MatchString(b) && !numericAbbr.MatchString(a)
+		},
+	},
+	{
+		Name: "fields-filter",
+		Reason: "_fields filters list answers as WordPress does for its own routes (the original " +
+			"answers [])",
+		Route:  regexp.MustCompile(`^GET /(events|venues|organizers|categories|tags)$`),
+		Path:   regexp.MustCompile(`^\$$`),
+		Kinds:  "type",
+		When:   has("_fields"),
+		Values: func(a, b string) bool { return a == "[]" },
+	},
+	{
+		Name: "url-form",
+		Reason: "README, Addressing: URLs in an answer keep the form the request came in on " +
+			"(?rest_route=); " +
+			"the original always links with pretty permalinks",
+		Kinds:  "value,header",
+		Values: func(a, b string) bool { return b != "" && plainToPretty(b) == a },
+	},
+}
+
+var plainRe = regexp.MustCompile(`/(?:index\.php)?\?rest_route=(/[^&#\s"]*)(?:&([^#\s"]*))?`)
+
+// plainToPretty rewrites ?rest_route= addresses in s to their /wp-json/ form.
+func plainToPretty(s string) string {
+	return plainRe.ReplaceAllStringFunc(s, func(m string) string {
+		sub := plainRe.FindStringSubmatch(m)
+		out := "/wp-json" + sub[1]
+		if sub[2] != "" {
+			out += "?" + sub[2]
+		}
+		return out
+	})
+}
+
+// truthy is PHP's tribe_is_truthy for the common spellings.
+func truthy(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "yes", "on", "y":
+		return true
+	}
+
+	return false
+}
+
+// filterDeliberate splits diffs into the reported ones and the names of the deliberate ones.
+func filterDeliberate(r *Request, diffs []Diff, table []*Deliberate) ([]Diff, []string) {
+	q, _ := url.ParseQuery(r.Query)
+
+	var kept []Diff
+	var names []string
+	for _, df := range diffs {
+		name := ""
+		for _, d := range table {
+			if d.matches(r, q, df) {
+				name = d.Name
+				break
+			}
+		}
+
+		if name == "" {
+			kept = append(kept, df)
+		} else {
+			names = append(names, name)
+		}
+	}
+
+	return kept, names
+}
