@@ -50,12 +50,12 @@ func (n *Node) Get(key string) *Node {
 }
 
 // Short renders the node as compact JSON, cut to max characters.
-func (n *Node) Short(max int) string {
+func (n *Node) Short(limit int) string {
 	var b strings.Builder
 	n.write(&b)
 	s := b.String()
-	if len(s) > max {
-		return s[:max] + "…"
+	if len(s) > limit {
+		return s[:limit] + "…"
 	}
 
 	return s
