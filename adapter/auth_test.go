@@ -115,3 +115,22 @@ func TestUpdateUnknownSlug(t *testing.T) {
 		}
 	}
 }
+
+// The plugin's reader role reads every status through wp/v2 on GET and HEAD only
+// (Calshim_Bridge::grant_read_caps), which users/me does not list: calshim grants the same.
+func TestReaderRoleReadsLikeTheOriginal(t *testing.T) {
+	reader := &viewer{ID: 2, Caps: map[string]bool{"read": true, readAllCap: true}}
+	if got := reader.forMethod(http.MethodGet); !got.can("edit_tribe_events") || !got.can("read_private_tribe_venues") {
+		t.Errorf("GET: %v", got.Caps)
+	}
+	if reader.can("edit_tribe_events") {
+		t.Error("the cached viewer was changed")
+	}
+	if got := reader.forMethod(http.MethodPost); got.can("edit_tribe_events") {
+		t.Error("POST: a write must not get the read grant")
+	}
+	editor := &viewer{ID: 6, Caps: map[string]bool{"read": true}}
+	if got := editor.forMethod(http.MethodGet); got.can("edit_tribe_events") {
+		t.Error("a user without calshim_read_all got the grant")
+	}
+}
