@@ -106,7 +106,7 @@ func (r *request) ctx(single bool) *mapping.Context {
 			pw, ok := r.params.str("password")
 			return ok && p.Password != "" && pw == p.Password || r.editContext(p)
 		},
-		Readable: r.viewer.jsonLDReadable, Now: func() time.Time { return r.now }}
+		Readable: r.viewer.jsonLDReadable, MayRead: r.viewer.mayRead, Now: func() time.Time { return r.now }}
 }
 
 // jsonLDReadable is the visibility rule of TEC's JSON-LD generator

@@ -1,6 +1,7 @@
 package mapping
 
 import (
+	"strconv"
 	"time"
 
 	"calshim/mapping/php"
@@ -53,6 +54,9 @@ type Context struct {
 	// an anonymous visitor only published posts, a logged-in user any post, private ones only with
 	// read_private_posts. nil means an anonymous visitor. Password-protected posts never get JSON-LD.
 	Readable func(*Post) bool
+	// MayRead is WordPress' read_post for the viewer; it decides whether a private post's permalink is
+	// pretty (wp_force_plain_post_permalink). nil means an anonymous visitor.
+	MayRead func(*Post) bool
 	// Now is the clock (the JSON-LD dates of an event without dates read it); nil means time.Now.
 	Now func() time.Time
 	// CustomFields are TEC's additional field definitions, in option order; nil means none.
@@ -67,6 +71,15 @@ type Context struct {
 
 // passwordOK reports whether the viewer may see p's protected content (Unlocked).
 func (c *Context) passwordOK(p *Post) bool { return c.Unlocked != nil && c.Unlocked(p) }
+
+// permalink is get_permalink as the viewer gets it: a private post that the viewer may not read has
+// the plain link (?post_type=…&p=ID), as wp_force_plain_post_permalink decides.
+func (c *Context) permalink(p *Post) string {
+	if p.Status != "private" || (c.MayRead != nil && c.MayRead(p)) || c.Site.Home == "" {
+		return p.Link
+	}
+	return c.Site.Home + "/?post_type=" + p.Type + "&p=" + strconv.Itoa(p.ID)
+}
 
 // restURL is tribe_events_rest_url: Base joined with a path.
 func (c *Context) restURL(path string) string { return c.Base + "/" + path }

@@ -31,7 +31,7 @@ func (c *Context) Event(p *Post) Object {
 		{"date_utc", p.DateGMT},
 		{"modified", p.Modified},
 		{"modified_utc", p.ModifiedGMT},
-		{"url", p.Link},
+		{"url", c.permalink(p)},
 		{"rest_url", c.restURL("events/" + strconv.Itoa(p.ID))},
 		{"title", php.Trim(p.Title)},
 		{"description", php.Trim(p.Content)},
@@ -96,7 +96,7 @@ func (c *Context) website(p *Post) string {
 	if v, ok := p.MetaFirst("_EventURL"); ok {
 		return php.EscHTML(v)
 	}
-	return p.Link
+	return c.permalink(p)
 }
 
 // featured is PHP's `_tribe_featured == 1`: a numeric string equal to 1 ("1", "1.0", " 1").

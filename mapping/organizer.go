@@ -24,7 +24,7 @@ func (c *Context) organizer(p *Post, passwordOK bool) Object {
 		{"date_utc", p.DateGMT},
 		{"modified", p.Modified},
 		{"modified_utc", p.ModifiedGMT},
-		{"url", p.Link},
+		{"url", c.permalink(p)},
 		{"organizer", php.Trim(p.Title)},
 		{"description", php.Trim(p.Content)},
 		{"excerpt", php.Trim(p.Excerpt)},

@@ -116,3 +116,17 @@ func TestJSONLDDatesOfAnEventWithoutDates(t *testing.T) {
 		t.Errorf("missing %s in %.600s", want, got)
 	}
 }
+
+// A private post that the viewer may not read links plainly, as the original's url shows it to an
+// author listing another user's private event: http://127.0.0.1:8881/?post_type=tribe_events&p=57.
+func TestPrivatePermalinkByViewer(t *testing.T) {
+	p := &Post{ID: 57, Type: "tribe_events", Status: "private", Link: "http://127.0.0.1:8881/event/board-meeting/"}
+	c := &Context{Site: Site{Home: "http://127.0.0.1:8881"}}
+	if got := c.permalink(p); got != "http://127.0.0.1:8881/?post_type=tribe_events&p=57" {
+		t.Errorf("may not read: %s", got)
+	}
+	c.MayRead = func(*Post) bool { return true }
+	if got := c.permalink(p); got != p.Link {
+		t.Errorf("may read: %s", got)
+	}
+}

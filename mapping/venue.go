@@ -26,7 +26,7 @@ func (c *Context) venue(p *Post, passwordOK bool) Object {
 		{"date_utc", p.DateGMT},
 		{"modified", p.Modified},
 		{"modified_utc", p.ModifiedGMT},
-		{"url", p.Link},
+		{"url", c.permalink(p)},
 		{"venue", php.Trim(p.Title)},
 		{"description", php.Trim(p.Content)},
 		{"excerpt", php.Trim(p.Excerpt)},

@@ -85,7 +85,7 @@ var deliberates = []*Deliberate{
 			"search in " +
 			"rest_url/next_rest_url (the original reports unfiltered totals and drops search)",
 		Route: regexp.MustCompile(`^GET /(venues|organizers)$`),
-		Path: regexp.MustCompile(`^(header:X-Tec-Total(Pages)?|\$\.(total|total_pages|rest_url|` +
+		Path: regexp.MustCompile(`^(header:X-Tec-Total(Pages|pages)?|\$\.(total|total_pages|rest_url|` +
 			`next_rest_url|previous_rest_url))$`),
 		When: has("search"),
 	},
