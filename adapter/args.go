@@ -245,8 +245,8 @@ func endpointSpecs(path, method string) []argSpec {
 func specsOf(args []apidoc.Arg) []argSpec {
 	out := make([]argSpec, 0, len(args))
 	for _, a := range args {
-		if a.In == "path" {
-			continue
+		if a.In == "path" && a.Name != "password" {
+			continue // a route variable: the route's pattern has matched it already
 		}
 		s := argSpec{name: a.Name, typ: a.Type, required: a.Required}
 		if a.Validate != "" {

@@ -14,6 +14,12 @@ import (
 
 // singleEvent answers GET /events/{id} and /events/by-slug/{slug} (reference §3.3, §3.4).
 func singleEvent(s *Server, r *request) (*response, error) {
+	// WordPress validates the arguments (password must be a non-empty string) before the handler
+	// looks the ID up.
+	if err := checkArgs(r); err != nil {
+		return nil, err
+	}
+
 	p, err := s.findEvent(r)
 	if err != nil {
 		return nil, err

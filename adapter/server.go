@@ -193,7 +193,9 @@ func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
 	}
 	// Anonymous answers depend on the URL alone (a cookie without a nonce is anonymous too), so they
 	// share cache entries; what a logged-in caller sees is never cached.
-	cacheable := r.method == http.MethodGet && r.viewer == nil
+	// The namespace index shows the default end date to the second (now plus two years): it is
+	// rendered afresh each time, as the original does.
+	cacheable := r.method == http.MethodGet && r.viewer == nil && rt.pattern != ""
 	key := strconv.FormatUint(r.snap.Version, 10) + " " + r.root + " " + gc.Request.URL.RequestURI()
 	if cacheable {
 		if hit, ok := s.cache.Get(key); ok {

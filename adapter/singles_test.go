@@ -293,3 +293,17 @@ func TestSingleEventOfARevision(t *testing.T) {
 		{calV1 + "/events/990501", 404, `"code":"rest-event-not-found"`},
 	})
 }
+
+// The original validates password (Tribe__Validator__Base::is_string) before it looks the ID up: an
+// empty one is refused even for an ID that is not an event.
+func TestEventPasswordValidatedFirst(t *testing.T) {
+	h := newTestServer(t)
+	for _, target := range []string{"/events/17?password=", "/events/4?password="} {
+		rec := serveGET(h, calV1+target)
+		want := `{"code":"rest_invalid_param","message":"Invalid parameter(s): password","data":{"status":400,` +
+			`"params":{"password":"Invalid parameter."},"details":[]}}`
+		if rec.Code != 400 || rec.Body.String() != want {
+			t.Errorf("GET %s = %d %s", target, rec.Code, rec.Body)
+		}
+	}
+}

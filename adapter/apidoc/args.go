@@ -66,7 +66,7 @@ var eventArchiveArgs = []Arg{
 // eventIDArgs identify an event by ID. The original documents password as a path parameter.
 var eventIDArgs = []Arg{
 	{Name: "id", Type: "integer", Description: "the event post ID", In: "path", Required: true},
-	{Name: "password", Type: "string", Description: "The event password", In: "path"},
+	{Name: "password", Type: "string", Description: "The event password", In: "path", Validate: "string"},
 }
 
 // eventSlugArgs identify an event by slug (read and delete; the by-slug edit takes the plain slug field).
