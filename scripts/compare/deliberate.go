@@ -89,13 +89,7 @@ var deliberates = []*Deliberate{
 			`next_rest_url|previous_rest_url))$`),
 		When: has("search"),
 	},
-	{
-		Name: "only-with-upcoming",
-		Reason: "only_with_upcoming considers every upcoming event (the original only the first " +
-			"page of them)",
-		Route: regexp.MustCompile(`^GET /(venues|organizers)$`),
-		When:  func(q url.Values) bool { return truthy(q.Get("only_with_upcoming")) },
-	},
+
 	{
 		Name:   "doc-servers-port",
 		Reason: "/doc keeps the port in servers[0].url (the original drops it)",
@@ -119,16 +113,7 @@ var deliberates = []*Deliberate{
 			return a != "" && numericAbbr.MatchString(b) && !numericAbbr.MatchString(a)
 		},
 	},
-	{
-		Name: "fields-filter",
-		Reason: "_fields filters list answers as WordPress does for its own routes (the original " +
-			"answers [])",
-		Route:  regexp.MustCompile(`^GET /(events|venues|organizers|categories|tags)$`),
-		Path:   regexp.MustCompile(`^\$$`),
-		Kinds:  "type",
-		When:   has("_fields"),
-		Values: func(a, b string) bool { return a == "[]" },
-	},
+
 	{
 		Name: "url-form",
 		Reason: "README, Addressing: URLs in an answer keep the form the request came in on " +
