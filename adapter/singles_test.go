@@ -307,3 +307,21 @@ func TestEventPasswordValidatedFirst(t *testing.T) {
 		}
 	}
 }
+
+// Terms answer by context as the core terms controller filters them: embed drops count, description,
+// parent and meta; an unknown context leaves nothing (an empty list in PHP), _links aside.
+func TestTermContext(t *testing.T) {
+	h := newTestServer(t)
+	rec := serveGET(h, calV1+"/categories/5?context=embed")
+	if body := rec.Body.String(); strings.Contains(body, `"count"`) || !strings.Contains(body, `"urls"`) {
+		t.Errorf("embed: %s", body)
+	}
+	rec = serveGET(h, calV1+"/categories/5?context=bogus")
+	if body := rec.Body.String(); !strings.HasPrefix(body, `{"_links":`) {
+		t.Errorf("bogus single: %.200s", body)
+	}
+	rec = serveGET(h, calV1+"/categories?per_page=1&context=bogus")
+	if body := rec.Body.String(); !strings.Contains(body, `"categories":[[]]`) {
+		t.Errorf("bogus list: %.300s", body)
+	}
+}

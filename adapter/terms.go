@@ -47,9 +47,10 @@ func (k termKind) archive(s *Server, r *request) (*response, error) {
 	q.sort(matches)
 	from, to := pg.window(len(matches)) // past the end: an empty list, no 404 (the core controller)
 	ctx := r.ctx(false)
+	context, _ := r.params.str("context")
 	items := make([]any, 0, to-from)
 	for _, t := range matches[from:to] {
-		items = append(items, ctx.ArchiveTerm(t))
+		items = append(items, termInContext(ctx.ArchiveTerm(t), context))
 	}
 	url := r.base() + "/" + k.collection + "/"
 	total, pages := len(matches), pg.totalPages(len(matches))
@@ -226,7 +227,28 @@ func (k termKind) single(s *Server, r *request) (*response, error) {
 	if !ok || !k.owns(r, t) {
 		return nil, invalidParam("id")
 	}
-	body := r.ctx(true).ArchiveTerm(t)
+	context, _ := r.params.str("context")
+	body, _ := termInContext(r.ctx(true).ArchiveTerm(t), context).(mapping.Object)
 	body = append(body, mapping.KV{Key: "_links", Value: r.ctx(true).TermLinks(t, r.snap.Site.Home+"/wp-json/")})
 	return &response{status: http.StatusOK, body: body}, nil
+}
+
+// termInContext filters a term by the request's context as the core terms controller does
+// (WP_REST_Controller::filter_response_by_context): embed keeps what its schema marks embeddable
+// (and TEC's url and urls, added after); a context the schema does not know keeps nothing, which PHP
+// encodes as an empty list.
+func termInContext(o mapping.Object, context string) any {
+	switch context {
+	case "", "view", "edit":
+		return o
+	case "embed":
+		kept := mapping.Object{}
+		for _, kv := range o {
+			if !slices.Contains([]string{"count", "description", "parent", "meta"}, kv.Key) {
+				kept = append(kept, kv)
+			}
+		}
+		return kept
+	}
+	return []any{}
 }
