@@ -146,8 +146,9 @@ func (q *termQuery) match(r *request, t *mapping.Term) bool {
 		return false
 	}
 	if q.search != "" {
-		s := strings.ToLower(q.search)
-		if !strings.Contains(strings.ToLower(t.Name), s) && !strings.Contains(strings.ToLower(t.Slug), s) {
+		// The database compares with its collation: case and accents do not count ("é" finds "e").
+		s := mapping.LikeFold(q.search)
+		if !strings.Contains(mapping.LikeFold(t.Name), s) && !strings.Contains(mapping.LikeFold(t.Slug), s) {
 			return false
 		}
 	}

@@ -135,10 +135,10 @@ func SearchWords(s string) []string {
 		if skipSearchTerm(w) {
 			continue
 		}
-		words = append(words, strings.ToLower(w))
+		words = append(words, LikeFold(w))
 	}
 	if len(words) == 0 || len(words) > 9 {
-		return []string{strings.ToLower(s)}
+		return []string{LikeFold(s)}
 	}
 	return words
 }
@@ -177,11 +177,11 @@ func Derive(p *Post) {
 }
 
 // SearchText is what an event search looks in: title, excerpt and content, tags stripped, entities
-// decoded (WordPress searches the stored text, not its rendering), lowercased. The catalog computes
-// it once per post.
+// decoded (WordPress searches the stored text, not its rendering), folded as the database's collation
+// compares (LikeFold: "é" finds "e"). The catalog computes it once per post.
 func SearchText(p *Post) string {
 	text := tags.ReplaceAllString(p.Title+"\n"+p.Excerpt+"\n"+p.Content, " ")
-	return strings.ToLower(untexturize.Replace(html.UnescapeString(text)))
+	return LikeFold(untexturize.Replace(html.UnescapeString(text)))
 }
 
 func matchSearch(p *Post, words []string, anonymous bool) bool {

@@ -52,7 +52,7 @@ func (q LinkedSearch) Match(p *Post, metaKeys []string) bool {
 
 // matchField reports whether one field contains every fragment.
 func (q LinkedSearch) matchField(field string) bool {
-	folded := likeFold(field)
+	folded := LikeFold(field)
 	for _, f := range q.frags {
 		if !strings.Contains(folded, f) {
 			return false
@@ -61,11 +61,11 @@ func (q LinkedSearch) matchField(field string) bool {
 	return true
 }
 
-// likeFold lower-cases s and maps each character that the database's collation (WordPress'
+// LikeFold lower-cases s and maps each character that the database's collation (WordPress'
 // utf8mb4_unicode_520_ci) compares equal to an ASCII letter or digit onto it: "Café" → "cafe",
 // "Łódź" → "lodz", "①" → "1". Characters that expand to several letters ("æ", "ß", "ﬁ") compare
 // equal to none in LIKE, character by character, and stay as they are.
-func likeFold(s string) string {
+func LikeFold(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		b.WriteRune(foldRune(r))

@@ -130,3 +130,17 @@ func TestPrivatePermalinkByViewer(t *testing.T) {
 		t.Errorf("may read: %s", got)
 	}
 }
+
+// Event searches compare as the database's collation does: "é" finds every "e" (the original's
+// search=é lists 32 of 32 events with an "e"), "CAFE" finds "Café".
+func TestEventSearchFolds(t *testing.T) {
+	p := &Post{Title: "Café Concert", Content: "<p>Jazz</p>"}
+	for _, search := range []string{"é", "CAFE", "café"} {
+		if !matchSearch(p, SearchWords(search), false) {
+			t.Errorf("search %q does not find %q", search, p.Title)
+		}
+	}
+	if matchSearch(p, SearchWords("ü"), false) {
+		t.Error(`search "ü" finds a post without u`)
+	}
+}

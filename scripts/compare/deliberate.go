@@ -91,6 +91,16 @@ var deliberates = []*Deliberate{
 	},
 
 	{
+		Name: "namespace-other",
+		Reason: "?namespace= naming a namespace calshim does not serve answers 404 (the original " +
+			"describes WordPress' other namespaces)",
+		Route: regexp.MustCompile(`^GET /$`),
+		When: func(q url.Values) bool {
+			ns := q.Get("namespace")
+			return ns != "" && ns != "tribe/events/v1" && ns != "cal/events/v1"
+		},
+	},
+	{
 		Name:   "doc-servers-port",
 		Reason: "/doc keeps the port in servers[0].url (the original drops it)",
 		Route:  regexp.MustCompile(`^GET /doc$`),
