@@ -24,7 +24,7 @@ import (
 // the feed answers the service credential only) the catalog polls wp/v2 instead (poll.go).
 
 // bulkChunk is how many posts one bulk request reads.
-const bulkChunk = 1000
+const bulkChunk = 2500
 
 // errReload says the change log cannot continue from the catalog's sequence: load everything.
 var errReload = errors.New("catalog: the change log cannot continue from the catalog's sequence")
@@ -122,8 +122,10 @@ func (c *Catalog) bulkPosts(ctx context.Context, typ string, dst map[int]*mappin
 func (c *Catalog) pollFeed(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.polls++
+	withIDs := c.opt.ReconcileEvery > 0 && c.polls%c.opt.ReconcileEvery == 0
 	cur := c.snap.Load()
-	next, err := c.catchUp(ctx, cur)
+	next, err := c.catchUp(ctx, cur, withIDs)
 	if errors.Is(err, errReload) {
 		c.notify("change log cannot continue: reloading the catalog", err)
 		return c.load(ctx)
@@ -139,10 +141,12 @@ func (c *Catalog) pollFeed(ctx context.Context) error {
 }
 
 // catchUp applies the feed's changes after the catalog's sequence to cur until none follow, and
-// returns the resulting snapshot (cur itself when nothing changed).
-func (c *Catalog) catchUp(ctx context.Context, cur *Snapshot) (*Snapshot, error) {
+// returns the resulting snapshot (cur itself when nothing changed). withIDs: the first answer also
+// lists every post ID, to reconcile with (reconcileIDs).
+func (c *Catalog) catchUp(ctx context.Context, cur *Snapshot, withIDs bool) (*Snapshot, error) {
 	for {
-		ch, err := c.client.Changes(ctx, c.feed.seq.Load())
+		ch, err := c.client.Changes(ctx, c.feed.seq.Load(), withIDs && !c.opt.Multilingual)
+		withIDs = false
 		var ue *cmsclient.Error
 		if errors.As(err, &ue) && ue.Status == http.StatusGone {
 			return nil, fmt.Errorf("%w: %s", errReload, ue.Message)
@@ -155,6 +159,9 @@ func (c *Catalog) catchUp(ctx context.Context, cur *Snapshot) (*Snapshot, error)
 				c.feed.log, c.feed.site)
 		}
 		if cur, err = c.apply(ctx, cur, ch); err != nil {
+			return nil, err
+		}
+		if cur, err = c.reconcileIDs(ctx, cur, ch.IDs); err != nil {
 			return nil, err
 		}
 		c.feed.seq.Store(ch.Seq)
@@ -338,4 +345,77 @@ func (c *Catalog) syncHealth() SyncHealth {
 		h.Lag = time.Duration(c.feed.lagMS.Load()) * time.Millisecond
 	}
 	return h
+}
+
+// reconcileIDs brings cur in line with the full ID lists of a feed answer (nil: none asked for):
+// posts the lists lack leave, posts they have and cur lacks are read in bulk. Writes made around
+// WordPress' APIs (direct SQL imports and deletions) fire no hook and reach the log only this way.
+func (c *Catalog) reconcileIDs(ctx context.Context, cur *Snapshot, ids map[string][]int) (*Snapshot, error) {
+	if ids == nil {
+		return cur, nil
+	}
+	posts, changed := cur.posts, false
+	for _, typ := range c.postTypes() {
+		list, ok := ids[typ]
+		if !ok {
+			continue
+		}
+		live := make(map[int]bool, len(list))
+		for _, id := range list {
+			live[id] = true
+		}
+		for id, p := range posts {
+			if p.Type == typ && !live[id] {
+				posts, changed = cloneOnce(posts, cur.posts, changed), true
+				delete(posts, id)
+			}
+		}
+		fresh, err := c.readMissing(ctx, typ, list, posts)
+		if err != nil {
+			return nil, err
+		}
+		for id, p := range fresh {
+			posts, changed = cloneOnce(posts, cur.posts, changed), true
+			posts[id] = p
+		}
+	}
+	if !changed {
+		return cur, nil
+	}
+	media, err := c.fetchMedia(ctx, posts, cur.media)
+	if err != nil {
+		return nil, err
+	}
+	base := *cur
+	base.Version++
+	return build(base, posts, cur.terms, media), nil
+}
+
+// readMissing reads in bulk the posts of typ listed in ids that have is missing.
+func (c *Catalog) readMissing(ctx context.Context, typ string, ids []int, have map[int]*mapping.Post) (map[int]*mapping.Post, error) {
+	var missing []int
+	for _, id := range ids {
+		if _, ok := have[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	fresh := map[int]*mapping.Post{}
+	// Smaller pages than a load's: the range of a page may span posts the catalog has, and the bulk
+	// route answers at most 5,000 posts.
+	for chunk := range slices.Chunk(missing, 500) {
+		items, err := c.client.BulkPosts(ctx, typ, chunk[0], chunk[len(chunk)-1])
+		if err != nil {
+			return nil, fmt.Errorf("catalog: bulk %s: %w", typ, err)
+		}
+		page := map[int]*mapping.Post{}
+		if err := c.decodePosts(typ, items, page); err != nil {
+			return nil, err
+		}
+		for _, id := range chunk {
+			if p, ok := page[id]; ok && c.holds(p.Status) {
+				fresh[id] = p
+			}
+		}
+	}
+	return fresh, nil
 }

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"context"
 	"encoding/gob"
 	"errors"
@@ -11,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"calshim/cmsclient"
 	"calshim/mapping"
@@ -23,7 +26,10 @@ import (
 
 // diskFormat changes whenever the file's layout or the meaning of a catalog field changes: older
 // files are discarded.
-const diskFormat = 1
+const diskFormat = 2
+
+// diskShards is how many parts the posts are encoded in, so a restart decodes them in parallel.
+const diskShards = 8
 
 // saveEvery bounds how often a changing catalog is written (it is also written when calshim stops).
 const saveEvery = 10 * time.Second
@@ -50,9 +56,10 @@ type diskFile struct {
 	SiteInfo       mapping.Site
 	MultiDayCutoff string
 	Version        uint64
-	Posts          []*mapping.Post
-	Terms          []*mapping.Term
-	Media          []*mapping.Media
+	// PostShards are gob encodings of []*mapping.Post, decoded in parallel on restore.
+	PostShards [][]byte
+	Terms      []*mapping.Term
+	Media      []*mapping.Media
 }
 
 // Start makes the catalog ready: from the snapshot file when it holds this upstream's catalog — checked
@@ -70,7 +77,9 @@ func (c *Catalog) Start(ctx context.Context) error {
 	if restored == nil {
 		return c.load(ctx)
 	}
-	next, err := c.catchUp(ctx, restored)
+	// The first answer lists every post ID: what was written around WordPress' APIs while calshim was
+	// away is noticed at once.
+	next, err := c.catchUp(ctx, restored, true)
 	switch {
 	case err == nil:
 		c.snap.Store(next)
@@ -135,9 +144,9 @@ func (c *Catalog) fromDisk(d *diskFile) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("catalog: snapshot time zone %q: %w", d.SiteInfo.Timezone, err)
 	}
-	posts := make(map[int]*mapping.Post, len(d.Posts))
-	for _, p := range d.Posts {
-		posts[p.ID] = p
+	posts, err := decodeShards(d.PostShards)
+	if err != nil {
+		return nil, err
 	}
 	terms := make(map[int]*mapping.Term, len(d.Terms))
 	for _, t := range d.Terms {
@@ -203,25 +212,61 @@ func (c *Catalog) Save() error {
 	return nil
 }
 
-// diskImage captures the current snapshot with the feed position it reflects.
+// diskImage captures the current snapshot with the feed position it reflects, and encodes it (outside
+// the catalog lock: a snapshot is immutable).
 func (c *Catalog) diskImage() (*diskFile, bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	snap := c.snap.Load()
-	if c.opt.SnapshotPath == "" || !c.feed.on.Load() || snap == nil {
+	on := c.opt.SnapshotPath != "" && c.feed.on.Load() && snap != nil
+	d := &diskFile{Format: diskFormat, Upstream: c.opt.Upstream, Types: c.opt.Types, Log: c.feed.log,
+		Site: c.feed.site, Seq: c.feed.seq.Load()}
+	c.mu.Unlock()
+	if !on {
 		return nil, false
 	}
-	d := &diskFile{Format: diskFormat, Upstream: c.opt.Upstream, Authenticated: snap.Authenticated,
-		Types: c.opt.Types, Log: c.feed.log, Site: c.feed.site, Seq: c.feed.seq.Load(), SiteInfo: snap.Site,
-		MultiDayCutoff: snap.MultiDayCutoff, Version: snap.Version}
-	for _, p := range snap.posts {
-		d.Posts = append(d.Posts, p)
-	}
+	d.Authenticated, d.SiteInfo, d.MultiDayCutoff, d.Version = snap.Authenticated, snap.Site, snap.MultiDayCutoff, snap.Version
 	for _, t := range snap.terms {
 		d.Terms = append(d.Terms, t)
 	}
 	for _, m := range snap.media {
 		d.Media = append(d.Media, m)
 	}
+	shards := make([][]*mapping.Post, diskShards)
+	for id, p := range snap.posts {
+		shards[id%diskShards] = append(shards[id%diskShards], p)
+	}
+	for _, shard := range shards {
+		var b bytes.Buffer
+		if err := gob.NewEncoder(&b).Encode(shard); err != nil {
+			c.notify("snapshot not written", err)
+			return nil, false
+		}
+		d.PostShards = append(d.PostShards, b.Bytes())
+	}
 	return d, true
+}
+
+// decodeShards decodes the posts' parts in parallel.
+func decodeShards(shards [][]byte) (map[int]*mapping.Post, error) {
+	parts := make([][]*mapping.Post, len(shards))
+	var g errgroup.Group
+	for i, b := range shards {
+		g.Go(func() error {
+			return gob.NewDecoder(bytes.NewReader(b)).Decode(&parts[i])
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, fmt.Errorf("catalog: snapshot posts: %w", err)
+	}
+	n := 0
+	for _, part := range parts {
+		n += len(part)
+	}
+	posts := make(map[int]*mapping.Post, n)
+	for _, part := range parts {
+		for _, p := range part {
+			posts[p.ID] = p
+		}
+	}
+	return posts, nil
 }

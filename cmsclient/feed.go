@@ -32,6 +32,8 @@ type Changes struct {
 	Terms    map[string]ChangedSet `json:"terms"`     // by taxonomy REST base
 	Media    ChangedSet            `json:"media"`
 	Options  []string              `json:"options"` // names of the settings that changed
+	// IDs, when asked for, lists every post ID by type, to notice writes made around WordPress' APIs.
+	IDs map[string][]int `json:"ids"`
 }
 
 // ChangedSet lists the IDs that changed and the items still readable among them, as wp/v2 renders
@@ -55,10 +57,15 @@ func (c *Client) FeedHead(ctx context.Context) (*FeedHead, error) {
 	return &h, nil
 }
 
-// Changes reads the changes after since. A since the log no longer holds (expired, or past a reset
-// log's head) answers an *Error with status 410: the caller reloads everything.
-func (c *Client) Changes(ctx context.Context, since int64) (*Changes, error) {
-	res, err := c.Get(ctx, sync1+"changes", url.Values{"since": {strconv.FormatInt(since, 10)}})
+// Changes reads the changes after since, with every post ID when withIDs. A since the log no longer
+// holds (expired, or past a reset log's head) answers an *Error with status 410: the caller reloads
+// everything.
+func (c *Client) Changes(ctx context.Context, since int64, withIDs bool) (*Changes, error) {
+	q := url.Values{"since": {strconv.FormatInt(since, 10)}}
+	if withIDs {
+		q.Set("ids", "true")
+	}
+	res, err := c.Get(ctx, sync1+"changes", q)
 	if err != nil {
 		return nil, err
 	}

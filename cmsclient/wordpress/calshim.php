@@ -701,6 +701,7 @@ final class Calshim_Changes {
 			add_action( $hook, [ __CLASS__, 'on_post' ], 10, 1 );
 		}
 		add_action( 'deleted_post', [ __CLASS__, 'on_deleted_post' ], 10, 2 );
+		add_action( 'delete_attachment', [ __CLASS__, 'on_delete_attachment' ], 10, 1 );
 		foreach ( [ 'added_post_meta', 'updated_post_meta', 'deleted_post_meta' ] as $hook ) {
 			add_action( $hook, [ __CLASS__, 'on_meta' ], 10, 2 );
 		}
@@ -734,6 +735,18 @@ final class Calshim_Changes {
 	public static function on_deleted_post( $post_id, $post = null ) {
 		$type = $post instanceof WP_Post ? $post->post_type : get_post_type( $post_id );
 		self::touch_post( (int) $post_id, $type, true );
+	}
+
+	/**
+	 * Deleting an attachment removes the _thumbnail_id rows that point to it in one statement, which
+	 * names no post: the posts that showed it are recorded here, before it goes.
+	 */
+	public static function on_delete_attachment( $attachment_id ) {
+		global $wpdb;
+		$ids = $wpdb->get_col( $wpdb->prepare( "SELECT post_id FROM {$wpdb->postmeta} WHERE meta_key = '_thumbnail_id' AND meta_value = %s", (string) (int) $attachment_id ) );
+		foreach ( $ids as $id ) {
+			self::touch_post( (int) $id, get_post_type( $id ), false );
+		}
 	}
 
 	public static function on_meta( $meta_ids, $object_id ) {
@@ -803,11 +816,14 @@ final class Calshim_Changes {
 		}
 	}
 
-	/** Collects one changed object; a deletion sticks (a later cache clean of the gone object is no revival). */
+	/**
+	 * Collects one changed object; the last change wins (an importer may delete an object and create it
+	 * again under the same ID).
+	 */
 	private static function touch( $kind, $type, $id, $deleted ) {
 		$key = $kind . ':' . $type . ':' . $id;
-		$was = isset( self::$pending[ $key ] ) && self::$pending[ $key ][3];
-		self::$pending[ $key ] = [ $kind, $type, $id, $deleted || $was ];
+		unset( self::$pending[ $key ] ); // re-added last, so rows keep the order of the changes
+		self::$pending[ $key ] = [ $kind, $type, $id, $deleted ];
 		if ( count( self::$pending ) >= self::FLUSH_AT ) {
 			self::flush();
 		}
@@ -909,6 +925,7 @@ final class Calshim_Changes {
 			'permission_callback' => $read,
 			'args'                => [
 				'since' => [ 'type' => 'integer', 'minimum' => 0 ],
+				'ids'   => [ 'type' => 'boolean', 'default' => false ],
 			],
 		] );
 		register_rest_route( 'calshim/v1', '/changes/prune', [
@@ -918,6 +935,13 @@ final class Calshim_Changes {
 				return current_user_can( 'manage_options' );
 			},
 			'args'                => [ 'keep' => [ 'type' => 'integer', 'minimum' => 0, 'required' => true ] ],
+		] );
+		register_rest_route( 'calshim/v1', '/changes/reset', [
+			'methods'             => 'POST',
+			'callback'            => [ __CLASS__, 'reset_route' ],
+			'permission_callback' => static function () {
+				return current_user_can( 'manage_options' );
+			},
 		] );
 		register_rest_route( 'calshim/v1', '/bulk', [
 			'methods'             => 'GET',
@@ -943,6 +967,18 @@ final class Calshim_Changes {
 	public static function prune_route( WP_REST_Request $request ) {
 		self::ensure_table();
 		self::prune( (int) $request->get_param( 'keep' ) );
+		return self::head_answer();
+	}
+
+	/**
+	 * POST /calshim/v1/changes/reset: starts a new log (new identity, empty table), e.g. after restoring a
+	 * database backup: every calshim then reloads everything.
+	 */
+	public static function reset_route() {
+		global $wpdb;
+		self::ensure_table();
+		$wpdb->query( 'TRUNCATE TABLE ' . self::table() ); // phpcs:ignore WordPress.DB.PreparedSQL
+		self::new_identity();
 		return self::head_answer();
 	}
 
@@ -1001,7 +1037,11 @@ final class Calshim_Changes {
 		$answer['seq']       = $rows ? (int) end( $rows )->seq : $since;
 		$answer['more']      = $more;
 		$answer['newest_ms'] = $rows ? (int) end( $rows )->changed_ms : 0;
-		return array_merge( $answer, self::content( $rows, self::forwarded( $request ) ) );
+		$answer              = array_merge( $answer, self::content( $rows, self::forwarded( $request ) ) );
+		if ( $request->get_param( 'ids' ) ) {
+			$answer['ids'] = self::all_ids();
+		}
+		return $answer;
 	}
 
 	private static function gone( $code, $message, array $head ) {
@@ -1029,7 +1069,23 @@ final class Calshim_Changes {
 
 	/** The request's query parameters that are not the feed's own, for the wp/v2 reads (e.g. lang). */
 	private static function forwarded( WP_REST_Request $request ) {
-		return array_diff_key( $request->get_query_params(), array_flip( [ 'since', 'type', 'from', 'to', '_method' ] ) );
+		return array_diff_key( $request->get_query_params(), array_flip( [ 'since', 'ids', 'type', 'from', 'to', '_method' ] ) );
+	}
+
+	/**
+	 * The IDs of every post of the three types in the statuses calshim holds, by type: with `ids`, a feed
+	 * answer carries them so calshim can notice what was written around WordPress' APIs (direct SQL
+	 * imports and deletions fire no hook), now and then.
+	 */
+	private static function all_ids() {
+		global $wpdb;
+		$types    = "'" . implode( "','", array_map( 'esc_sql', array_keys( Calshim_Bridge::META ) ) ) . "'";
+		$statuses = "'" . implode( "','", self::STATUSES ) . "'";
+		$out      = array_fill_keys( array_keys( Calshim_Bridge::META ), [] );
+		foreach ( $wpdb->get_results( "SELECT ID, post_type FROM {$wpdb->posts} WHERE post_type IN ($types) AND post_status IN ($statuses) ORDER BY ID", ARRAY_N ) as $row ) { // phpcs:ignore WordPress.DB.PreparedSQL
+			$out[ $row[1] ][] = (int) $row[0];
+		}
+		return $out;
 	}
 
 	/** What the rows changed, in full. */
@@ -1043,9 +1099,9 @@ final class Calshim_Changes {
 			if ( 'option' === $row->kind ) {
 				$options[ $row->object_type ] = true;
 			} elseif ( 'term' === $row->kind ) {
-				$terms[ $row->object_type ][ $id ] = ! empty( $row->deleted ) || ! empty( $terms[ $row->object_type ][ $id ] );
+				$terms[ $row->object_type ][ $id ] = ! empty( $row->deleted ); // the newest row wins
 			} else {
-				$posts[ $row->object_type ][ $id ] = ! empty( $row->deleted ) || ! empty( $posts[ $row->object_type ][ $id ] );
+				$posts[ $row->object_type ][ $id ] = ! empty( $row->deleted );
 			}
 		}
 		$out = [ 'posts' => new stdClass(), 'terms' => new stdClass(), 'options' => array_keys( $options ) ];
@@ -1054,8 +1110,8 @@ final class Calshim_Changes {
 			if ( empty( $posts[ $type ] ) ) {
 				continue;
 			}
-			$live  = array_keys( array_filter( $posts[ $type ], [ __CLASS__, 'is_live' ] ) );
-			$items = self::read( '/wp/v2/' . self::rest_base( get_post_type_object( $type ), $type ), $live,
+			// Every changed ID is read, deleted ones too: an importer may have created it again since.
+			$items = self::read( '/wp/v2/' . self::rest_base( get_post_type_object( $type ), $type ), array_keys( $posts[ $type ] ),
 				$forward + [ 'status' => implode( ',', self::STATUSES ), '_fields' => self::POST_FIELDS . ',' . implode( ',', self::term_bases() ) ] );
 			foreach ( $items as $item ) {
 				if ( ! empty( $item['featured_media'] ) ) {
@@ -1063,28 +1119,31 @@ final class Calshim_Changes {
 				}
 			}
 			$out['posts']->$type = [ 'changed' => array_keys( $posts[ $type ] ), 'items' => $items ];
-			$deleted['posts']    = array_merge( $deleted['posts'], array_keys( array_filter( $posts[ $type ] ) ) );
+			$deleted['posts']    = array_merge( $deleted['posts'], self::gone_ids( $posts[ $type ], $items ) );
 		}
 		foreach ( self::TAXONOMIES as $taxonomy ) {
 			if ( empty( $terms[ $taxonomy ] ) ) {
 				continue;
 			}
 			$base  = self::rest_base( get_taxonomy( $taxonomy ), $taxonomy );
-			$live  = array_keys( array_filter( $terms[ $taxonomy ], [ __CLASS__, 'is_live' ] ) );
-			$items = self::read( '/wp/v2/' . $base, $live, $forward + [ 'hide_empty' => false, '_fields' => self::TERM_FIELDS ] );
+			$items = self::read( '/wp/v2/' . $base, array_keys( $terms[ $taxonomy ] ), $forward + [ 'hide_empty' => false, '_fields' => self::TERM_FIELDS ] );
 			$out['terms']->$base = [ 'changed' => array_keys( $terms[ $taxonomy ] ), 'items' => $items ];
-			$deleted['terms']    = array_merge( $deleted['terms'], array_keys( array_filter( $terms[ $taxonomy ] ) ) );
+			$deleted['terms']    = array_merge( $deleted['terms'], self::gone_ids( $terms[ $taxonomy ], $items ) );
 		}
 		$attachments      = isset( $posts['attachment'] ) ? $posts['attachment'] : [];
 		$deleted['media'] = array_keys( array_filter( $attachments ) );
-		$media_ids        = array_values( array_unique( array_merge( $featured, self::featured( array_keys( array_filter( $attachments, [ __CLASS__, 'is_live' ] ) ) ) ) ) );
+		$media_ids        = array_values( array_unique( array_merge( $featured, self::featured( array_keys( $attachments ) ) ) ) );
 		$out['media']     = [ 'changed' => array_keys( $attachments ), 'items' => self::read( '/wp/v2/media', $media_ids, $forward + [ '_fields' => 'id,source_url,media_details' ] ) ];
 		$out['deleted']   = $deleted;
 		return $out;
 	}
 
-	public static function is_live( $deleted ) {
-		return ! $deleted;
+	/** The IDs whose newest change is a deletion and that are still gone (no item). */
+	private static function gone_ids( array $changed, array $items ) {
+		$found = array_flip( wp_list_pluck( $items, 'id' ) );
+		return array_values( array_filter( array_keys( array_filter( $changed ) ), static function ( $id ) use ( $found ) {
+			return ! isset( $found[ $id ] );
+		} ) );
 	}
 
 	/** REST bases of the two taxonomies (post_tag: tags). */
