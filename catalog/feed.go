@@ -189,7 +189,7 @@ func (c *Catalog) apply(ctx context.Context, cur *Snapshot, ch *cmsclient.Change
 	if err != nil {
 		return nil, err
 	}
-	posts, postsChanged, err := c.applyPosts(cur.posts, ch.Posts)
+	posts, changedIDs, err := c.applyPosts(cur.posts, ch.Posts)
 	if err != nil {
 		return nil, err
 	}
@@ -201,11 +201,11 @@ func (c *Catalog) apply(ctx context.Context, cur *Snapshot, ch *cmsclient.Change
 	if err != nil {
 		return nil, err
 	}
-	if !siteChanged && !postsChanged && !termsChanged && reflectEqualMedia(media, cur.media) {
+	if !siteChanged && len(changedIDs) == 0 && !termsChanged && reflectEqualMedia(media, cur.media) {
 		return cur, nil
 	}
 	base.Version++
-	return build(base, posts, terms, media), nil
+	return patch(base, cur, posts, terms, media, changedIDs), nil
 }
 
 // applySite re-reads the site's settings when the feed says some changed.
@@ -228,17 +228,18 @@ func (c *Catalog) applySite(ctx context.Context, base *Snapshot, options []strin
 	return true, nil
 }
 
-// applyPosts returns posts with the changed sets applied: an item the catalog holds replaces its old
-// version, a changed ID without an item leaves the catalog.
-func (c *Catalog) applyPosts(posts map[int]*mapping.Post, sets map[string]cmsclient.ChangedSet) (map[int]*mapping.Post, bool, error) {
+// applyPosts returns posts with the changed sets applied, and the IDs it changed: an item the catalog
+// holds replaces its old version, a changed ID without an item leaves the catalog.
+func (c *Catalog) applyPosts(posts map[int]*mapping.Post, sets map[string]cmsclient.ChangedSet) (map[int]*mapping.Post, []int, error) {
 	out, changed := posts, false
+	var ids []int
 	for typ, set := range sets {
 		if !slices.Contains(c.postTypes(), typ) {
 			continue
 		}
 		fresh := map[int]*mapping.Post{}
 		if err := c.decodePosts(typ, set.Items, fresh); err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 		for _, id := range set.Changed {
 			p, ok := fresh[id]
@@ -247,13 +248,15 @@ func (c *Catalog) applyPosts(posts map[int]*mapping.Post, sets map[string]cmscli
 			case ok && c.holds(p.Status) && (!had || !samePost(old, p)):
 				out, changed = cloneOnce(out, posts, changed), true
 				out[id] = p
+				ids = append(ids, id)
 			case (!ok || !c.holds(p.Status)) && had:
 				out, changed = cloneOnce(out, posts, changed), true
 				delete(out, id)
+				ids = append(ids, id)
 			}
 		}
 	}
-	return out, changed, nil
+	return out, ids, nil
 }
 
 // cloneOnce returns a copy of orig the first time a change is made (done false), else cur.
@@ -355,6 +358,7 @@ func (c *Catalog) reconcileIDs(ctx context.Context, cur *Snapshot, ids map[strin
 		return cur, nil
 	}
 	posts, changed := cur.posts, false
+	var changedIDs []int
 	for _, typ := range c.postTypes() {
 		list, ok := ids[typ]
 		if !ok {
@@ -368,6 +372,7 @@ func (c *Catalog) reconcileIDs(ctx context.Context, cur *Snapshot, ids map[strin
 			if p.Type == typ && !live[id] {
 				posts, changed = cloneOnce(posts, cur.posts, changed), true
 				delete(posts, id)
+				changedIDs = append(changedIDs, id)
 			}
 		}
 		fresh, err := c.readMissing(ctx, typ, list, posts)
@@ -377,6 +382,7 @@ func (c *Catalog) reconcileIDs(ctx context.Context, cur *Snapshot, ids map[strin
 		for id, p := range fresh {
 			posts, changed = cloneOnce(posts, cur.posts, changed), true
 			posts[id] = p
+			changedIDs = append(changedIDs, id)
 		}
 	}
 	if !changed {
@@ -388,7 +394,7 @@ func (c *Catalog) reconcileIDs(ctx context.Context, cur *Snapshot, ids map[strin
 	}
 	base := *cur
 	base.Version++
-	return build(base, posts, cur.terms, media), nil
+	return patch(base, cur, posts, cur.terms, media, changedIDs), nil
 }
 
 // readMissing reads in bulk the posts of typ listed in ids that have is missing.

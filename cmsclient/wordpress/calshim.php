@@ -420,7 +420,8 @@ final class Calshim_Bridge {
 	private static function excerpt_text( WP_Post $post ) {
 		$explicit = '' !== trim( $post->post_excerpt );
 		$text     = $explicit ? $post->post_excerpt : $post->post_content;
-		if ( function_exists( 'excerpt_remove_blocks' ) ) {
+		// Block markup only: without it the parse would give the text back (and costs a parse per post).
+		if ( function_exists( 'excerpt_remove_blocks' ) && has_blocks( $text ) ) {
 			$text = excerpt_remove_blocks( $text );
 		}
 		$text = preg_replace( '#\[.+\]#U', '', $text ); // shortcodes removed, as TEC's excerpt does
