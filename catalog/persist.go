@@ -3,12 +3,16 @@ package catalog
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,7 +30,7 @@ import (
 
 // diskFormat changes whenever the file's layout or the meaning of a catalog field changes: older
 // files are discarded.
-const diskFormat = 2
+const diskFormat = 3
 
 // diskShards is how many parts the posts are encoded in, so a restart decodes them in parallel.
 const diskShards = 8
@@ -56,7 +60,9 @@ type diskFile struct {
 	SiteInfo       mapping.Site
 	MultiDayCutoff string
 	Version        uint64
-	// PostShards are gob encodings of []*mapping.Post, decoded in parallel on restore.
+	// PostShards are gob encodings of []*mapping.Post, decoded in parallel on restore; in index order
+	// (events, venues, organizers), so the restored lists need no real sort. They are written after
+	// the rest of the file as raw frames (writeFrames), not through gob, to spare a copy.
 	PostShards [][]byte
 	Terms      []*mapping.Term
 	Media      []*mapping.Media
@@ -105,16 +111,15 @@ func (c *Catalog) restore() (*Snapshot, error) {
 	if c.opt.SnapshotPath == "" || !c.opt.Authenticated {
 		return nil, nil
 	}
-	f, err := os.Open(c.opt.SnapshotPath)
+	raw, err := os.ReadFile(c.opt.SnapshotPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	var d diskFile
-	if err := gob.NewDecoder(f).Decode(&d); err != nil {
+	if err := readFrames(raw, &d); err != nil {
 		return nil, fmt.Errorf("catalog: snapshot %s: %w", c.opt.SnapshotPath, err)
 	}
 	if err := c.usable(&d); err != nil {
@@ -144,7 +149,9 @@ func (c *Catalog) fromDisk(d *diskFile) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("catalog: snapshot time zone %q: %w", d.SiteInfo.Timezone, err)
 	}
-	posts, err := decodeShards(d.PostShards)
+	// The decoding allocates the whole catalog at once: collecting garbage meanwhile only slows it.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	posts, ordered, err := decodeShards(d.PostShards)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +168,7 @@ func (c *Catalog) fromDisk(d *diskFile) (*Snapshot, error) {
 	c.feed.on.Store(true)
 	c.feed.log, c.feed.site = d.Log, d.Site
 	c.feed.seq.Store(d.Seq)
-	return build(base, posts, terms, media), nil
+	return buildOrdered(base, posts, ordered, terms, media), nil
 }
 
 // saveSoon writes the catalog in the background when it changed and the last write is old enough.
@@ -198,7 +205,7 @@ func (c *Catalog) Save() error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if err := gob.NewEncoder(tmp).Encode(d); err != nil {
+	if err := writeFrames(tmp, d); err != nil {
 		tmp.Close()
 		return fmt.Errorf("catalog: snapshot: %w", err)
 	}
@@ -231,11 +238,8 @@ func (c *Catalog) diskImage() (*diskFile, bool) {
 	for _, m := range snap.media {
 		d.Media = append(d.Media, m)
 	}
-	shards := make([][]*mapping.Post, diskShards)
-	for id, p := range snap.posts {
-		shards[id%diskShards] = append(shards[id%diskShards], p)
-	}
-	for _, shard := range shards {
+	ordered := slices.Concat(snap.Events, snap.Venues, snap.Organizers)
+	for shard := range slices.Chunk(ordered, max(1, (len(ordered)+diskShards-1)/diskShards)) {
 		var b bytes.Buffer
 		if err := gob.NewEncoder(&b).Encode(shard); err != nil {
 			c.notify("snapshot not written", err)
@@ -246,8 +250,8 @@ func (c *Catalog) diskImage() (*diskFile, bool) {
 	return d, true
 }
 
-// decodeShards decodes the posts' parts in parallel.
-func decodeShards(shards [][]byte) (map[int]*mapping.Post, error) {
+// decodeShards decodes the posts' parts in parallel, and returns them by ID and in file order.
+func decodeShards(shards [][]byte) (map[int]*mapping.Post, []*mapping.Post, error) {
 	parts := make([][]*mapping.Post, len(shards))
 	var g errgroup.Group
 	for i, b := range shards {
@@ -256,17 +260,57 @@ func decodeShards(shards [][]byte) (map[int]*mapping.Post, error) {
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, fmt.Errorf("catalog: snapshot posts: %w", err)
+		return nil, nil, fmt.Errorf("catalog: snapshot posts: %w", err)
 	}
-	n := 0
-	for _, part := range parts {
-		n += len(part)
+	ordered := slices.Concat(parts...)
+	posts := make(map[int]*mapping.Post, len(ordered))
+	for _, p := range ordered {
+		posts[p.ID] = p
 	}
-	posts := make(map[int]*mapping.Post, n)
-	for _, part := range parts {
-		for _, p := range part {
-			posts[p.ID] = p
+	return posts, ordered, nil
+}
+
+// writeFrames writes d as frames: the gob of d, then each post shard, each frame preceded by its
+// length (8 bytes, big-endian).
+func writeFrames(w io.Writer, d *diskFile) error {
+	var head bytes.Buffer
+	h := *d
+	h.PostShards = nil
+	if err := gob.NewEncoder(&head).Encode(&h); err != nil {
+		return err
+	}
+	frames := append([][]byte{head.Bytes()}, d.PostShards...)
+	for _, f := range frames {
+		if err := binary.Write(w, binary.BigEndian, uint64(len(f))); err != nil {
+			return err
+		}
+		if _, err := w.Write(f); err != nil {
+			return err
 		}
 	}
-	return posts, nil
+	return nil
+}
+
+// readFrames reads what writeFrames wrote; the shards stay slices of raw.
+func readFrames(raw []byte, d *diskFile) error {
+	var frames [][]byte
+	for len(raw) > 0 {
+		if len(raw) < 8 {
+			return errors.New("truncated frame header")
+		}
+		n := binary.BigEndian.Uint64(raw)
+		raw = raw[8:]
+		if n > uint64(len(raw)) {
+			return errors.New("truncated frame")
+		}
+		frames, raw = append(frames, raw[:n]), raw[n:]
+	}
+	if len(frames) == 0 {
+		return errors.New("empty file")
+	}
+	if err := gob.NewDecoder(bytes.NewReader(frames[0])).Decode(d); err != nil {
+		return err
+	}
+	d.PostShards = frames[1:]
+	return nil
 }

@@ -70,11 +70,23 @@ func (s *Snapshot) Types() Types { return s.types }
 
 // build indexes posts, terms and media into a new snapshot.
 func build(base Snapshot, posts map[int]*mapping.Post, terms map[int]*mapping.Term, media map[int]*mapping.Media) *Snapshot {
+	return buildOrdered(base, posts, nil, terms, media)
+}
+
+// buildOrdered is build with the posts also given as a list (nil: taken from the map): lists already
+// in index order (a restored snapshot) sort in linear time.
+func buildOrdered(base Snapshot, posts map[int]*mapping.Post, ordered []*mapping.Post, terms map[int]*mapping.Term, media map[int]*mapping.Media) *Snapshot {
+	if ordered == nil {
+		ordered = make([]*mapping.Post, 0, len(posts))
+		for _, p := range posts {
+			ordered = append(ordered, p)
+		}
+	}
 	s := base
 	s.posts, s.terms, s.media = posts, terms, media
 	s.Events, s.Venues, s.Organizers, s.Categories, s.Tags = nil, nil, nil, nil, nil
 	s.slugs = map[string]map[string]int{}
-	for _, p := range posts {
+	for _, p := range ordered {
 		if s.slugs[p.Type] == nil {
 			s.slugs[p.Type] = map[string]int{}
 		}

@@ -35,6 +35,10 @@ rm -f "$COUNT"
 "$STATE/countproxy" "127.0.0.1:$PROXY_PORT" "$WP_URL" "$COUNT" &
 proxy_pid=$!
 requests() { cat "$COUNT" 2>/dev/null || echo 0; }
+# CPU seconds used so far by WordPress (the PHP server's process group) and by calshim: on a shared
+# machine the wall time of a load depends on the others, its CPU time does not.
+php_cpu() { awk -v g="$(cat "$STATE/php-server.pid")" '$5==g {s+=$14+$15} END {printf "%.1f", s/100}' /proc/[0-9]*/stat 2>/dev/null; }
+shim_cpu() { awk '{printf "%.1f", ($14+$15)/100}' "/proc/$shim_pid/stat"; }
 
 # start_shim starts calshim through the proxy and sets ready_s (seconds until /readyz) and rss (MiB).
 start_shim() {
@@ -57,7 +61,9 @@ echo "== seeding $BULK events"
 SEED_EVENTS=$BULK "$ROOT/scripts/wp-seed.sh" | tail -1
 rm -f "$SNAP"
 echo "== cold load"
+p0=$(php_cpu)
 start_shim; cold_s=$ready_s cold_rss=$rss cold_n=$(listed)
+cold_php=$(echo "$(php_cpu) - $p0" | bc) cold_shim=$(shim_cpu)
 
 echo "== idle upstream requests over ${IDLE}s"
 sleep 2
@@ -69,15 +75,15 @@ fresh=$(python3 "$ROOT/scripts/bench-sync.py" freshness "http://127.0.0.1:$PORT"
 
 echo "== warm restart"
 stop_shim
-start_shim; warm_s=$ready_s warm_rss=$rss warm_n=$(listed)
+start_shim; warm_s=$ready_s warm_rss=$rss warm_n=$(listed) warm_shim=$(shim_cpu)
 stop_shim
 
 cat <<TABLE
 | measure | value |
 |---|---|
 | events in WordPress (seed + generated) | $cold_n listed after the cold load, $warm_n after the warm restart |
-| cold load (no snapshot) until /readyz | ${cold_s} s, RSS ${cold_rss} MiB |
-| warm restart (snapshot + feed catch-up) until /readyz | ${warm_s} s, RSS ${warm_rss} MiB |
+| cold load (no snapshot) until /readyz | ${cold_s} s, RSS ${cold_rss} MiB; CPU: WordPress ${cold_php} s, calshim ${cold_shim} s |
+| warm restart (snapshot + feed catch-up) until /readyz | ${warm_s} s, RSS ${warm_rss} MiB; CPU: calshim ${warm_shim} s |
 | idle upstream requests | ${idle_per_min} per minute (counted by a proxy over ${IDLE} s) |
 
 Freshness of direct WordPress edits (seconds from the edit's answer until calshim shows it):

@@ -2,8 +2,9 @@
 //
 //	countproxy LISTEN_ADDR TARGET_URL COUNT_FILE
 //
-// It writes the number of requests forwarded so far to COUNT_FILE after each one. The Host header is
-// the target's: Debian's WordPress picks its site by it.
+// It writes the number of requests forwarded so far to COUNT_FILE after each one, and appends each
+// request's method and path to COUNT_FILE.paths. The Host header is the target's: Debian's WordPress
+// picks its site by it.
 package main
 
 import (
@@ -14,6 +15,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"time"
 )
 
 func main() {
@@ -32,12 +34,18 @@ func main() {
 		direct(r)
 		r.Host = target.Host
 	}
+	paths, err := os.Create(os.Args[3] + ".paths")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "countproxy:", err)
+		os.Exit(1)
+	}
 	var mu sync.Mutex
 	n := 0
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		n++
 		_ = os.WriteFile(os.Args[3], []byte(strconv.Itoa(n)), 0o644)
+		fmt.Fprintln(paths, time.Now().Format("15:04:05.000"), r.Method, r.URL.RequestURI())
 		mu.Unlock()
 		rp.ServeHTTP(w, r)
 	})
