@@ -197,7 +197,7 @@ func (c *Catalog) apply(ctx context.Context, cur *Snapshot, ch *cmsclient.Change
 	if err != nil {
 		return nil, err
 	}
-	media, err := c.applyMedia(ctx, posts, cur.media, ch.Media)
+	media, err := c.applyMedia(ctx, posts, changedIDs, cur.media, ch.Media)
 	if err != nil {
 		return nil, err
 	}
@@ -306,9 +306,19 @@ func decodeTerms(items []json.RawMessage) (map[int]*mapping.Term, error) {
 	return out, nil
 }
 
-// applyMedia returns the featured images the posts use: the feed's new versions, the ones the catalog
-// had (minus those changed away), and any still missing read from wp/v2.
-func (c *Catalog) applyMedia(ctx context.Context, posts map[int]*mapping.Post, have map[int]*mapping.Media, set cmsclient.ChangedSet) (map[int]*mapping.Media, error) {
+// applyMedia returns the featured images with the feed's changes: new versions in, images changed
+// away out, and the images the changed posts now show read from wp/v2 when still missing. Only the
+// changed posts are looked at: an image no post shows any more stays until the next full load.
+func (c *Catalog) applyMedia(ctx context.Context, posts map[int]*mapping.Post, changed []int, have map[int]*mapping.Media, set cmsclient.ChangedSet) (map[int]*mapping.Media, error) {
+	touched := map[int]*mapping.Post{}
+	for _, id := range changed {
+		if p, ok := posts[id]; ok && p.FeaturedMedia != 0 {
+			touched[id] = p
+		}
+	}
+	if len(set.Changed) == 0 && len(set.Items) == 0 && len(touched) == 0 {
+		return have, nil
+	}
 	next := maps.Clone(have)
 	for _, id := range set.Changed {
 		delete(next, id)
@@ -320,7 +330,12 @@ func (c *Catalog) applyMedia(ctx context.Context, posts map[int]*mapping.Post, h
 		}
 		next[m.ID] = m
 	}
-	return c.fetchMedia(ctx, posts, next)
+	shown, err := c.fetchMedia(ctx, touched, next)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(next, shown)
+	return next, nil
 }
 
 // notify tells the operator about an event, when the catalog was given a Notify.

@@ -83,12 +83,13 @@ func (c *Catalog) Start(ctx context.Context) error {
 	if restored == nil {
 		return c.load(ctx)
 	}
-	// The first answer lists every post ID: what was written around WordPress' APIs while calshim was
-	// away is noticed at once.
-	next, err := c.catchUp(ctx, restored, true)
+	next, err := c.catchUp(ctx, restored, false)
 	switch {
 	case err == nil:
 		c.snap.Store(next)
+		// The first poll lists every post ID: what was written around WordPress' APIs while calshim was
+		// away shows a second after the start, which the full lists would have delayed.
+		c.polls = max(c.opt.ReconcileEvery-1, 0)
 		c.disk.restored.Store(true)
 		c.lastPollOK.Store(time.Now().UnixNano())
 		return nil
@@ -96,6 +97,7 @@ func (c *Catalog) Start(ctx context.Context) error {
 		c.snap.Store(restored)
 		c.disk.restored.Store(true)
 		c.disk.unconfirmed.Store(true)
+		c.polls = max(c.opt.ReconcileEvery-1, 0)
 		c.lastPollErr.Store(err.Error())
 		c.notify("upstream unreachable: serving the snapshot until it answers", err)
 		return nil
