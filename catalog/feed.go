@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -75,6 +76,8 @@ func (c *Catalog) loadPosts(ctx context.Context, head *cmsclient.FeedHead) (map[
 	if head == nil || c.opt.Multilingual {
 		return c.loadV2Posts(ctx)
 	}
+	// The load allocates the whole catalog at once: collecting garbage meanwhile only slows it.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	posts := map[int]*mapping.Post{}
 	for _, typ := range c.postTypes() {
 		if err := c.bulkPosts(ctx, typ, posts); err != nil {

@@ -214,13 +214,16 @@ func patchSlugs(old *Snapshot, posts map[int]*mapping.Post, changed []int) map[s
 		return slugs[typ]
 	}
 	for _, id := range changed {
-		if p, ok := old.posts[id]; ok && p.Slug != "" && old.slugs[p.Type][p.Slug] == id {
-			delete(own(p.Type), p.Slug)
+		before, had := old.posts[id]
+		after, has := posts[id]
+		if had && has && before.Type == after.Type && before.Slug == after.Slug {
+			continue // most edits keep the slug: the index stays shared
 		}
-	}
-	for _, id := range changed {
-		if p, ok := posts[id]; ok && p.Slug != "" {
-			own(p.Type)[p.Slug] = id
+		if had && before.Slug != "" && slugs[before.Type][before.Slug] == id {
+			delete(own(before.Type), before.Slug)
+		}
+		if has && after.Slug != "" {
+			own(after.Type)[after.Slug] = id
 		}
 	}
 	return slugs
