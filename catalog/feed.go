@@ -233,7 +233,8 @@ func (c *Catalog) applySite(ctx context.Context, base *Snapshot, options []strin
 
 // applyPosts returns posts with the changed sets applied, and the IDs it changed: an item the catalog
 // holds replaces its old version, a changed ID without an item leaves the catalog.
-func (c *Catalog) applyPosts(posts map[int]*mapping.Post, sets map[string]cmsclient.ChangedSet) (map[int]*mapping.Post, []int, error) {
+func (c *Catalog) applyPosts(posts map[int]*mapping.Post,
+	sets map[string]cmsclient.ChangedSet) (map[int]*mapping.Post, []int, error) {
 	out, changed := posts, false
 	var ids []int
 	for typ, set := range sets {
@@ -271,7 +272,8 @@ func cloneOnce[K comparable, V any](cur, orig map[K]V, done bool) map[K]V {
 }
 
 // applyTerms returns terms with the changed sets applied, like applyPosts.
-func (c *Catalog) applyTerms(terms map[int]*mapping.Term, sets map[string]cmsclient.ChangedSet) (map[int]*mapping.Term, bool, error) {
+func (c *Catalog) applyTerms(terms map[int]*mapping.Term,
+	sets map[string]cmsclient.ChangedSet) (map[int]*mapping.Term, bool, error) {
 	out, changed := terms, false
 	for base, set := range sets {
 		if base != c.opt.Types.CategoryBase && base != c.opt.Types.TagBase {
@@ -312,7 +314,8 @@ func decodeTerms(items []json.RawMessage) (map[int]*mapping.Term, error) {
 // applyMedia returns the featured images with the feed's changes: new versions in, images changed
 // away out, and the images the changed posts now show read from wp/v2 when still missing. Only the
 // changed posts are looked at: an image no post shows any more stays until the next full load.
-func (c *Catalog) applyMedia(ctx context.Context, posts map[int]*mapping.Post, changed []int, have map[int]*mapping.Media, set cmsclient.ChangedSet) (map[int]*mapping.Media, error) {
+func (c *Catalog) applyMedia(ctx context.Context, posts map[int]*mapping.Post, changed []int,
+	have map[int]*mapping.Media, set cmsclient.ChangedSet) (map[int]*mapping.Media, error) {
 	touched := map[int]*mapping.Post{}
 	for _, id := range changed {
 		if p, ok := posts[id]; ok && p.FeaturedMedia != 0 {
@@ -371,7 +374,8 @@ func (c *Catalog) syncHealth() SyncHealth {
 // reconcileIDs brings cur in line with the full ID lists of a feed answer (nil: none asked for):
 // posts the lists lack leave, posts they have and cur lacks are read in bulk. Writes made around
 // WordPress' APIs (direct SQL imports and deletions) fire no hook and reach the log only this way.
-func (c *Catalog) reconcileIDs(ctx context.Context, cur *Snapshot, ids map[string][]int) (*Snapshot, error) {
+func (c *Catalog) reconcileIDs(ctx context.Context, cur *Snapshot,
+	ids map[string][]int) (*Snapshot, error) {
 	if ids == nil {
 		return cur, nil
 	}
@@ -416,7 +420,8 @@ func (c *Catalog) reconcileIDs(ctx context.Context, cur *Snapshot, ids map[strin
 }
 
 // readMissing reads in bulk the posts of typ listed in ids that have is missing.
-func (c *Catalog) readMissing(ctx context.Context, typ string, ids []int, have map[int]*mapping.Post) (map[int]*mapping.Post, error) {
+func (c *Catalog) readMissing(ctx context.Context, typ string, ids []int,
+	have map[int]*mapping.Post) (map[int]*mapping.Post, error) {
 	var missing []int
 	for _, id := range ids {
 		if _, ok := have[id]; !ok {

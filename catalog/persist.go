@@ -233,7 +233,8 @@ func (c *Catalog) diskImage() (*diskFile, bool) {
 	if !on {
 		return nil, false
 	}
-	d.Authenticated, d.SiteInfo, d.MultiDayCutoff, d.Version = snap.Authenticated, snap.Site, snap.MultiDayCutoff, snap.Version
+	d.Authenticated, d.SiteInfo = snap.Authenticated, snap.Site
+	d.MultiDayCutoff, d.Version = snap.MultiDayCutoff, snap.Version
 	for _, t := range snap.terms {
 		d.Terms = append(d.Terms, t)
 	}

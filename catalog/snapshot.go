@@ -75,7 +75,8 @@ func build(base Snapshot, posts map[int]*mapping.Post, terms map[int]*mapping.Te
 
 // buildOrdered is build with the posts also given as a list (nil: taken from the map): lists already
 // in index order (a restored snapshot) sort in linear time.
-func buildOrdered(base Snapshot, posts map[int]*mapping.Post, ordered []*mapping.Post, terms map[int]*mapping.Term, media map[int]*mapping.Media) *Snapshot {
+func buildOrdered(base Snapshot, posts map[int]*mapping.Post, ordered []*mapping.Post,
+	terms map[int]*mapping.Term, media map[int]*mapping.Media) *Snapshot {
 	if ordered == nil {
 		ordered = make([]*mapping.Post, 0, len(posts))
 		for _, p := range posts {
@@ -140,7 +141,8 @@ const patchLimit = 256
 // patch returns what build(base, posts, terms, media) returns, made from old by re-indexing only the
 // posts whose IDs are in changed (added, replaced or removed): a poll that brings a few changes costs
 // a copy of the lists, not a sort of the whole catalog. Many changes are rebuilt in full.
-func patch(base Snapshot, old *Snapshot, posts map[int]*mapping.Post, terms map[int]*mapping.Term, media map[int]*mapping.Media, changed []int) *Snapshot {
+func patch(base Snapshot, old *Snapshot, posts map[int]*mapping.Post, terms map[int]*mapping.Term,
+	media map[int]*mapping.Media, changed []int) *Snapshot {
 	if len(changed) > patchLimit {
 		return build(base, posts, terms, media)
 	}
@@ -179,7 +181,8 @@ func newerPost(a, b *mapping.Post) bool {
 }
 
 // reinsert returns list without the posts in gone, with add inserted in order (less).
-func reinsert(list []*mapping.Post, gone map[int]bool, add []*mapping.Post, less func(a, b *mapping.Post) bool) []*mapping.Post {
+func reinsert(list []*mapping.Post, gone map[int]bool, add []*mapping.Post,
+	less func(a, b *mapping.Post) bool) []*mapping.Post {
 	out := make([]*mapping.Post, 0, len(list)+len(add))
 	for _, p := range list {
 		if !gone[p.ID] {
@@ -231,7 +234,10 @@ func patchSlugs(old *Snapshot, posts map[int]*mapping.Post, changed []int) map[s
 
 // sameTermSet reports whether two term maps are the same map (unchanged terms are passed on as is).
 func sameTermSet(a, b map[int]*mapping.Term) bool {
-	return len(a) == len(b) && (len(a) == 0 || reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer())
+	if len(a) != len(b) {
+		return false
+	}
+	return len(a) == 0 || reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // sortedTerms lists the categories and the tags by name, as build does.

@@ -97,9 +97,11 @@ func TestSyncBulkMatchesWPv2(t *testing.T) {
 			t.Fatalf("%s ids: %v %s", typ, err, raw)
 		}
 		ids := idx.IDs[:min(len(idx.IDs), 100)]
-		bulk := decodeAll(t, wpGet(t, fmt.Sprintf("/calshim/v1/bulk?type=%s&from=%d&to=%d", typ, ids[0], ids[len(ids)-1]), "items"))
-		v2 := decodeAll(t, wpGet(t, "/wp/v2/"+typ+"?per_page=100&status=publish,future,draft,pending,private,trash&include="+
-			strings.Trim(strings.Join(strings.Fields(fmt.Sprint(ids)), ","), "[]"), ""))
+		page := fmt.Sprintf("/calshim/v1/bulk?type=%s&from=%d&to=%d", typ, ids[0], ids[len(ids)-1])
+		bulk := decodeAll(t, wpGet(t, page, "items"))
+		include := strings.Trim(strings.Join(strings.Fields(fmt.Sprint(ids)), ","), "[]")
+		statuses := "publish,future,draft,pending,private,trash"
+		v2 := decodeAll(t, wpGet(t, "/wp/v2/"+typ+"?per_page=100&status="+statuses+"&include="+include, ""))
 		if len(v2) < len(ids)-5 {
 			t.Fatalf("%s: wp/v2 answered %d of %d posts", typ, len(v2), len(ids))
 		}
