@@ -144,12 +144,17 @@ func (c *Catalog) pollFeed(ctx context.Context) error {
 }
 
 // catchUp applies the feed's changes after the catalog's sequence to cur until none follow, and
-// returns the resulting snapshot (cur itself when nothing changed). withIDs: the first answer also
-// lists every post ID, to reconcile with (reconcileIDs).
-func (c *Catalog) catchUp(ctx context.Context, cur *Snapshot, withIDs bool) (*Snapshot, error) {
+// returns the resulting snapshot (cur itself when nothing changed). check: the first answer also
+// counts every post, and when the counts differ from cur's the next one lists every post ID, to
+// reconcile with (reconcileIDs).
+func (c *Catalog) catchUp(ctx context.Context, cur *Snapshot, check bool) (*Snapshot, error) {
+	ids := cmsclient.IDsNone
+	if check && !c.opt.Multilingual {
+		ids = cmsclient.IDsCount
+	}
 	for {
-		ch, err := c.client.Changes(ctx, c.feed.seq.Load(), withIDs && !c.opt.Multilingual)
-		withIDs = false
+		ch, err := c.client.Changes(ctx, c.feed.seq.Load(), ids)
+		ids = cmsclient.IDsNone
 		var ue *cmsclient.Error
 		if errors.As(err, &ue) && ue.Status == http.StatusGone {
 			return nil, fmt.Errorf("%w: %s", errReload, ue.Message)
@@ -170,6 +175,10 @@ func (c *Catalog) catchUp(ctx context.Context, cur *Snapshot, withIDs bool) (*Sn
 		c.feed.seq.Store(ch.Seq)
 		if ch.NewestMS > 0 {
 			c.feed.lagMS.Store(max(0, time.Now().UnixMilli()-ch.NewestMS))
+		}
+		if ch.Counts != nil && !c.sameCounts(cur, ch.Counts) {
+			ids = cmsclient.IDsList
+			continue
 		}
 		if !ch.More {
 			return cur, nil
@@ -447,4 +456,22 @@ func (c *Catalog) readMissing(ctx context.Context, typ string, ids []int,
 		}
 	}
 	return fresh, nil
+}
+
+// sameCounts reports whether cur holds, per post type, as many posts with the same sum of IDs as
+// WordPress counted.
+func (c *Catalog) sameCounts(cur *Snapshot, counts map[string]cmsclient.IDCount) bool {
+	have := map[string]cmsclient.IDCount{}
+	for _, p := range cur.posts {
+		n := have[p.Type]
+		n.Count++
+		n.Sum += int64(p.ID)
+		have[p.Type] = n
+	}
+	for _, typ := range c.postTypes() {
+		if want, ok := counts[typ]; ok && want != have[typ] {
+			return false
+		}
+	}
+	return true
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"calshim/catalog"
 	"calshim/internal/wpfake"
 )
 
@@ -44,7 +45,7 @@ func (f *fakeFeed) serve(w http.ResponseWriter, r *http.Request) bool {
 	q := r.URL.Query()
 	switch r.URL.Path {
 	case "/wp-json/calshim/v1/changes":
-		f.changesAnswer(w, q.Get("since"))
+		f.changesAnswer(w, q.Get("since"), q.Get("ids"))
 	case "/wp-json/calshim/v1/bulk":
 		f.bulkAnswer(w, q.Get("type"), q.Get("from"), q.Get("to"))
 	default:
@@ -53,7 +54,7 @@ func (f *fakeFeed) serve(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-func (f *fakeFeed) changesAnswer(w http.ResponseWriter, sinceArg string) {
+func (f *fakeFeed) changesAnswer(w http.ResponseWriter, sinceArg, ids string) {
 	head := map[string]any{"log": f.log, "site": "http://cms", "head": f.seq, "seq": f.seq, "floor": f.floor}
 	if sinceArg == "" {
 		writeJSON(w, http.StatusOK, head)
@@ -83,8 +84,28 @@ func (f *fakeFeed) changesAnswer(w http.ResponseWriter, sinceArg string) {
 		}
 	}
 	head["posts"], head["terms"] = posts, map[string]any{}
+	f.addIDs(head, ids)
 	head["media"] = map[string]any{"changed": []int{}, "items": []any{}}
 	writeJSON(w, http.StatusOK, head)
+}
+
+// addIDs adds the counts or the full ID lists a poll asked for.
+func (f *fakeFeed) addIDs(answer map[string]any, ids string) {
+	counts, lists := map[string]any{}, map[string]any{}
+	for _, typ := range []string{"tribe_events", "tribe_venue", "tribe_organizer"} {
+		sum := 0
+		for _, id := range f.fake.IDs(typ) {
+			sum += id
+		}
+		counts[typ] = map[string]int{"count": len(f.fake.IDs(typ)), "sum": sum}
+		lists[typ] = f.fake.IDs(typ)
+	}
+	switch ids {
+	case "count":
+		answer["counts"] = counts
+	case "true":
+		answer["ids"] = lists
+	}
 }
 
 func (f *fakeFeed) has(typ string, id int) bool {
@@ -143,6 +164,22 @@ func TestFeedSync(t *testing.T) {
 	if h := cat.Health().Sync; h.Mode != "feed" || h.Seq != 10 {
 		t.Errorf("sync = %+v", h)
 	}
+	// A post deleted around WordPress' APIs (no change logged) is noticed by the count check.
+	checking := newCatalog(t, fake, func(o *catalog.Options) { o.ReconcileEvery = 1 })
+	if err := checking.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	fake.ResetRequests()
+	mustPoll(t, checking)
+	if n := len(fake.Requests()); n != 1 {
+		t.Errorf("poll with equal counts: %d requests, want 1", n)
+	}
+	venue := fake.IDs("tribe_venue")[0]
+	fake.Delete("tribe_venue", venue)
+	if _, ok := mustPoll(t, checking).Post(venue); ok {
+		t.Errorf("venue %d deleted around the log still in the catalog", venue)
+	}
+
 	ev := fake.IDs("tribe_events")[0]
 
 	before := cat.Snapshot()

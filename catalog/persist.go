@@ -83,13 +83,12 @@ func (c *Catalog) Start(ctx context.Context) error {
 	if restored == nil {
 		return c.load(ctx)
 	}
-	next, err := c.catchUp(ctx, restored, false)
+	// The first answer counts every post: what was written around WordPress' APIs while calshim was
+	// away (a direct SQL import) is noticed before the catalog is served.
+	next, err := c.catchUp(ctx, restored, true)
 	switch {
 	case err == nil:
 		c.snap.Store(next)
-		// The first poll lists every post ID: what was written around WordPress' APIs while calshim was
-		// away shows a second after the start, which the full lists would have delayed.
-		c.polls = max(c.opt.ReconcileEvery-1, 0)
 		c.disk.restored.Store(true)
 		c.lastPollOK.Store(time.Now().UnixNano())
 		return nil

@@ -32,9 +32,25 @@ type Changes struct {
 	Terms    map[string]ChangedSet `json:"terms"`     // by taxonomy REST base
 	Media    ChangedSet            `json:"media"`
 	Options  []string              `json:"options"` // names of the settings that changed
-	// IDs, when asked for, lists every post ID by type, to notice writes made around WordPress' APIs.
-	IDs map[string][]int `json:"ids"`
+	// IDs, when asked for (IDsList), lists every post ID by type, to notice writes made around
+	// WordPress' APIs; Counts (IDsCount) is the cheap check first: per type, how many and their sum.
+	IDs    map[string][]int   `json:"ids"`
+	Counts map[string]IDCount `json:"counts"`
 }
+
+// IDCount is how many posts of a type WordPress has in the statuses calshim reads, and the sum of
+// their IDs.
+type IDCount struct {
+	Count int   `json:"count"`
+	Sum   int64 `json:"sum"`
+}
+
+// What a feed answer may add about every post: nothing, the counts, or the full ID lists.
+const (
+	IDsNone  = ""
+	IDsCount = "count"
+	IDsList  = "true"
+)
 
 // ChangedSet lists the IDs that changed and the items still readable among them, as wp/v2 renders
 // them. An ID changed but absent from the items is gone for the reader (deleted, or out of the
@@ -57,13 +73,13 @@ func (c *Client) FeedHead(ctx context.Context) (*FeedHead, error) {
 	return &h, nil
 }
 
-// Changes reads the changes after since, with every post ID when withIDs. A since the log no longer
-// holds (expired, or past a reset log's head) answers an *Error with status 410: the caller reloads
-// everything.
-func (c *Client) Changes(ctx context.Context, since int64, withIDs bool) (*Changes, error) {
+// Changes reads the changes after since, with what ids asks about every post (IDsNone, IDsCount,
+// IDsList). A since the log no longer holds (expired, or past a reset log's head) answers an *Error
+// with status 410: the caller reloads everything.
+func (c *Client) Changes(ctx context.Context, since int64, ids string) (*Changes, error) {
 	q := url.Values{"since": {strconv.FormatInt(since, 10)}}
-	if withIDs {
-		q.Set("ids", "true")
+	if ids != IDsNone {
+		q.Set("ids", ids)
 	}
 	res, err := c.Get(ctx, sync1+"changes", q)
 	if err != nil {

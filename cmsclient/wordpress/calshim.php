@@ -926,7 +926,7 @@ final class Calshim_Changes {
 			'permission_callback' => $read,
 			'args'                => [
 				'since' => [ 'type' => 'integer', 'minimum' => 0 ],
-				'ids'   => [ 'type' => 'boolean', 'default' => false ],
+				'ids'   => [ 'type' => 'string', 'enum' => [ 'true', 'false', '1', '0', 'count' ] ],
 			],
 		] );
 		register_rest_route( 'calshim/v1', '/changes/prune', [
@@ -1039,7 +1039,10 @@ final class Calshim_Changes {
 		$answer['more']      = $more;
 		$answer['newest_ms'] = $rows ? (int) end( $rows )->changed_ms : 0;
 		$answer              = array_merge( $answer, self::content( $rows, self::forwarded( $request ) ) );
-		if ( $request->get_param( 'ids' ) ) {
+		$ids = $request->get_param( 'ids' );
+		if ( 'count' === $ids ) {
+			$answer['counts'] = self::id_counts();
+		} elseif ( $ids && 'false' !== $ids && '0' !== $ids ) {
 			$answer['ids'] = self::all_ids();
 		}
 		return $answer;
@@ -1085,6 +1088,22 @@ final class Calshim_Changes {
 		$out      = array_fill_keys( array_keys( Calshim_Bridge::META ), [] );
 		foreach ( $wpdb->get_results( "SELECT ID, post_type FROM {$wpdb->posts} WHERE post_type IN ($types) AND post_status IN ($statuses) ORDER BY ID", ARRAY_N ) as $row ) { // phpcs:ignore WordPress.DB.PreparedSQL
 			$out[ $row[1] ][] = (int) $row[0];
+		}
+		return $out;
+	}
+
+	/**
+	 * Per post type, how many posts calshim holds and the sum of their IDs: with `ids=count`, a cheap
+	 * check that calshim's catalog has the same posts (a direct SQL import or deletion changes it), before
+	 * asking for the full lists.
+	 */
+	private static function id_counts() {
+		global $wpdb;
+		$types    = "'" . implode( "','", array_map( 'esc_sql', array_keys( Calshim_Bridge::META ) ) ) . "'";
+		$statuses = "'" . implode( "','", self::STATUSES ) . "'";
+		$out      = array_fill_keys( array_keys( Calshim_Bridge::META ), [ 'count' => 0, 'sum' => 0 ] );
+		foreach ( $wpdb->get_results( "SELECT post_type, COUNT(*) n, SUM(ID) s FROM {$wpdb->posts} WHERE post_type IN ($types) AND post_status IN ($statuses) GROUP BY post_type", ARRAY_N ) as $row ) { // phpcs:ignore WordPress.DB.PreparedSQL
+			$out[ $row[0] ] = [ 'count' => (int) $row[1], 'sum' => (int) $row[2] ];
 		}
 		return $out;
 	}
