@@ -36,7 +36,9 @@ const diskFormat = 3
 const diskShards = 8
 
 // saveEvery bounds how often a changing catalog is written (it is also written when calshim stops).
-const saveEvery = 10 * time.Second
+// Writing 100,000 events costs about a CPU second; an older file only means a longer catch-up through
+// the feed at the next start.
+const saveEvery = time.Minute
 
 // diskState is the snapshot file's bookkeeping.
 type diskState struct {
