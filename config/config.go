@@ -69,7 +69,8 @@ type Upstream struct {
 // Catalog tunes the in-memory catalog.
 type Catalog struct {
 	PollInterval time.Duration `yaml:"poll_interval"` // how often upstream changes are polled
-	// ReconcileEvery forces a full ID reconciliation every N polls even when totals agree.
+	// ReconcileEvery: every N polls the feed counts the posts (and lists their IDs when the counts
+	// differ); wp/v2 polling reconciles IDs even when totals agree.
 	ReconcileEvery int `yaml:"reconcile_every"`
 	// PerPage is the default per_page of every list (the original reads WordPress' posts_per_page).
 	PerPage int `yaml:"per_page"`
