@@ -1,10 +1,12 @@
 # calshim: the two entry points are `make demo` and `make test` (see README.md).
 SHELL := /bin/bash
-STATE ?= /tmp/calshim-wp
+# A second rig: CALSHIM_STATE=/tmp/calshim-wp2 WP_HOST=localhost WP_PORT=8882 DB_NAME=calshim_wp2
+# WP_CONTENT=/tmp/calshim-wp2/wp-content make test (see scripts/wp-up.sh).
+STATE ?= $(or $(CALSHIM_STATE),/tmp/calshim-wp)
 export CALSHIM_STATE := $(STATE)
 GO ?= $(shell command -v go || echo /usr/local/go/bin/go)
 
-.PHONY: demo test unit lint wordpress seed build bench clean
+.PHONY: demo test unit lint wordpress seed build bench bench-sync clean
 
 build:
 	$(GO) build -o bin/calshim ./cmd/calshim
@@ -58,3 +60,8 @@ clean:
 # Load time, RSS and requests/s next to WordPress (reseeds the rig; see scripts/bench.sh).
 bench: build
 	scripts/bench.sh
+
+# Sync: cold load of 100,000 events, warm restart, RSS, idle upstream requests per minute and the
+# freshness of direct edits (reseeds the rig; see scripts/bench-sync.sh).
+bench-sync: wordpress
+	scripts/bench-sync.sh

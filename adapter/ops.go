@@ -51,6 +51,10 @@ func newMetrics(s *Server) *metrics {
 			func(snap *catalog.Snapshot) float64 { return float64(snap.Version) }),
 		gauge("catalog_last_poll_success_timestamp_seconds", "When the catalog last synchronised with upstream.",
 			func(*catalog.Snapshot) float64 { return float64(s.cat.Health().LastPollOK.UnixNano()) / 1e9 }),
+		gauge("feed_sequence", "Sequence of the plugin's change log the catalog reflects (0 when polling wp/v2).",
+			func(*catalog.Snapshot) float64 { return float64(s.cat.Health().Sync.Seq) }),
+		gauge("feed_lag_seconds", "How long the newest change the last applying poll read had waited in WordPress.",
+			func(*catalog.Snapshot) float64 { return s.cat.Health().Sync.Lag.Seconds() }),
 	)
 	return m
 }

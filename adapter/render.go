@@ -124,7 +124,15 @@ func (s *Server) recoverPanic(gc *gin.Context) {
 // readyz answers 200 once the catalog is loaded, with its freshness; 503 before.
 func (s *Server) readyz(gc *gin.Context) {
 	h := s.cat.Health()
-	body := gin.H{"loaded": h.Loaded, "last_poll_ok": h.LastPollOK, "last_poll_error": h.LastPollErr}
+	body := gin.H{"loaded": h.Loaded, "last_poll_ok": h.LastPollOK, "last_poll_error": h.LastPollErr,
+		"sync": gin.H{"mode": h.Sync.Mode, "sequence": h.Sync.Seq, "lag_seconds": h.Sync.Lag.Seconds(),
+			"from_snapshot": h.Sync.Restored, "snapshot_unconfirmed": h.Sync.Unconfirmed}}
+	if snap := s.cat.Snapshot(); snap != nil {
+		body["timezone"] = snap.Site.Timezone // the site's, as the catalog last read it
+	}
+	if h.Sync.Unconfirmed {
+		body["note"] = "serving the local snapshot: upstream has not answered since calshim started"
+	}
 	if !h.LastPollOK.IsZero() {
 		body["staleness_seconds"] = time.Since(h.LastPollOK).Seconds()
 	}

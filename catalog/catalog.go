@@ -21,6 +21,16 @@ type Options struct {
 	PerPage        int // default per_page of lists
 	// Authenticated: the client carries a service credential, so every status is loaded.
 	Authenticated bool
+	// Multilingual: the client sends a language with every request; the bulk load, which cannot filter
+	// by language, is not used (the feed is: it passes the language on to its wp/v2 reads).
+	Multilingual bool
+	// SnapshotPath is the file the catalog is saved to and restored from ("" = none); Upstream names
+	// what it was loaded from (URL and language), so a file of another upstream is never served.
+	SnapshotPath string
+	Upstream     string
+	// Notify, when not nil, is told about events an operator should see (a discarded snapshot, a reset
+	// change log); err may be nil.
+	Notify func(event string, err error)
 }
 
 // Catalog is the in-memory copy of the upstream calendar. The zero value is not usable: call New, then
@@ -37,6 +47,8 @@ type Catalog struct {
 	// since holds, per post type, the upstream's clock when its posts were last read: the next poll
 	// asks for what was modified after it.
 	since map[string]time.Time
+	feed  feedState // the plugin's change feed, when the catalog syncs through it (feed.go)
+	disk  diskState // the local snapshot file (persist.go)
 }
 
 // New returns an empty catalog reading through client.
@@ -60,6 +72,15 @@ func (c *Catalog) statuses() string {
 func (c *Catalog) Load(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.load(ctx)
+}
+
+// load is Load with c.mu held.
+func (c *Catalog) load(ctx context.Context) error {
+	head, err := c.feedHead(ctx)
+	if err != nil {
+		return err
+	}
 	site, err := c.client.Site(ctx)
 	if err != nil {
 		return fmt.Errorf("catalog: site: %w", err)
@@ -72,16 +93,9 @@ func (c *Catalog) Load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("catalog: site time zone %q: %w", site.Timezone, err)
 	}
-	posts := map[int]*mapping.Post{}
-	for _, typ := range []string{c.opt.Types.Event, c.opt.Types.Venue, c.opt.Types.Organizer} {
-		_, clock, err := c.count(ctx, typ)
-		if err != nil {
-			return err
-		}
-		if err := c.fetchPosts(ctx, typ, nil, posts); err != nil {
-			return err
-		}
-		c.since[typ] = clock
+	posts, err := c.loadPosts(ctx, head)
+	if err != nil {
+		return err
 	}
 	terms, err := c.fetchTerms(ctx)
 	if err != nil {
@@ -99,6 +113,7 @@ func (c *Catalog) Load(ctx context.Context) error {
 	}
 	base.Version++
 	c.snap.Store(build(base, posts, terms, media))
+	c.feed.start(head)
 	c.lastPollOK.Store(time.Now().UnixNano())
 	return nil
 }
@@ -224,6 +239,7 @@ type Health struct {
 	Loaded      bool
 	LastPollOK  time.Time
 	LastPollErr string
+	Sync        SyncHealth
 }
 
 // Health returns the catalog's freshness.
@@ -235,5 +251,6 @@ func (c *Catalog) Health() Health {
 	if e, ok := c.lastPollErr.Load().(string); ok {
 		h.LastPollErr = e
 	}
+	h.Sync = c.syncHealth()
 	return h
 }

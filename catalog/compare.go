@@ -11,3 +11,7 @@ import (
 func samePost(a, b *mapping.Post) bool { return reflect.DeepEqual(a, b) }
 
 func sameTerms(a, b map[int]*mapping.Term) bool { return reflect.DeepEqual(a, b) }
+
+func sameTerm(a, b *mapping.Term) bool { return reflect.DeepEqual(a, b) }
+
+func reflectEqualMedia(a, b map[int]*mapping.Media) bool { return reflect.DeepEqual(a, b) }

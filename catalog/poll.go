@@ -12,14 +12,17 @@ import (
 	"calshim/mapping"
 )
 
-// Run polls upstream every PollInterval until ctx ends. Each poll fetches posts modified since the
-// previous poll by the upstream's clock (wp/v2 modified_after), reloads the terms, and checks totals to notice
-// permanent deletions; a mismatch (or every ReconcileEvery polls) triggers a full ID reconciliation.
+// Run polls upstream every PollInterval until ctx ends, through the plugin's change feed (feed.go) or,
+// without it, through wp/v2: each poll then fetches posts modified since the previous poll by the
+// upstream's clock (wp/v2 modified_after), reloads the terms, and checks totals to notice permanent
+// deletions; a mismatch (or every ReconcileEvery polls) triggers a full ID reconciliation.
 // Errors are recorded for readiness and the next poll retries: reads keep being served meanwhile.
-// onError, when not nil, is told about each failed poll.
+// onError, when not nil, is told about each failed poll. The catalog is saved to its snapshot file
+// now and then while it changes, and when ctx ends.
 func (c *Catalog) Run(ctx context.Context, onError func(error)) {
 	t := time.NewTicker(c.opt.PollInterval)
 	defer t.Stop()
+	defer c.Save()
 	for {
 		select {
 		case <-ctx.Done():
@@ -35,6 +38,7 @@ func (c *Catalog) Run(ctx context.Context, onError func(error)) {
 		}
 		c.lastPollErr.Store("")
 		c.lastPollOK.Store(time.Now().UnixNano())
+		c.saveSoon()
 	}
 }
 
@@ -43,6 +47,9 @@ func (c *Catalog) Poll(ctx context.Context) (err error) {
 	old := c.snap.Load()
 	if old == nil {
 		return c.Load(ctx)
+	}
+	if c.feed.on.Load() {
+		return c.pollFeed(ctx)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -85,6 +92,22 @@ func (c *Catalog) Poll(ctx context.Context) (err error) {
 	base.Version++
 	c.snap.Store(build(base, posts, terms, media))
 	return nil
+}
+
+// loadV2Posts reads every post from wp/v2, and the upstream clock per type for the next poll.
+func (c *Catalog) loadV2Posts(ctx context.Context) (map[int]*mapping.Post, error) {
+	posts := map[int]*mapping.Post{}
+	for _, typ := range c.postTypes() {
+		_, clock, err := c.count(ctx, typ)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.fetchPosts(ctx, typ, nil, posts); err != nil {
+			return nil, err
+		}
+		c.since[typ] = clock
+	}
+	return posts, nil
 }
 
 // pollType applies one post type's changes to posts and reports whether anything changed. It reads the

@@ -4,6 +4,8 @@
 package catalog
 
 import (
+	"maps"
+	"reflect"
 	"sort"
 	"time"
 
@@ -70,11 +72,24 @@ func (s *Snapshot) Types() Types { return s.types }
 func build(
 	base Snapshot, posts map[int]*mapping.Post, terms map[int]*mapping.Term, media map[int]*mapping.Media,
 ) *Snapshot {
+	return buildOrdered(base, posts, nil, terms, media)
+}
+
+// buildOrdered is build with the posts also given as a list (nil: taken from the map): lists already
+// in index order (a restored snapshot) sort in linear time.
+func buildOrdered(base Snapshot, posts map[int]*mapping.Post, ordered []*mapping.Post,
+	terms map[int]*mapping.Term, media map[int]*mapping.Media) *Snapshot {
+	if ordered == nil {
+		ordered = make([]*mapping.Post, 0, len(posts))
+		for _, p := range posts {
+			ordered = append(ordered, p)
+		}
+	}
 	s := base
 	s.posts, s.terms, s.media = posts, terms, media
 	s.Events, s.Venues, s.Organizers, s.Categories, s.Tags = nil, nil, nil, nil, nil
 	s.slugs = map[string]map[string]int{}
-	for _, p := range posts {
+	for _, p := range ordered {
 		if s.slugs[p.Type] == nil {
 			s.slugs[p.Type] = map[string]int{}
 		}
@@ -120,4 +135,132 @@ func build(
 	sort.Slice(s.Categories, byName(s.Categories))
 	sort.Slice(s.Tags, byName(s.Tags))
 	return &s
+}
+
+// patchLimit is the number of changed posts up to which patch updates the indexes in place of build.
+const patchLimit = 256
+
+// patch returns what build(base, posts, terms, media) returns, made from old by re-indexing only the
+// posts whose IDs are in changed (added, replaced or removed): a poll that brings a few changes costs
+// a copy of the lists, not a sort of the whole catalog. Many changes are rebuilt in full.
+func patch(base Snapshot, old *Snapshot, posts map[int]*mapping.Post, terms map[int]*mapping.Term,
+	media map[int]*mapping.Media, changed []int) *Snapshot {
+	if len(changed) > patchLimit {
+		return build(base, posts, terms, media)
+	}
+	s := base
+	s.posts, s.terms, s.media, s.types = posts, terms, media, old.types
+	gone := make(map[int]bool, len(changed))
+	for _, id := range changed {
+		gone[id] = true
+	}
+	byType := func(typ string) []*mapping.Post {
+		var l []*mapping.Post
+		for id := range gone {
+			if p, ok := posts[id]; ok && p.Type == typ {
+				l = append(l, p)
+			}
+		}
+		return l
+	}
+	s.Events = reinsert(old.Events, gone, byType(s.types.Event), mapping.EventLess)
+	s.Venues = reinsert(old.Venues, gone, byType(s.types.Venue), newerPost)
+	s.Organizers = reinsert(old.Organizers, gone, byType(s.types.Organizer), newerPost)
+	s.slugs = patchSlugs(old, posts, changed)
+	s.Categories, s.Tags = old.Categories, old.Tags
+	if !sameTermSet(old.terms, terms) {
+		s.Categories, s.Tags = sortedTerms(terms, s.types)
+	}
+	return &s
+}
+
+// newerPost is WordPress' default order of venues and organizers: post date descending, then ID.
+func newerPost(a, b *mapping.Post) bool {
+	if a.Date != b.Date {
+		return a.Date > b.Date
+	}
+	return a.ID > b.ID
+}
+
+// reinsert returns list without the posts in gone, with add inserted in order (less).
+func reinsert(list []*mapping.Post, gone map[int]bool, add []*mapping.Post,
+	less func(a, b *mapping.Post) bool) []*mapping.Post {
+	out := make([]*mapping.Post, 0, len(list)+len(add))
+	for _, p := range list {
+		if !gone[p.ID] {
+			out = append(out, p)
+		}
+	}
+	for _, p := range add {
+		i := sort.Search(len(out), func(i int) bool { return less(p, out[i]) })
+		out = append(out, nil)
+		copy(out[i+1:], out[i:])
+		out[i] = p
+	}
+	return out
+}
+
+// patchSlugs returns old's slug index with the changed posts' entries updated; the inner map of a
+// post type is copied only when one of its posts changed.
+func patchSlugs(old *Snapshot, posts map[int]*mapping.Post, changed []int) map[string]map[string]int {
+	slugs := make(map[string]map[string]int, len(old.slugs))
+	for typ, m := range old.slugs {
+		slugs[typ] = m
+	}
+	copied := map[string]bool{}
+	own := func(typ string) map[string]int {
+		if !copied[typ] {
+			slugs[typ] = maps.Clone(slugs[typ])
+			if slugs[typ] == nil {
+				slugs[typ] = map[string]int{}
+			}
+			copied[typ] = true
+		}
+		return slugs[typ]
+	}
+	for _, id := range changed {
+		before, had := old.posts[id]
+		after, has := posts[id]
+		if had && has && before.Type == after.Type && before.Slug == after.Slug {
+			continue // most edits keep the slug: the index stays shared
+		}
+		if had && before.Slug != "" && slugs[before.Type][before.Slug] == id {
+			delete(own(before.Type), before.Slug)
+		}
+		if has && after.Slug != "" {
+			own(after.Type)[after.Slug] = id
+		}
+	}
+	return slugs
+}
+
+// sameTermSet reports whether two term maps are the same map (unchanged terms are passed on as is).
+func sameTermSet(a, b map[int]*mapping.Term) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	return len(a) == 0 || reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// sortedTerms lists the categories and the tags by name, as build does.
+func sortedTerms(terms map[int]*mapping.Term, types Types) (cats, tags []*mapping.Term) {
+	for _, t := range terms {
+		switch t.Taxonomy {
+		case types.CategoryTax:
+			cats = append(cats, t)
+		case types.TagTax:
+			tags = append(tags, t)
+		}
+	}
+	byName := func(l []*mapping.Term) func(i, j int) bool {
+		return func(i, j int) bool {
+			if l[i].Name != l[j].Name {
+				return l[i].Name < l[j].Name
+			}
+			return l[i].ID < l[j].ID
+		}
+	}
+	sort.Slice(cats, byName(cats))
+	sort.Slice(tags, byName(tags))
+	return cats, tags
 }

@@ -5,8 +5,10 @@ package config
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -70,12 +72,39 @@ type Upstream struct {
 // Catalog tunes the in-memory catalog.
 type Catalog struct {
 	PollInterval time.Duration `yaml:"poll_interval"` // how often upstream changes are polled
-	// ReconcileEvery forces a full ID reconciliation every N polls even when totals agree.
+	// ReconcileEvery: every N polls the feed counts the posts (and lists their IDs when the counts
+	// differ); wp/v2 polling reconciles IDs even when totals agree.
 	ReconcileEvery int `yaml:"reconcile_every"`
 	// PerPage is the default per_page of every list (the original reads WordPress' posts_per_page).
 	PerPage int `yaml:"per_page"`
 	// MaxPerPage caps per_page (the original caps at 50).
 	MaxPerPage int `yaml:"max_per_page"`
+	// Snapshot is the file the catalog is saved to and restarted from: "" = the default file under
+	// the user's cache directory (SnapshotPath), "none" = no snapshot.
+	Snapshot string `yaml:"snapshot"`
+}
+
+// SnapshotPath returns the snapshot file of the catalog of one language ("" for the only catalog of
+// a site that is not multilingual), or "" when there is none. The default file is named after the
+// upstream, so calshims of different sites on one machine keep different files.
+func (c *Config) SnapshotPath(lang string) string {
+	path := c.Catalog.Snapshot
+	if path == "none" {
+		return ""
+	}
+	if path == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		h := fnv.New64a()
+		_, _ = h.Write([]byte(c.Upstream.URL))
+		path = filepath.Join(dir, "calshim", "catalog-"+strconv.FormatUint(h.Sum64(), 36)+".gob")
+	}
+	if lang != "" {
+		path += "." + lang
+	}
+	return path
 }
 
 // Mapping names the upstream objects, for CMSes laid out differently from The Events Calendar.
@@ -101,7 +130,7 @@ func Default() Config {
 		NamespaceAliases: []string{"tribe/events/v1"},
 		Languages:        []string{"en", "de", "fr", "es", "it", "nl"},
 		Upstream:         Upstream{URL: "http://127.0.0.1:8881/wp-json", Timeout: 10 * time.Second, Concurrency: 4},
-		Catalog:          Catalog{PollInterval: 3 * time.Second, ReconcileEvery: 20, PerPage: 10, MaxPerPage: 50},
+		Catalog:          Catalog{PollInterval: time.Second, ReconcileEvery: 20, PerPage: 10, MaxPerPage: 50},
 		Mapping: Mapping{EventType: "tribe_events", VenueType: "tribe_venue", OrganizerType: "tribe_organizer",
 			CategoryTax: "tribe_events_cat", TagTax: "tags"},
 		Writes:        Writes{ImageMaxBytes: 10 << 20},
@@ -145,6 +174,7 @@ func envTable(c *Config) map[string]any {
 		"CALSHIM_CATALOG_RECONCILE_EVERY":    &c.Catalog.ReconcileEvery,
 		"CALSHIM_CATALOG_PER_PAGE":           &c.Catalog.PerPage,
 		"CALSHIM_CATALOG_MAX_PER_PAGE":       &c.Catalog.MaxPerPage,
+		"CALSHIM_SNAPSHOT":                   &c.Catalog.Snapshot,
 		"CALSHIM_MAPPING_EVENT_TYPE":         &c.Mapping.EventType,
 		"CALSHIM_MAPPING_VENUE_TYPE":         &c.Mapping.VenueType,
 		"CALSHIM_MAPPING_ORGANIZER_TYPE":     &c.Mapping.OrganizerType,

@@ -17,7 +17,13 @@
 #   8. checks that /wp-json/ answers, that the plugin is loaded and that Basic auth with an application
 #      password works, then prints a one-line summary.
 #
-# Environment: WP_PORT (default 8881), CALSHIM_STATE (default /tmp/calshim-wp: wp.env, logs, pid files).
+# Environment: WP_HOST (default 127.0.0.1; Debian's WordPress picks /etc/wordpress/config-<host>.php by the
+# HTTP Host, so a second site on the same machine needs another host name, e.g. localhost), WP_PORT (default
+# 8881), DB_NAME (default calshim_wp), WP_CONTENT (default /var/lib/wordpress/wp-content; a second site should
+# use its own, e.g. $CALSHIM_STATE/wp-content, so it loads its own copy of the must-use plugin),
+# CALSHIM_STATE (default /tmp/calshim-wp: wp.env, logs, pid files). A second site, for instance:
+#   WP_HOST=localhost WP_PORT=8882 DB_NAME=calshim_wp2 WP_CONTENT=/tmp/calshim-wp2/wp-content \
+#     CALSHIM_STATE=/tmp/calshim-wp2 scripts/wp-up.sh
 # Stop with scripts/wp-down.sh (add --all to stop MariaDB too).
 set -euo pipefail
 
@@ -25,12 +31,12 @@ t0=$(date +%s)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WP_PORT=${WP_PORT:-8881}
 STATE=${CALSHIM_STATE:-/tmp/calshim-wp}
-WP_HOST=127.0.0.1
+WP_HOST=${WP_HOST:-127.0.0.1}
 WP_URL="http://$WP_HOST:$WP_PORT"
 WP_DIR=/usr/share/wordpress
-WP_CONTENT=/var/lib/wordpress/wp-content
+WP_CONTENT=${WP_CONTENT:-/var/lib/wordpress/wp-content}
 WP_CONFIG=/etc/wordpress/config-$WP_HOST.php
-DB_NAME=calshim_wp DB_USER=calshim_wp DB_PASSWORD=calshim_wp
+DB_NAME=${DB_NAME:-calshim_wp} DB_USER=calshim_wp DB_PASSWORD=calshim_wp
 DB_SOCKET=/run/mysqld/mysqld.sock
 PLUGIN_SRC=$ROOT/cmsclient/wordpress/calshim.php
 
@@ -116,7 +122,10 @@ if ! cmp -s "$cfg_tmp" "$WP_CONFIG"; then install -m 644 "$cfg_tmp" "$WP_CONFIG"
 rm -f "$cfg_tmp"
 
 # --- 4. must-use plugin -------------------------------------------------------------------------------------
-install -d -o www-data -g www-data "$WP_CONTENT/mu-plugins" "$WP_CONTENT/uploads"
+install -d -o www-data -g www-data "$WP_CONTENT/mu-plugins" "$WP_CONTENT/uploads" "$WP_CONTENT/themes"
+# A site with its own wp-content still uses Debian's theme.
+theme=/usr/share/wordpress/wp-content/themes/twentytwentythree
+[ -e "$WP_CONTENT/themes/twentytwentythree" ] || ln -s "$theme" "$WP_CONTENT/themes/twentytwentythree"
 if ! cmp -s "$PLUGIN_SRC" "$WP_CONTENT/mu-plugins/calshim.php"; then
   install -m 644 -o www-data -g www-data "$PLUGIN_SRC" "$WP_CONTENT/mu-plugins/calshim.php"
 fi

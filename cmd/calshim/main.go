@@ -58,7 +58,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logOut 
 	}
 	defer func() { _ = log.Sync() }()
 
-	catalogs := newCatalogs(cfg)
+	catalogs := newCatalogs(cfg, log)
 	variants := maps.Clone(catalogs)
 	delete(variants, cfg.Languages[0]) // the default language is served by the default catalog
 	srv := &http.Server{
@@ -92,6 +92,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, logOut 
 	if serr := srv.Shutdown(shutdown); serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
+	for lang, c := range catalogs {
+		if serr := c.Save(); serr != nil {
+			log.Warn("snapshot not written", zap.String("language", lang), zap.Error(serr))
+		}
+	}
 	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, context.Canceled) {
 		return nil
 	}
@@ -101,7 +106,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logOut 
 // newCatalogs returns the catalogs by language: one per language when the CMS is multilingual (the
 // language passed upstream on every request, the default one included), else one for the default
 // language, shared by every variant.
-func newCatalogs(cfg config.Config) map[string]*catalog.Catalog {
+func newCatalogs(cfg config.Config, log *zap.Logger) map[string]*catalog.Catalog {
 	newCatalog := func(lang string) *catalog.Catalog {
 		client := cmsclient.New(cfg.Upstream.URL, cfg.Upstream.User, cfg.Upstream.AppPassword, cfg.Upstream.Timeout)
 		client.Concurrency = cfg.Upstream.Concurrency
@@ -115,7 +120,11 @@ func newCatalogs(cfg config.Config) map[string]*catalog.Catalog {
 				CategoryBase: cfg.Mapping.CategoryTax, TagBase: cfg.Mapping.TagTax,
 			},
 			PollInterval: cfg.Catalog.PollInterval, ReconcileEvery: cfg.Catalog.ReconcileEvery, PerPage: cfg.Catalog.PerPage,
-			Authenticated: cfg.Upstream.User != "",
+			Authenticated: cfg.Upstream.User != "", Multilingual: lang != "",
+			SnapshotPath: cfg.SnapshotPath(lang), Upstream: cfg.Upstream.URL + "#" + lang,
+			Notify: func(event string, err error) {
+				log.Warn(event, zap.String("language", lang), zap.Error(err))
+			},
 		})
 	}
 	if cfg.Upstream.LanguageParam == "" {
@@ -136,7 +145,9 @@ func loadAll(ctx context.Context, catalogs map[string]*catalog.Catalog, log *zap
 			return err
 		}
 		snap := c.Snapshot()
+		sync := c.Health().Sync
 		log.Info("catalog loaded", zap.String("language", lang), zap.Duration("took", time.Since(start)),
+			zap.String("sync", sync.Mode), zap.Int64("sequence", sync.Seq), zap.Bool("from_snapshot", sync.Restored),
 			zap.Int("events", len(snap.Events)), zap.Int("venues", len(snap.Venues)),
 			zap.Int("organizers", len(snap.Organizers)),
 			zap.Int("categories", len(snap.Categories)), zap.Int("tags", len(snap.Tags)),
@@ -148,11 +159,11 @@ func loadAll(ctx context.Context, catalogs map[string]*catalog.Catalog, log *zap
 	return nil
 }
 
-// loadWithRetry loads the catalog, retrying while the upstream is not reachable yet (a sidecar may
+// loadWithRetry starts the catalog (from its snapshot file, or by a full load), retrying while the upstream is not reachable yet (a sidecar may
 // start before its CMS), with a log line per failure. Configuration errors stop at once.
 func loadWithRetry(ctx context.Context, cat *catalog.Catalog, log *zap.Logger) error {
 	for wait := 500 * time.Millisecond; ; wait = min(wait*2, 10*time.Second) {
-		err := cat.Load(ctx)
+		err := cat.Start(ctx)
 		if err == nil || !errors.Is(err, cmsclient.ErrUnavailable) {
 			return err
 		}

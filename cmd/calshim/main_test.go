@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"go.uber.org/zap"
+
 	"calshim/config"
 	"calshim/internal/wpfake"
 )
@@ -15,11 +17,11 @@ func TestNewCatalogsPerLanguage(t *testing.T) {
 	cfg := config.Default()
 	cfg.Upstream.URL = wp.Root
 	cfg.Languages = []string{"en", "de"}
-	if got := len(newCatalogs(cfg)); got != 1 {
+	if got := len(newCatalogs(cfg, zap.NewNop())); got != 1 {
 		t.Fatalf("without language_param: %d catalogs, want 1", got)
 	}
 	cfg.Upstream.LanguageParam = "lang"
-	catalogs := newCatalogs(cfg)
+	catalogs := newCatalogs(cfg, zap.NewNop())
 	if len(catalogs) != 2 {
 		t.Fatalf("with language_param: %d catalogs, want 2", len(catalogs))
 	}

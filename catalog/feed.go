@@ -1,0 +1,478 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"runtime/debug"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"calshim/cmsclient"
+	"calshim/mapping"
+)
+
+// This file syncs the catalog through the calshim plugin's change log: a bulk load at start, then one
+// request per poll asking what changed since the last sequence seen (cmsclient.Changes). A log that
+// cannot continue from there — pruned past the sequence, reset, of another site — means a full reload,
+// never a silently stale catalog. Without the plugin's feed (an older plugin, an anonymous catalog:
+// the feed answers the service credential only) the catalog polls wp/v2 instead (poll.go).
+
+// bulkChunk is how many posts one bulk request reads.
+const bulkChunk = 2500
+
+// errReload says the change log cannot continue from the catalog's sequence: load everything.
+var errReload = errors.New("catalog: the change log cannot continue from the catalog's sequence")
+
+// feedState is where the catalog stands in the plugin's change log. It changes under Catalog.mu; seq
+// and lag are read by Health without it.
+type feedState struct {
+	on   atomic.Bool // the catalog syncs through the feed
+	log  string      // identity of the log the sequence belongs to
+	site string      // the site's home URL
+	seq  atomic.Int64
+	// lagMS is how long the newest change the last poll applied waited in WordPress before the catalog
+	// had it, in milliseconds.
+	lagMS atomic.Int64
+}
+
+// start makes the feed continue from head; nil: no feed (wp/v2 polling).
+func (f *feedState) start(head *cmsclient.FeedHead) {
+	f.on.Store(head != nil)
+	if head == nil {
+		return
+	}
+	f.log, f.site = head.Log, head.Site
+	f.seq.Store(head.Seq)
+}
+
+// feedHead reads the change log's head, or nil when the catalog cannot sync through it: anonymous
+// catalogs (the feed answers the service credential only) and plugins without the feed (404).
+func (c *Catalog) feedHead(ctx context.Context) (*cmsclient.FeedHead, error) {
+	if !c.opt.Authenticated {
+		return nil, nil
+	}
+	head, err := c.client.FeedHead(ctx)
+	var ue *cmsclient.Error
+	if errors.As(err, &ue) && (ue.Status == http.StatusNotFound || ue.Status == http.StatusUnauthorized ||
+		ue.Status == http.StatusForbidden) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("catalog: change feed: %w", err)
+	}
+	return head, nil
+}
+
+// loadPosts reads every post: through the bulk route when the catalog syncs through the feed and
+// needs no language filter, else from wp/v2.
+func (c *Catalog) loadPosts(ctx context.Context, head *cmsclient.FeedHead) (map[int]*mapping.Post, error) {
+	if head == nil || c.opt.Multilingual {
+		return c.loadV2Posts(ctx)
+	}
+	// The load allocates the whole catalog at once: collecting garbage less often meanwhile saves CPU
+	// (at the cost of a larger heap until the next collection).
+	defer debug.SetGCPercent(debug.SetGCPercent(200))
+	posts := map[int]*mapping.Post{}
+	for _, typ := range c.postTypes() {
+		if err := c.bulkPosts(ctx, typ, posts); err != nil {
+			return nil, err
+		}
+	}
+	return posts, nil
+}
+
+func (c *Catalog) postTypes() []string {
+	return []string{c.opt.Types.Event, c.opt.Types.Venue, c.opt.Types.Organizer}
+}
+
+// bulkPosts reads every post of typ into dst: the IDs first, then pages of bulkChunk IDs in parallel.
+func (c *Catalog) bulkPosts(ctx context.Context, typ string, dst map[int]*mapping.Post) error {
+	ids, err := c.client.BulkIDs(ctx, typ)
+	if err != nil {
+		return fmt.Errorf("catalog: bulk %s: %w", typ, err)
+	}
+	chunks := slices.Collect(slices.Chunk(ids, bulkChunk))
+	pages := make([]map[int]*mapping.Post, len(chunks))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(c.client.Concurrency, 1))
+	for i, chunk := range chunks {
+		g.Go(func() error {
+			items, err := c.client.BulkPosts(gctx, typ, chunk[0], chunk[len(chunk)-1])
+			if err != nil {
+				return fmt.Errorf("catalog: bulk %s: %w", typ, err)
+			}
+			pages[i] = map[int]*mapping.Post{}
+			return c.decodePosts(typ, items, pages[i])
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for _, page := range pages {
+		maps.Copy(dst, page)
+	}
+	return nil
+}
+
+// pollFeed applies what changed since the catalog's sequence, reloading everything when the log
+// cannot continue from it.
+func (c *Catalog) pollFeed(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.polls++
+	withIDs := c.opt.ReconcileEvery > 0 && c.polls%c.opt.ReconcileEvery == 0
+	cur := c.snap.Load()
+	next, err := c.catchUp(ctx, cur, withIDs)
+	if errors.Is(err, errReload) {
+		c.notify("change log cannot continue: reloading the catalog", err)
+		return c.load(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	if next != cur {
+		c.snap.Store(next)
+	}
+	c.disk.unconfirmed.Store(false)
+	return nil
+}
+
+// catchUp applies the feed's changes after the catalog's sequence to cur until none follow, and
+// returns the resulting snapshot (cur itself when nothing changed). check: the first answer also
+// counts every post, and when the counts differ from cur's the next one lists every post ID, to
+// reconcile with (reconcileIDs).
+func (c *Catalog) catchUp(ctx context.Context, cur *Snapshot, check bool) (*Snapshot, error) {
+	ids := cmsclient.IDsNone
+	if check && !c.opt.Multilingual {
+		ids = cmsclient.IDsCount
+	}
+	for {
+		ch, err := c.client.Changes(ctx, c.feed.seq.Load(), ids)
+		ids = cmsclient.IDsNone
+		var ue *cmsclient.Error
+		if errors.As(err, &ue) && ue.Status == http.StatusGone {
+			return nil, fmt.Errorf("%w: %s", errReload, ue.Message)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("catalog: change feed: %w", err)
+		}
+		if ch.Log != c.feed.log || ch.Site != c.feed.site {
+			return nil, fmt.Errorf("%w: log %s of %s, the catalog has log %s of %s", errReload, ch.Log, ch.Site,
+				c.feed.log, c.feed.site)
+		}
+		if cur, err = c.apply(ctx, cur, ch); err != nil {
+			return nil, err
+		}
+		if cur, err = c.reconcileIDs(ctx, cur, ch.IDs); err != nil {
+			return nil, err
+		}
+		c.feed.seq.Store(ch.Seq)
+		if ch.NewestMS > 0 {
+			c.feed.lagMS.Store(max(0, time.Now().UnixMilli()-ch.NewestMS))
+		}
+		if ch.Counts != nil && !c.sameCounts(cur, ch.Counts) {
+			ids = cmsclient.IDsList
+			continue
+		}
+		if !ch.More {
+			return cur, nil
+		}
+	}
+}
+
+// reloadOptions are the settings whose change alters every post's link: the catalog reloads.
+var reloadOptions = []string{"permalink_structure", "home", "siteurl"}
+
+// apply returns cur with one feed answer applied (cur itself when nothing changed).
+func (c *Catalog) apply(ctx context.Context, cur *Snapshot, ch *cmsclient.Changes) (*Snapshot, error) {
+	for _, name := range ch.Options {
+		if slices.Contains(reloadOptions, name) {
+			return nil, fmt.Errorf("%w: setting %s changed", errReload, name)
+		}
+	}
+	base := *cur
+	siteChanged, err := c.applySite(ctx, &base, ch.Options)
+	if err != nil {
+		return nil, err
+	}
+	posts, changedIDs, err := c.applyPosts(cur.posts, ch.Posts)
+	if err != nil {
+		return nil, err
+	}
+	terms, termsChanged, err := c.applyTerms(cur.terms, ch.Terms)
+	if err != nil {
+		return nil, err
+	}
+	media, err := c.applyMedia(ctx, posts, changedIDs, cur.media, ch.Media)
+	if err != nil {
+		return nil, err
+	}
+	if !siteChanged && len(changedIDs) == 0 && !termsChanged && reflectEqualMedia(media, cur.media) {
+		return cur, nil
+	}
+	base.Version++
+	return patch(base, cur, posts, terms, media, changedIDs), nil
+}
+
+// applySite re-reads the site's settings when the feed says some changed.
+func (c *Catalog) applySite(ctx context.Context, base *Snapshot, options []string) (bool, error) {
+	if len(options) == 0 {
+		return false, nil
+	}
+	site, err := c.client.Site(ctx)
+	if err != nil {
+		return false, fmt.Errorf("catalog: site: %w", err)
+	}
+	loc, err := mapping.LocalizeZone(site.Timezone)
+	if err != nil {
+		return false, fmt.Errorf("catalog: site time zone %q: %w", site.Timezone, err)
+	}
+	if site.Site == base.Site && site.MultiDayCutoff == base.MultiDayCutoff {
+		return false, nil
+	}
+	base.Site, base.Location, base.MultiDayCutoff = site.Site, loc, site.MultiDayCutoff
+	return true, nil
+}
+
+// applyPosts returns posts with the changed sets applied, and the IDs it changed: an item the catalog
+// holds replaces its old version, a changed ID without an item leaves the catalog.
+func (c *Catalog) applyPosts(posts map[int]*mapping.Post,
+	sets map[string]cmsclient.ChangedSet) (map[int]*mapping.Post, []int, error) {
+	out, changed := posts, false
+	var ids []int
+	for typ, set := range sets {
+		if !slices.Contains(c.postTypes(), typ) {
+			continue
+		}
+		fresh := map[int]*mapping.Post{}
+		if err := c.decodePosts(typ, set.Items, fresh); err != nil {
+			return nil, nil, err
+		}
+		for _, id := range set.Changed {
+			p, ok := fresh[id]
+			old, had := out[id]
+			switch {
+			case ok && c.holds(p.Status) && (!had || !samePost(old, p)):
+				out, changed = cloneOnce(out, posts, changed), true
+				out[id] = p
+				ids = append(ids, id)
+			case (!ok || !c.holds(p.Status)) && had:
+				out, changed = cloneOnce(out, posts, changed), true
+				delete(out, id)
+				ids = append(ids, id)
+			}
+		}
+	}
+	return out, ids, nil
+}
+
+// cloneOnce returns a copy of orig the first time a change is made (done false), else cur.
+func cloneOnce[K comparable, V any](cur, orig map[K]V, done bool) map[K]V {
+	if done {
+		return cur
+	}
+	return maps.Clone(orig)
+}
+
+// applyTerms returns terms with the changed sets applied, like applyPosts.
+func (c *Catalog) applyTerms(terms map[int]*mapping.Term,
+	sets map[string]cmsclient.ChangedSet) (map[int]*mapping.Term, bool, error) {
+	out, changed := terms, false
+	for base, set := range sets {
+		if base != c.opt.Types.CategoryBase && base != c.opt.Types.TagBase {
+			continue
+		}
+		fresh, err := decodeTerms(set.Items)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, id := range set.Changed {
+			t, ok := fresh[id]
+			old, had := out[id]
+			switch {
+			case ok && (!had || !sameTerm(old, t)):
+				out, changed = cloneOnce(out, terms, changed), true
+				out[id] = t
+			case !ok && had:
+				out, changed = cloneOnce(out, terms, changed), true
+				delete(out, id)
+			}
+		}
+	}
+	return out, changed, nil
+}
+
+func decodeTerms(items []json.RawMessage) (map[int]*mapping.Term, error) {
+	out := map[int]*mapping.Term{}
+	for _, raw := range items {
+		t, err := cmsclient.DecodeTerm(raw)
+		if err != nil {
+			return nil, fmt.Errorf("catalog: %w", err)
+		}
+		out[t.ID] = t
+	}
+	return out, nil
+}
+
+// applyMedia returns the featured images with the feed's changes: new versions in, images changed
+// away out, and the images the changed posts now show read from wp/v2 when still missing. Only the
+// changed posts are looked at: an image no post shows any more stays until the next full load.
+func (c *Catalog) applyMedia(ctx context.Context, posts map[int]*mapping.Post, changed []int,
+	have map[int]*mapping.Media, set cmsclient.ChangedSet) (map[int]*mapping.Media, error) {
+	touched := map[int]*mapping.Post{}
+	for _, id := range changed {
+		if p, ok := posts[id]; ok && p.FeaturedMedia != 0 {
+			touched[id] = p
+		}
+	}
+	if len(set.Changed) == 0 && len(set.Items) == 0 && len(touched) == 0 {
+		return have, nil
+	}
+	next := maps.Clone(have)
+	for _, id := range set.Changed {
+		delete(next, id)
+	}
+	for _, raw := range set.Items {
+		m, err := cmsclient.DecodeMedia(raw)
+		if err != nil {
+			return nil, fmt.Errorf("catalog: %w", err)
+		}
+		next[m.ID] = m
+	}
+	shown, err := c.fetchMedia(ctx, touched, next)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(next, shown)
+	return next, nil
+}
+
+// notify tells the operator about an event, when the catalog was given a Notify.
+func (c *Catalog) notify(event string, err error) {
+	if c.opt.Notify != nil {
+		c.opt.Notify(event, err)
+	}
+}
+
+// SyncHealth describes how the catalog syncs, for /readyz and the metrics.
+type SyncHealth struct {
+	Mode string // "feed" (the plugin's change log) or "wp/v2" (polling wp/v2)
+	Seq  int64  // the change log sequence the catalog reflects (feed)
+	// Lag is how long the newest change the last applying poll read had waited in WordPress.
+	Lag time.Duration
+	// Restored: the catalog started from the snapshot file; Unconfirmed: upstream has not answered
+	// since, so the file's state is served as it was saved.
+	Restored, Unconfirmed bool
+}
+
+func (c *Catalog) syncHealth() SyncHealth {
+	h := SyncHealth{Mode: "wp/v2", Restored: c.disk.restored.Load(), Unconfirmed: c.disk.unconfirmed.Load()}
+	if c.feed.on.Load() {
+		h.Mode, h.Seq = "feed", c.feed.seq.Load()
+		h.Lag = time.Duration(c.feed.lagMS.Load()) * time.Millisecond
+	}
+	return h
+}
+
+// reconcileIDs brings cur in line with the full ID lists of a feed answer (nil: none asked for):
+// posts the lists lack leave, posts they have and cur lacks are read in bulk. Writes made around
+// WordPress' APIs (direct SQL imports and deletions) fire no hook and reach the log only this way.
+func (c *Catalog) reconcileIDs(ctx context.Context, cur *Snapshot,
+	ids map[string][]int) (*Snapshot, error) {
+	if ids == nil {
+		return cur, nil
+	}
+	posts, changed := cur.posts, false
+	var changedIDs []int
+	for _, typ := range c.postTypes() {
+		list, ok := ids[typ]
+		if !ok {
+			continue
+		}
+		live := make(map[int]bool, len(list))
+		for _, id := range list {
+			live[id] = true
+		}
+		for id, p := range posts {
+			if p.Type == typ && !live[id] {
+				posts, changed = cloneOnce(posts, cur.posts, changed), true
+				delete(posts, id)
+				changedIDs = append(changedIDs, id)
+			}
+		}
+		fresh, err := c.readMissing(ctx, typ, list, posts)
+		if err != nil {
+			return nil, err
+		}
+		for id, p := range fresh {
+			posts, changed = cloneOnce(posts, cur.posts, changed), true
+			posts[id] = p
+			changedIDs = append(changedIDs, id)
+		}
+	}
+	if !changed {
+		return cur, nil
+	}
+	media, err := c.fetchMedia(ctx, posts, cur.media)
+	if err != nil {
+		return nil, err
+	}
+	base := *cur
+	base.Version++
+	return patch(base, cur, posts, cur.terms, media, changedIDs), nil
+}
+
+// readMissing reads in bulk the posts of typ listed in ids that have is missing.
+func (c *Catalog) readMissing(ctx context.Context, typ string, ids []int,
+	have map[int]*mapping.Post) (map[int]*mapping.Post, error) {
+	var missing []int
+	for _, id := range ids {
+		if _, ok := have[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	fresh := map[int]*mapping.Post{}
+	// Smaller pages than a load's: the range of a page may span posts the catalog has, and the bulk
+	// route answers at most 5,000 posts.
+	for chunk := range slices.Chunk(missing, 500) {
+		items, err := c.client.BulkPosts(ctx, typ, chunk[0], chunk[len(chunk)-1])
+		if err != nil {
+			return nil, fmt.Errorf("catalog: bulk %s: %w", typ, err)
+		}
+		page := map[int]*mapping.Post{}
+		if err := c.decodePosts(typ, items, page); err != nil {
+			return nil, err
+		}
+		for _, id := range chunk {
+			if p, ok := page[id]; ok && c.holds(p.Status) {
+				fresh[id] = p
+			}
+		}
+	}
+	return fresh, nil
+}
+
+// sameCounts reports whether cur holds, per post type, as many posts with the same sum of IDs as
+// WordPress counted.
+func (c *Catalog) sameCounts(cur *Snapshot, counts map[string]cmsclient.IDCount) bool {
+	have := map[string]cmsclient.IDCount{}
+	for _, p := range cur.posts {
+		n := have[p.Type]
+		n.Count++
+		n.Sum += int64(p.ID)
+		have[p.Type] = n
+	}
+	for _, typ := range c.postTypes() {
+		if want, ok := counts[typ]; ok && want != have[typ] {
+			return false
+		}
+	}
+	return true
+}

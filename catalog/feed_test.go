@@ -1,0 +1,216 @@
+package catalog_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"calshim/catalog"
+	"calshim/internal/wpfake"
+)
+
+// fakeFeed serves the plugin's calshim/v1 routes from a wpfake's posts: a change log the test fills.
+type fakeFeed struct {
+	fake *wpfake.Server
+	mu   sync.Mutex
+	log  string
+	seq  int64
+	// floor: a since below it is expired (410).
+	floor int64
+	// changes by sequence: post type and ID.
+	changes map[int64][2]string
+}
+
+func newFakeFeed(fake *wpfake.Server) *fakeFeed {
+	f := &fakeFeed{fake: fake, log: "log-1", seq: 10, changes: map[int64][2]string{}}
+	fake.SetIntercept(f.serve)
+	return f
+}
+
+// change records a change of one post (the fake holds its new state, or no longer has it).
+func (f *fakeFeed) change(typ string, id int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.seq++
+	f.changes[f.seq] = [2]string{typ, strconv.Itoa(id)}
+}
+
+func (f *fakeFeed) serve(w http.ResponseWriter, r *http.Request) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	q := r.URL.Query()
+	switch r.URL.Path {
+	case "/wp-json/calshim/v1/changes":
+		f.changesAnswer(w, q.Get("since"), q.Get("ids"))
+	case "/wp-json/calshim/v1/bulk":
+		f.bulkAnswer(w, q.Get("type"), q.Get("from"), q.Get("to"))
+	default:
+		return false
+	}
+	return true
+}
+
+func (f *fakeFeed) changesAnswer(w http.ResponseWriter, sinceArg, ids string) {
+	head := map[string]any{"log": f.log, "site": "http://cms", "head": f.seq, "seq": f.seq, "floor": f.floor}
+	if sinceArg == "" {
+		writeJSON(w, http.StatusOK, head)
+		return
+	}
+	since, _ := strconv.ParseInt(sinceArg, 10, 64)
+	if since < f.floor || since > f.seq {
+		writeJSON(w, http.StatusGone, map[string]any{"code": "calshim_changes_expired", "message": "reload",
+			"data": map[string]any{"status": 410}})
+		return
+	}
+	posts := map[string]map[string]any{}
+	for s := since + 1; s <= f.seq; s++ {
+		c, ok := f.changes[s]
+		if !ok {
+			continue
+		}
+		set := posts[c[0]]
+		if set == nil {
+			set = map[string]any{"changed": []int{}, "items": []any{}}
+			posts[c[0]] = set
+		}
+		id, _ := strconv.Atoi(c[1])
+		set["changed"] = append(set["changed"].([]int), id)
+		if f.has(c[0], id) {
+			set["items"] = append(set["items"].([]any), f.fake.Item(c[0], id))
+		}
+	}
+	head["posts"], head["terms"] = posts, map[string]any{}
+	f.addIDs(head, ids)
+	head["media"] = map[string]any{"changed": []int{}, "items": []any{}}
+	writeJSON(w, http.StatusOK, head)
+}
+
+// addIDs adds the counts or the full ID lists a poll asked for.
+func (f *fakeFeed) addIDs(answer map[string]any, ids string) {
+	counts, lists := map[string]any{}, map[string]any{}
+	for _, typ := range []string{"tribe_events", "tribe_venue", "tribe_organizer"} {
+		sum := 0
+		for _, id := range f.fake.IDs(typ) {
+			sum += id
+		}
+		counts[typ] = map[string]int{"count": len(f.fake.IDs(typ)), "sum": sum}
+		lists[typ] = f.fake.IDs(typ)
+	}
+	switch ids {
+	case "count":
+		answer["counts"] = counts
+	case "true":
+		answer["ids"] = lists
+	}
+}
+
+func (f *fakeFeed) has(typ string, id int) bool {
+	for _, x := range f.fake.IDs(typ) {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *fakeFeed) bulkAnswer(w http.ResponseWriter, typ, from, to string) {
+	if from == "" {
+		writeJSON(w, http.StatusOK, map[string]any{"ids": f.fake.IDs(typ)})
+		return
+	}
+	lo, _ := strconv.Atoi(from)
+	hi, _ := strconv.Atoi(to)
+	items := []any{}
+	for _, id := range f.fake.IDs(typ) {
+		if id >= lo && id <= hi {
+			items = append(items, f.fake.Item(typ, id))
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"items": items})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// countPaths counts the fake's requests by path.
+func countPaths(fake *wpfake.Server) map[string]int {
+	n := map[string]int{}
+	for _, r := range fake.Requests() {
+		n[strings.TrimPrefix(r.Path, "/wp-json")]++
+	}
+	return n
+}
+
+// With the plugin's feed the catalog loads in bulk, then each poll is one request that applies
+// updates and removals; an expired sequence or another log reloads everything.
+func TestFeedSync(t *testing.T) {
+	fake := wpfake.New(t)
+	feed := newFakeFeed(fake)
+	cat := newCatalog(t, fake)
+	if err := cat.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	n := countPaths(fake)
+	if n["/calshim/v1/bulk"] != 6 || n["/wp/v2/tribe_events"] != 0 {
+		t.Errorf("load requests: %v", n)
+	}
+	if h := cat.Health().Sync; h.Mode != "feed" || h.Seq != 10 {
+		t.Errorf("sync = %+v", h)
+	}
+	// A post deleted around WordPress' APIs (no change logged) is noticed by the count check.
+	checking := newCatalog(t, fake, func(o *catalog.Options) { o.ReconcileEvery = 1 })
+	if err := checking.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	fake.ResetRequests()
+	mustPoll(t, checking)
+	if n := len(fake.Requests()); n != 1 {
+		t.Errorf("poll with equal counts: %d requests, want 1", n)
+	}
+	venue := fake.IDs("tribe_venue")[0]
+	fake.Delete("tribe_venue", venue)
+	if _, ok := mustPoll(t, checking).Post(venue); ok {
+		t.Errorf("venue %d deleted around the log still in the catalog", venue)
+	}
+
+	ev := fake.IDs("tribe_events")[0]
+
+	before := cat.Snapshot()
+	fake.ResetRequests()
+	if got := mustPoll(t, cat); got != before || len(fake.Requests()) != 1 {
+		t.Errorf("idle poll: %d requests, new snapshot %v", len(fake.Requests()), got != before)
+	}
+
+	fake.Update("tribe_events", ev, func(o wpfake.Object) { calshimField(fake, o)["title"] = "Renamed by feed" })
+	feed.change("tribe_events", ev)
+	if p, _ := mustPoll(t, cat).Post(ev); p == nil || p.Title != "Renamed by feed" {
+		t.Errorf("update not applied: %+v", p)
+	}
+	fake.Delete("tribe_events", ev)
+	feed.change("tribe_events", ev)
+	if _, ok := mustPoll(t, cat).Post(ev); ok || cat.Health().Sync.Seq != feed.seq {
+		t.Errorf("deletion not applied (seq %d)", cat.Health().Sync.Seq)
+	}
+
+	for name, breakLog := range map[string]func(){
+		"expired":     func() { feed.floor = feed.seq + 1; feed.seq += 2 },
+		"another log": func() { feed.log = "log-2" },
+	} {
+		feed.mu.Lock()
+		breakLog()
+		feed.mu.Unlock()
+		fake.ResetRequests()
+		mustPoll(t, cat)
+		if n := countPaths(fake); n["/calshim/v1/bulk"] != 6 {
+			t.Errorf("%s: no reload: %v", name, n)
+		}
+	}
+
+}

@@ -1,0 +1,320 @@
+package catalog
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"calshim/cmsclient"
+	"calshim/mapping"
+)
+
+// This file keeps the local snapshot: the catalog written to a file (Options.SnapshotPath) with the
+// change log position it reflects, so that a restart reads the file, catches up through the feed and
+// serves at once instead of loading everything again. Only a catalog that syncs through the feed is
+// saved: its sequence is what makes a saved state checkable.
+
+// diskFormat changes whenever the file's layout or the meaning of a catalog field changes: older
+// files are discarded.
+const diskFormat = 3
+
+// diskShards is how many parts the posts are encoded in, so a restart decodes them in parallel.
+const diskShards = 8
+
+// saveEvery bounds how often a changing catalog is written (it is also written when calshim stops).
+// Writing 100,000 events costs about a CPU second; an older file only means a longer catch-up through
+// the feed at the next start.
+const saveEvery = time.Minute
+
+// diskState is the snapshot file's bookkeeping.
+type diskState struct {
+	mu       sync.Mutex // one save at a time
+	saved    uint64     // catalog version last written
+	savedAt  time.Time
+	saving   atomic.Bool
+	restored atomic.Bool // the catalog started from the file
+	// unconfirmed: serving the file's state without having reached upstream since the start.
+	unconfirmed atomic.Bool
+}
+
+// diskFile is what the file holds.
+type diskFile struct {
+	Format         int
+	Upstream       string // Options.Upstream: URL and language
+	Authenticated  bool
+	Types          Types
+	Log, Site      string // the change log's identity and the site's home URL
+	Seq            int64
+	SiteInfo       mapping.Site
+	MultiDayCutoff string
+	Version        uint64
+	// PostShards are gob encodings of []*mapping.Post, decoded in parallel on restore; in index order
+	// (events, venues, organizers), so the restored lists need no real sort. They are written after
+	// the rest of the file as raw frames (writeFrames), not through gob, to spare a copy.
+	PostShards [][]byte
+	Terms      []*mapping.Term
+	Media      []*mapping.Media
+}
+
+// Start makes the catalog ready: from the snapshot file when it holds this upstream's catalog — checked
+// against the change feed (same log, a sequence it still holds) and caught up before it is served —
+// else by a full load. When upstream cannot be reached, the file's state is served as it is (Health
+// says so) and the polls catch up once upstream answers. A file that cannot be used is discarded
+// with a notice, never served.
+func (c *Catalog) Start(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	restored, err := c.restore()
+	if err != nil {
+		c.notify("snapshot discarded", err)
+	}
+	if restored == nil {
+		return c.load(ctx)
+	}
+	// The first answer counts every post: what was written around WordPress' APIs while calshim was
+	// away (a direct SQL import) is noticed before the catalog is served.
+	next, err := c.catchUp(ctx, restored, true)
+	switch {
+	case err == nil:
+		c.snap.Store(next)
+		c.disk.restored.Store(true)
+		c.lastPollOK.Store(time.Now().UnixNano())
+		return nil
+	case errors.Is(err, cmsclient.ErrUnavailable):
+		c.snap.Store(restored)
+		c.disk.restored.Store(true)
+		c.disk.unconfirmed.Store(true)
+		c.polls = max(c.opt.ReconcileEvery-1, 0)
+		c.lastPollErr.Store(err.Error())
+		c.notify("upstream unreachable: serving the snapshot until it answers", err)
+		return nil
+	default:
+		c.notify("snapshot discarded", err)
+		return c.load(ctx)
+	}
+}
+
+// restore reads the snapshot file; nil without a file. On success the feed continues from the
+// file's sequence.
+func (c *Catalog) restore() (*Snapshot, error) {
+	if c.opt.SnapshotPath == "" || !c.opt.Authenticated {
+		return nil, nil
+	}
+	raw, err := os.ReadFile(c.opt.SnapshotPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var d diskFile
+	if err := readFrames(raw, &d); err != nil {
+		return nil, fmt.Errorf("catalog: snapshot %s: %w", c.opt.SnapshotPath, err)
+	}
+	if err := c.usable(&d); err != nil {
+		return nil, fmt.Errorf("catalog: snapshot %s: %w", c.opt.SnapshotPath, err)
+	}
+	return c.fromDisk(&d)
+}
+
+// usable checks that a file holds this catalog's kind of state.
+func (c *Catalog) usable(d *diskFile) error {
+	switch {
+	case d.Format != diskFormat:
+		return fmt.Errorf("format %d, calshim reads %d", d.Format, diskFormat)
+	case d.Upstream != c.opt.Upstream:
+		return fmt.Errorf("it holds the catalog of %s, not of %s", d.Upstream, c.opt.Upstream)
+	case d.Authenticated != c.opt.Authenticated || d.Types != c.opt.Types:
+		return errors.New("it was loaded with another credential or mapping")
+	case d.Log == "":
+		return errors.New("it has no change log position")
+	}
+	return nil
+}
+
+// fromDisk builds the snapshot a file holds and makes the feed continue from its sequence.
+func (c *Catalog) fromDisk(d *diskFile) (*Snapshot, error) {
+	loc, err := mapping.LocalizeZone(d.SiteInfo.Timezone)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: snapshot time zone %q: %w", d.SiteInfo.Timezone, err)
+	}
+	// The decoding allocates the whole catalog at once: collecting garbage meanwhile only slows it.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	posts, ordered, err := decodeShards(d.PostShards)
+	if err != nil {
+		return nil, err
+	}
+	terms := make(map[int]*mapping.Term, len(d.Terms))
+	for _, t := range d.Terms {
+		terms[t.ID] = t
+	}
+	media := make(map[int]*mapping.Media, len(d.Media))
+	for _, m := range d.Media {
+		media[m.ID] = m
+	}
+	base := Snapshot{Version: d.Version, Site: d.SiteInfo, Location: loc, MultiDayCutoff: d.MultiDayCutoff,
+		PerPage: c.opt.PerPage, LoadedAt: time.Now(), Authenticated: d.Authenticated, types: c.opt.Types}
+	c.feed.on.Store(true)
+	c.feed.log, c.feed.site = d.Log, d.Site
+	c.feed.seq.Store(d.Seq)
+	return buildOrdered(base, posts, ordered, terms, media), nil
+}
+
+// saveSoon writes the catalog in the background when it changed and the last write is old enough.
+func (c *Catalog) saveSoon() {
+	snap := c.snap.Load()
+	if snap == nil || snap.Version == c.disk.saved || time.Since(c.disk.savedAt) < saveEvery {
+		return
+	}
+	if !c.disk.saving.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer c.disk.saving.Store(false)
+		if err := c.Save(); err != nil {
+			c.notify("snapshot not written", err)
+		}
+	}()
+}
+
+// Save writes the catalog to its snapshot file (when it has one and syncs through the feed), through
+// a temporary file renamed over the old one, so a reader never sees half a file.
+func (c *Catalog) Save() error {
+	d, ok := c.diskImage()
+	if !ok {
+		return nil
+	}
+	c.disk.mu.Lock()
+	defer c.disk.mu.Unlock()
+	if err := os.MkdirAll(filepath.Dir(c.opt.SnapshotPath), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(c.opt.SnapshotPath), ".calshim-snapshot-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := writeFrames(tmp, d); err != nil {
+		tmp.Close()
+		return fmt.Errorf("catalog: snapshot: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), c.opt.SnapshotPath); err != nil {
+		return err
+	}
+	c.disk.saved, c.disk.savedAt = d.Version, time.Now()
+	return nil
+}
+
+// diskImage captures the current snapshot with the feed position it reflects, and encodes it (outside
+// the catalog lock: a snapshot is immutable).
+func (c *Catalog) diskImage() (*diskFile, bool) {
+	c.mu.Lock()
+	snap := c.snap.Load()
+	on := c.opt.SnapshotPath != "" && c.feed.on.Load() && snap != nil
+	d := &diskFile{Format: diskFormat, Upstream: c.opt.Upstream, Types: c.opt.Types, Log: c.feed.log,
+		Site: c.feed.site, Seq: c.feed.seq.Load()}
+	c.mu.Unlock()
+	if !on {
+		return nil, false
+	}
+	d.Authenticated, d.SiteInfo = snap.Authenticated, snap.Site
+	d.MultiDayCutoff, d.Version = snap.MultiDayCutoff, snap.Version
+	for _, t := range snap.terms {
+		d.Terms = append(d.Terms, t)
+	}
+	for _, m := range snap.media {
+		d.Media = append(d.Media, m)
+	}
+	ordered := slices.Concat(snap.Events, snap.Venues, snap.Organizers)
+	for shard := range slices.Chunk(ordered, max(1, (len(ordered)+diskShards-1)/diskShards)) {
+		var b bytes.Buffer
+		if err := gob.NewEncoder(&b).Encode(shard); err != nil {
+			c.notify("snapshot not written", err)
+			return nil, false
+		}
+		d.PostShards = append(d.PostShards, b.Bytes())
+	}
+	return d, true
+}
+
+// decodeShards decodes the posts' parts in parallel, and returns them by ID and in file order.
+func decodeShards(shards [][]byte) (map[int]*mapping.Post, []*mapping.Post, error) {
+	parts := make([][]*mapping.Post, len(shards))
+	var g errgroup.Group
+	for i, b := range shards {
+		g.Go(func() error {
+			return gob.NewDecoder(bytes.NewReader(b)).Decode(&parts[i])
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, fmt.Errorf("catalog: snapshot posts: %w", err)
+	}
+	ordered := slices.Concat(parts...)
+	posts := make(map[int]*mapping.Post, len(ordered))
+	for _, p := range ordered {
+		posts[p.ID] = p
+	}
+	return posts, ordered, nil
+}
+
+// writeFrames writes d as frames: the gob of d, then each post shard, each frame preceded by its
+// length (8 bytes, big-endian).
+func writeFrames(w io.Writer, d *diskFile) error {
+	var head bytes.Buffer
+	h := *d
+	h.PostShards = nil
+	if err := gob.NewEncoder(&head).Encode(&h); err != nil {
+		return err
+	}
+	frames := append([][]byte{head.Bytes()}, d.PostShards...)
+	for _, f := range frames {
+		if err := binary.Write(w, binary.BigEndian, uint64(len(f))); err != nil {
+			return err
+		}
+		if _, err := w.Write(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readFrames reads what writeFrames wrote; the shards stay slices of raw.
+func readFrames(raw []byte, d *diskFile) error {
+	var frames [][]byte
+	for len(raw) > 0 {
+		if len(raw) < 8 {
+			return errors.New("truncated frame header")
+		}
+		n := binary.BigEndian.Uint64(raw)
+		raw = raw[8:]
+		if n > uint64(len(raw)) {
+			return errors.New("truncated frame")
+		}
+		frames, raw = append(frames, raw[:n]), raw[n:]
+	}
+	if len(frames) == 0 {
+		return errors.New("empty file")
+	}
+	if err := gob.NewDecoder(bytes.NewReader(frames[0])).Decode(d); err != nil {
+		return err
+	}
+	d.PostShards = frames[1:]
+	return nil
+}

@@ -1,0 +1,64 @@
+package catalog
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"calshim/mapping"
+)
+
+// A saved catalog restores to the same posts, lists, terms and feed position; a file of another
+// upstream or an unreadable one is refused.
+func TestSaveRestore(t *testing.T) {
+	types := Types{Event: "tribe_events", Venue: "tribe_venue", Organizer: "tribe_organizer",
+		CategoryTax: "tribe_events_cat", TagTax: "post_tag"}
+	path := filepath.Join(t.TempDir(), "catalog.gob")
+	opt := Options{Types: types, Authenticated: true, SnapshotPath: path, Upstream: "http://cms/wp-json#"}
+	c := New(nil, opt)
+	posts := map[int]*mapping.Post{}
+	for id := 1; id <= 50; id++ {
+		typ := []string{types.Event, types.Venue, types.Organizer}[id%3]
+		p := &mapping.Post{ID: id, Type: typ, Slug: "p" + string(rune('a'+id%26)) + string(rune('a'+id/26)),
+			Meta: map[string][]string{"_EventCost": {"5"}}, Terms: map[string][]int{mapping.TaxonomyCategory: {3}}}
+		p.Derived.Start = "2026-01-01 10:00:00"
+		posts[id] = p
+	}
+	terms := map[int]*mapping.Term{3: {ID: 3, Name: "Music", Taxonomy: types.CategoryTax}}
+	site := mapping.Site{Home: "http://cms", Timezone: "UTC"}
+	c.snap.Store(build(Snapshot{Version: 7, Site: site, Authenticated: true, types: types}, posts, terms, nil))
+	c.feed.on.Store(true)
+	c.feed.log, c.feed.site = "log-1", "http://cms"
+	c.feed.seq.Store(42)
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+
+	r := New(nil, opt)
+	got, err := r.restore()
+	if err != nil || got == nil {
+		t.Fatalf("restore: %v", err)
+	}
+	want := c.snap.Load()
+	if !reflect.DeepEqual(got.posts, want.posts) || !reflect.DeepEqual(ids(got.Events), ids(want.Events)) ||
+		!reflect.DeepEqual(ids(got.Venues), ids(want.Venues)) || !reflect.DeepEqual(got.terms, want.terms) ||
+		got.Version != 7 || got.Site != site {
+		t.Errorf("restored snapshot differs")
+	}
+	if r.feed.seq.Load() != 42 || r.feed.log != "log-1" || !r.feed.on.Load() {
+		t.Errorf("feed position = %d %q", r.feed.seq.Load(), r.feed.log)
+	}
+
+	other := opt
+	other.Upstream = "http://other/wp-json#"
+	if s, err := New(nil, other).restore(); s != nil || err == nil {
+		t.Errorf("snapshot of another upstream restored")
+	}
+	if err := os.WriteFile(path, []byte("garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := New(nil, opt).restore(); s != nil || err == nil {
+		t.Errorf("unreadable snapshot restored")
+	}
+}

@@ -1,0 +1,125 @@
+package cmsclient
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+)
+
+// This file holds the typed methods of the calshim plugin's own routes (calshim/v1): the change feed
+// and the bulk load. Like wpv2.go, it is the only place that spells their paths.
+
+const sync1 = "/calshim/v1/"
+
+// FeedHead is the identity and position of the plugin's change log.
+type FeedHead struct {
+	Log   string `json:"log"`   // identity of the log: changes when the log is reset or recreated
+	Site  string `json:"site"`  // the site's home URL
+	Head  int64  `json:"head"`  // newest sequence
+	Seq   int64  `json:"seq"`   // where the next poll continues from
+	Floor int64  `json:"floor"` // highest pruned sequence: a since below it is expired
+	NowMS int64  `json:"now_ms"`
+}
+
+// Changes is one answer of the change feed: what changed after the sequence asked for.
+type Changes struct {
+	FeedHead
+	More     bool                  `json:"more"`      // further changes follow: poll again at once
+	NewestMS int64                 `json:"newest_ms"` // when the newest change answered was made (unix ms), 0: none
+	Posts    map[string]ChangedSet `json:"posts"`     // by post type
+	Terms    map[string]ChangedSet `json:"terms"`     // by taxonomy REST base
+	Media    ChangedSet            `json:"media"`
+	Options  []string              `json:"options"` // names of the settings that changed
+	// IDs, when asked for (IDsList), lists every post ID by type, to notice writes made around
+	// WordPress' APIs; Counts (IDsCount) is the cheap check first: per type, how many and their sum.
+	IDs    map[string][]int   `json:"ids"`
+	Counts map[string]IDCount `json:"counts"`
+}
+
+// IDCount is how many posts of a type WordPress has in the statuses calshim reads, and the sum of
+// their IDs.
+type IDCount struct {
+	Count int   `json:"count"`
+	Sum   int64 `json:"sum"`
+}
+
+// What a feed answer may add about every post: nothing, the counts, or the full ID lists.
+const (
+	IDsNone  = ""
+	IDsCount = "count"
+	IDsList  = "true"
+)
+
+// ChangedSet lists the IDs that changed and the items still readable among them, as wp/v2 renders
+// them. An ID changed but absent from the items is gone for the reader (deleted, or out of the
+// statuses or language it reads).
+type ChangedSet struct {
+	Changed []int             `json:"changed"`
+	Items   []json.RawMessage `json:"items"`
+}
+
+// FeedHead reads the change log's identity and head.
+func (c *Client) FeedHead(ctx context.Context) (*FeedHead, error) {
+	res, err := c.Get(ctx, sync1+"changes", nil)
+	if err != nil {
+		return nil, err
+	}
+	var h FeedHead
+	if err := json.Unmarshal(res.Body, &h); err != nil {
+		return nil, fmt.Errorf("cmsclient: change feed head: %w", err)
+	}
+	return &h, nil
+}
+
+// Changes reads the changes after since, with what ids asks about every post (IDsNone, IDsCount,
+// IDsList). A since the log no longer holds (expired, or past a reset log's head) answers an *Error
+// with status 410: the caller reloads everything.
+func (c *Client) Changes(ctx context.Context, since int64, ids string) (*Changes, error) {
+	q := url.Values{"since": {strconv.FormatInt(since, 10)}}
+	if ids != IDsNone {
+		q.Set("ids", ids)
+	}
+	res, err := c.Get(ctx, sync1+"changes", q)
+	if err != nil {
+		return nil, err
+	}
+	var ch Changes
+	if err := json.Unmarshal(res.Body, &ch); err != nil {
+		return nil, fmt.Errorf("cmsclient: change feed: %w", err)
+	}
+	return &ch, nil
+}
+
+// BulkIDs lists the IDs of every post of a type in the statuses the service credential reads.
+func (c *Client) BulkIDs(ctx context.Context, postType string) ([]int, error) {
+	res, err := c.Get(ctx, sync1+"bulk", url.Values{"type": {postType}})
+	if err != nil {
+		return nil, err
+	}
+	var out struct {
+		IDs []int `json:"ids"`
+	}
+	if err := json.Unmarshal(res.Body, &out); err != nil {
+		return nil, fmt.Errorf("cmsclient: bulk %s ids: %w", postType, err)
+	}
+	return out.IDs, nil
+}
+
+// BulkPosts reads the posts of a type with from <= ID <= to, rendered like wp/v2 posts with the
+// calshim field (DecodePost reads them).
+func (c *Client) BulkPosts(ctx context.Context, postType string, from, to int) ([]json.RawMessage, error) {
+	q := url.Values{"type": {postType}, "from": {strconv.Itoa(from)}, "to": {strconv.Itoa(to)}}
+	res, err := c.Get(ctx, sync1+"bulk", q)
+	if err != nil {
+		return nil, err
+	}
+	var out struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(res.Body, &out); err != nil {
+		return nil, fmt.Errorf("cmsclient: bulk %s %d-%d: %w", postType, from, to, err)
+	}
+	return out.Items, nil
+}
