@@ -1,15 +1,13 @@
 package adapter
 
 import (
-	"context"
-	"errors"
 	"net/http"
-	"net/url"
 	"strconv"
 
-	"calshim/cmsclient"
 	"calshim/mapping"
 	"calshim/mapping/php"
+
+	"go.uber.org/zap"
 )
 
 // singleEvent answers GET /events/{id} and /events/by-slug/{slug} (reference §3.3, §3.4).
@@ -50,7 +48,7 @@ func (s *Server) findEvent(r *request) (*mapping.Post, error) {
 
 	id, _ := strconv.Atoi(r.vars["id"])
 	p, found := r.snap.Post(id)
-	if !found && !postExistsUpstream(r, id) {
+	if !found && !s.otherPostExists(r, id) {
 		return nil, notFoundf("rest-event-not-found", "Event with ID %d does not exist.", id)
 	}
 	if !found || p.Type != typ {
@@ -85,49 +83,24 @@ func postBySlug(r *request, typ string, all []*mapping.Post) (*mapping.Post, boo
 	return oldest, oldest != nil
 }
 
-// existenceProbe is one upstream read that tells whether a post exists; answerOnly: only a
-// successful answer does.
-type existenceProbe struct {
-	path       string
-	answerOnly bool
-}
-
-// postExistsUpstream reports whether WordPress holds a post with this ID that the catalog does not
-// keep (an attachment, a post, a page, a revision). get_post finds posts of every type; wp/v2 has no
-// route for "any post by ID", so the common types are asked at once. For the first three any answer
-// but "not found" (401 or 403 for one the service credential may not read) means the post exists.
-// Revisions are asked for below any event (wp/v2 does not check the parent matches), where only an
-// answer counts: a refusal there is about the parent. Anonymous answers are cached, so a client
-// asking again costs nothing upstream.
-func postExistsUpstream(r *request, id int) bool {
+// otherPostExists reports whether WordPress holds a post with this ID that the catalog does not keep
+// (an attachment, a post, a page, a revision: get_post finds posts of every type). The plugin answers
+// it in one request; the answer is kept a minute. An unreachable CMS reads as "no post".
+func (s *Server) otherPostExists(r *request, id int) bool {
 	if id <= 0 || r.cms == nil {
 		return false
 	}
 
-	n := strconv.Itoa(id)
-	probes := []existenceProbe{{"/wp/v2/media/" + n, false}, {"/wp/v2/posts/" + n, false},
-		{"/wp/v2/pages/" + n, false}}
-	if len(r.snap.Events) > 0 {
-		parent := "/wp/v2/" + r.snap.Types().Event + "/" + strconv.Itoa(r.snap.Events[0].ID)
-		probes = append(probes, existenceProbe{parent + "/revisions/" + n, true})
+	key := r.lang + " " + strconv.Itoa(id)
+	if known, ok := s.others.Get(key); ok {
+		return known.(bool)
 	}
 
-	ctx, cancel := context.WithCancel(r.gc.Request.Context())
-	defer cancel()
-	found := make(chan bool, len(probes))
-	for _, probe := range probes {
-		go func() {
-			_, err := r.cms.Get(ctx, probe.path, url.Values{"_fields": {"id"}})
-			var upstream *cmsclient.Error
-			refused := errors.As(err, &upstream) && upstream.Status != http.StatusNotFound
-			found <- err == nil || refused && !probe.answerOnly
-		}()
+	exists, err := r.cms.PostExists(r.gc.Request.Context(), id)
+	if err != nil {
+		s.log.Warn("post look-up failed", zap.Int("id", id), zap.Error(err))
+		return false
 	}
-
-	for range probes {
-		if <-found {
-			return true
-		}
-	}
-	return false
+	s.others.SetDefault(key, exists)
+	return exists
 }

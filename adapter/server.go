@@ -51,6 +51,9 @@ type Server struct {
 	cache  *gocache.Cache // rendered anonymous GET responses, keyed by request and catalog version
 	// viewers caches who a credential belongs to (auth.go); writes and authenticated reads need it.
 	viewers *viewers
+	// others remembers whether IDs the catalog does not hold belong to another post (events.go), so
+	// requests for unknown IDs cost WordPress one request per ID and minute, whatever their URLs.
+	others  *gocache.Cache
 	metrics *metrics // Prometheus collectors, served at /metrics (ops.go)
 }
 
@@ -63,7 +66,8 @@ func NewServer(cat *catalog.Catalog, log *zap.Logger, opt Options) http.Handler 
 		opt.CacheTTL = time.Minute
 	}
 	s := &Server{cat: cat, log: log, opt: opt, routes: v1Routes(),
-		cache: gocache.New(opt.CacheTTL, 5*time.Minute), viewers: newViewers()}
+		cache: gocache.New(opt.CacheTTL, 5*time.Minute), viewers: newViewers(),
+		others: gocache.New(time.Minute, 5*time.Minute)}
 	s.metrics = newMetrics(s)
 	gin.SetMode(gin.ReleaseMode)
 	g := gin.New()

@@ -276,16 +276,16 @@ func TestFieldsSelection(t *testing.T) {
 	}
 }
 
-// A revision's ID is a post too: 400.
+// A revision's ID is a post too (get_post finds it): 400.
 func TestSingleEventOfARevision(t *testing.T) {
 	wp := wpfake.New(t)
 	h := fakeServer(t, wp)
 	wp.SetIntercept(func(w http.ResponseWriter, r *http.Request) bool {
-		if !strings.HasSuffix(r.URL.Path, "/revisions/990500") {
+		if !strings.HasSuffix(r.URL.Path, "/calshim/v1/posts/990500") {
 			return false
 		}
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"id":990500}`))
+		_, _ = w.Write([]byte(`{"id":990500,"type":"revision"}`))
 		return true
 	})
 	checkAnswers(t, func(u string) *httptest.ResponseRecorder { return serveGET(h, u) }, []wantAnswer{

@@ -3,7 +3,9 @@ package cmsclient
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
 )
@@ -122,4 +124,15 @@ func (c *Client) BulkPosts(ctx context.Context, postType string, from, to int) (
 		return nil, fmt.Errorf("cmsclient: bulk %s %d-%d: %w", postType, from, to, err)
 	}
 	return out.Items, nil
+}
+
+// PostExists asks the plugin whether any post (of any type and status) has the ID: a 404 answer is
+// "no", any other answer an error.
+func (c *Client) PostExists(ctx context.Context, id int) (bool, error) {
+	_, err := c.Get(ctx, sync1+"posts/"+strconv.Itoa(id), nil)
+	var e *Error
+	if errors.As(err, &e) && e.Status == http.StatusNotFound {
+		return false, nil
+	}
+	return err == nil, err
 }

@@ -972,6 +972,24 @@ final class Calshim_Changes {
 				'to'   => [ 'type' => 'integer', 'minimum' => 0 ],
 			],
 		] );
+		register_rest_route( 'calshim/v1', '/posts/(?P<id>\d+)', [
+			'methods'             => 'GET',
+			'callback'            => [ __CLASS__, 'post_type_route' ],
+			'permission_callback' => $read,
+		] );
+	}
+
+	/**
+	 * GET /calshim/v1/posts/ID: the type of the post with that ID, of any type and status (get_post), or
+	 * 404. The original answers 400 for an ID of another post and 404 for no post at all; the catalog
+	 * holds only the calendar's posts, so calshim asks here once for an ID it does not know.
+	 */
+	public static function post_type_route( WP_REST_Request $request ) {
+		$post = get_post( (int) $request['id'] );
+		if ( ! $post ) {
+			return new WP_Error( 'calshim_no_post', 'No post has this ID.', [ 'status' => 404 ] );
+		}
+		return [ 'id' => $post->ID, 'type' => $post->post_type ];
 	}
 
 	/** Only calshim's service account (calshim_reader) and administrators read the log and the bulk load. */

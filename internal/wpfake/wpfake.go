@@ -16,6 +16,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -118,6 +119,10 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, b)
 		return
 	}
+	if id, ok := strings.CutPrefix(path, "/calshim/v1/posts/"); ok {
+		s.postType(w, id)
+		return
+	}
 	rest, ok := strings.CutPrefix(path, "/wp/v2/")
 	base, id, single := strings.Cut(rest, "/")
 	s.mu.Lock()
@@ -132,6 +137,23 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.list(w, r.URL.Query(), base, items)
 	}
+}
+
+// postType answers the plugin's GET /calshim/v1/posts/{id}: the type of any post (attachments
+// included) with that ID, else 404.
+func (s *Server) postType(w http.ResponseWriter, id string) {
+	n, _ := strconv.Atoi(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for base, items := range s.coll {
+		for _, it := range items {
+			if it.id == n && it.status != "" {
+				writeJSON(w, http.StatusOK, []byte(`{"id":`+id+`,"type":"`+base+`"}`))
+				return
+			}
+		}
+	}
+	writeError(w, http.StatusNotFound, "calshim_no_post", "No post has this ID.")
 }
 
 func (s *Server) writeRecorded(w http.ResponseWriter, file string) {
