@@ -85,13 +85,15 @@ func postBySlug(r *request, typ string, all []*mapping.Post) (*mapping.Post, boo
 
 // otherPostExists reports whether WordPress holds a post with this ID that the catalog does not keep
 // (an attachment, a post, a page, a revision: get_post finds posts of every type). The plugin answers
-// it in one request; the answer is kept a minute. An unreachable CMS reads as "no post".
+// it in one request; the answer is kept a minute at most, and only while the catalog does not change
+// (a calendar post WordPress has and the catalog does not hold yet is about to arrive, or has just
+// been deleted). An unreachable CMS reads as "no post".
 func (s *Server) otherPostExists(r *request, id int) bool {
 	if id <= 0 || r.cms == nil {
 		return false
 	}
 
-	key := r.lang + " " + strconv.Itoa(id)
+	key := strconv.FormatUint(r.snap.Version, 10) + " " + r.lang + " " + strconv.Itoa(id)
 	if known, ok := s.others.Get(key); ok {
 		return known.(bool)
 	}
