@@ -12,7 +12,8 @@ import (
 	"calshim/mapping/php"
 )
 
-// singleEvent answers GET /events/{id} and /events/by-slug/{slug} (reference §3.3, §3.4).
+// singleEvent answers GET /events/{id} and /events/by-slug/{slug}, as the original's
+// Single_Event::get and Single_Event_Slug::get.
 func singleEvent(s *Server, r *request) (*response, error) {
 	p, err := s.findEvent(r)
 	if err != nil {

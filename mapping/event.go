@@ -6,16 +6,16 @@ import (
 	"calshim/mapping/php"
 )
 
-// Event is the v1 representation of an event (reference §4.1, Post_Repository::get_event_data). Every
-// key is always present, in the original's order; meta read from the first row of each key (a missing
+// Event is the v1 representation of an event (Post_Repository::get_event_data). Every key is
+// always present, in the original's order; meta read from the first row of each key (a missing
 // date reads null, as PHP's undefined index). Linked venues, organizers and terms come from Lookup;
 // dangling IDs are skipped, so a venue that does not resolve reads [] like no venue at all.
 //
 // In the single context the event and its nested venue and organizers carry json_ld, except for a
 // password-protected event (the original's generator never sees the password of a REST request).
 //
-// A password-protected event is blanked (reference §4.6: description "", venue [], show_map null, …)
-// unless Unlocked says the viewer may see it. The original applies this to archive lists; on single
+// A password-protected event is blanked (Main::filter_out_password_protected_events: description "",
+// venue [], show_map null, …) unless Unlocked says the viewer may see it. The original applies this to archive lists; on single
 // reads it answers 403 instead and write responses are never blanked, so callers rendering those pass an
 // Unlocked that returns true (or do not call Event at all for a 403).
 func (c *Context) Event(p *Post) Object {
