@@ -102,43 +102,56 @@ func linkedURLArgs(a Params, pg page, event *mapping.Post, status string) []quer
 // default, counts private, draft and pending events too.
 func (k linkedKind) linkedIDs(r *request, a Params, event *mapping.Post, statuses []string) map[int]bool {
 	var allowed map[int]bool
-	restrict := func(ids map[int]bool) {
-		if allowed == nil {
-			allowed = ids
-			return
-		}
-		for id := range allowed {
-			if !ids[id] {
-				delete(allowed, id)
-			}
-		}
-	}
 	if event != nil {
-		restrict(k.idsOf([]*mapping.Post{event}))
+		allowed = restrictIDs(allowed, k.idsOf([]*mapping.Post{event}))
 	}
+
 	if v, ok := a["has_events"]; ok {
-		var counted []*mapping.Post
-		for _, e := range r.snap.Events {
-			if e.Status != "draft" && e.Status != "pending" {
-				counted = append(counted, e)
-			}
-		}
-		with := k.idsOf(counted)
-		if !tribeTruthy(v) {
-			without := map[int]bool{}
-			for _, p := range k.all(r.snap) {
-				if !with[p.ID] {
-					without[p.ID] = true
-				}
-			}
-			with = without
-		}
-		restrict(with)
+		allowed = restrictIDs(allowed, k.hasEventsIDs(r, tribeTruthy(v)))
 	}
+
 	if v, ok := a["only_with_upcoming"]; ok && tribeTruthy(v) {
-		restrict(k.idsOf(upcomingEvents(r, statuses)))
+		allowed = restrictIDs(allowed, k.idsOf(upcomingEvents(r, statuses)))
 	}
 	return allowed
+}
+
+// restrictIDs narrows allowed (nil = no restriction yet) to the IDs also in ids.
+func restrictIDs(allowed, ids map[int]bool) map[int]bool {
+	if allowed == nil {
+		return ids
+	}
+
+	for id := range allowed {
+		if !ids[id] {
+			delete(allowed, id)
+		}
+	}
+	return allowed
+}
+
+// hasEventsIDs are the IDs has_events allows: those linked from an event that is neither a draft
+// nor pending when want is true, every other one of the kind when it is false.
+func (k linkedKind) hasEventsIDs(r *request, want bool) map[int]bool {
+	var counted []*mapping.Post
+	for _, e := range r.snap.Events {
+		if e.Status != "draft" && e.Status != "pending" {
+			counted = append(counted, e)
+		}
+	}
+
+	with := k.idsOf(counted)
+	if want {
+		return with
+	}
+
+	without := map[int]bool{}
+	for _, p := range k.all(r.snap) {
+		if !with[p.ID] {
+			without[p.ID] = true
+		}
+	}
+	return without
 }
 
 // upcomingEvents are the events find_with_upcoming_events asks tribe_get_events for: in one of the
