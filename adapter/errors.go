@@ -10,8 +10,9 @@ import (
 	"calshim/mapping"
 )
 
-// apiError is an error answer in the original's vocabulary: {"code","message","data":{"status",...}}.
-// Every failure a handler returns becomes one of these in exactly one place (errorBody).
+// apiError is an error answer in the original's vocabulary:
+// {"code","message","data":{"status",...}}. Every failure a handler returns becomes one of these in
+// exactly one place (errorBody).
 type apiError struct {
 	Status  int
 	Code    string

@@ -88,12 +88,12 @@ type existenceProbe struct {
 }
 
 // postExistsUpstream reports whether WordPress holds a post with this ID that the catalog does not
-// keep (an attachment, a post, a page, a revision). get_post finds posts of every type; wp/v2 has no
-// route for "any post by ID", so the common types are asked at once. For the first three any answer
-// but "not found" (401 or 403 for one the service credential may not read) means the post exists.
-// Revisions are asked for below any event (wp/v2 does not check the parent matches), where only an
-// answer counts: a refusal there is about the parent. Anonymous answers are cached, so a client
-// asking again costs nothing upstream.
+// keep (an attachment, a post, a page, a revision). get_post finds posts of every type; wp/v2 has
+// no route for "any post by ID", so the common types are asked at once. For the first three any
+// answer but "not found" (401 or 403 for one the service credential may not read) means the post
+// exists. Revisions are asked for below any event (wp/v2 does not check the parent matches), where
+// only an answer counts: a refusal there is about the parent. Anonymous answers are cached, so a
+// client asking again costs nothing upstream.
 func postExistsUpstream(r *request, id int) bool {
 	if id <= 0 || r.cms == nil {
 		return false

@@ -17,8 +17,8 @@ import (
 	"calshim/mapping"
 )
 
-// metrics are calshim's Prometheus collectors, labelled by route template (never the raw path, so the
-// number of series stays bounded).
+// metrics are calshim's Prometheus collectors, labelled by route template (never the raw path, so
+// the number of series stays bounded).
 type metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
@@ -77,9 +77,9 @@ func etagOf(body []byte) string {
 	return `"` + strconv.FormatUint(h.Sum64(), 36) + `"`
 }
 
-// cacheHeaders sets Cache-Control and answers a matching If-None-Match with 304. Anonymous GETs carry
-// an ETag and may be revalidated by shared caches; anything else is never stored, as WordPress sends
-// no-cache headers to logged-in users.
+// cacheHeaders sets Cache-Control and answers a matching If-None-Match with 304. Anonymous GETs
+// carry an ETag and may be revalidated by shared caches; anything else is never stored, as
+// WordPress sends no-cache headers to logged-in users.
 func cacheHeaders(gc *gin.Context, out *rendered) (notModified bool) {
 	h := gc.Writer.Header()
 	if out.etag == "" {
@@ -96,8 +96,8 @@ func cacheHeaders(gc *gin.Context, out *rendered) (notModified bool) {
 	return false
 }
 
-// corsHeaders answers browsers as WordPress' rest_send_cors_headers does: the calling origin is echoed
-// with credentials allowed.
+// corsHeaders answers browsers as WordPress' rest_send_cors_headers does: the calling origin is
+// echoed with credentials allowed.
 func corsHeaders(gc *gin.Context) {
 	origin := gc.GetHeader("Origin")
 	if origin == "" {
@@ -110,8 +110,8 @@ func corsHeaders(gc *gin.Context) {
 	h.Add("Vary", "Origin")
 }
 
-// options answers OPTIONS on a route as WordPress does: 200 with the route's description, the object
-// the namespace index lists for it.
+// options answers OPTIONS on a route as WordPress does: 200 with the route's description, the
+// object the namespace index lists for it.
 func (s *Server) options(r *request, rt *route) *response {
 	var desc any = mapping.Object{}
 	if routes, ok := apidoc.Index(s.docOptions(r)).Get("routes"); ok {

@@ -9,9 +9,10 @@ import (
 	"strings"
 )
 
-// Params are a request's arguments as PHP sees them (parseForm for query strings and form bodies, JSON
-// values for JSON bodies): a name maps to a string, a list (`name[]=a&name[]=b`), a map (`name[k]=v`) or,
-// from JSON, any JSON value. Later occurrences of a scalar win, as with parse_str.
+// Params are a request's arguments as PHP sees them (parseForm for query strings and form bodies,
+// JSON values for JSON bodies): a name maps to a string, a list (`name[]=a&name[]=b`), a map
+// (`name[k]=v`) or, from JSON, any JSON value. Later occurrences of a scalar win, as with
+// parse_str.
 type Params map[string]any
 
 // eachPair calls f with every decoded key=value pair of a query string or form body; pairs that do
@@ -58,9 +59,9 @@ func (p Params) str(name string) (string, bool) {
 	return s, ok
 }
 
-// list returns an argument as a list of strings: a list (or a `name[k]=v` map, by key) as is, a string
-// split on commas (TEC's CSV lists), trimmed. Items that are not text (nested lists, JSON objects)
-// become "", which no validator accepts.
+// list returns an argument as a list of strings: a list (or a `name[k]=v` map, by key) as is, a
+// string split on commas (TEC's CSV lists), trimmed. Items that are not text (nested lists, JSON
+// objects) become "", which no validator accepts.
 func (p Params) list(name string) []string {
 	var items []any
 	switch v := p[name].(type) {

@@ -72,8 +72,8 @@ func TestPHPURLEncode(t *testing.T) {
 	}
 }
 
-// FuzzParseForm: any query string or form body parses without panicking into strings, lists and maps
-// only, with no empty names.
+// FuzzParseForm: any query string or form body parses without panicking into strings, lists and
+// maps only, with no empty names.
 func FuzzParseForm(f *testing.F) {
 	for _, s := range []string{"page=2", "a[]=1&a[]=2", "a[b]=c", "%", "=&=", "x=%C3%A9", "a[=1", "a]=1", "a[][b][]=1&a[0]=x"} {
 		f.Add(s)

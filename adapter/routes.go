@@ -13,10 +13,10 @@ type op struct {
 	h      handler
 }
 
-// v1Routes is the whole v1 surface: the route patterns come from the route table that also generates
-// the namespace index and /doc (apidoc.Routes, in the original's registration order), the handlers
-// from this one block, methods in the original's order (it shows in the Allow header). {id} matches
-// digits only, {slug} anything but "/".
+// v1Routes is the whole v1 surface: the route patterns come from the route table that also
+// generates the namespace index and /doc (apidoc.Routes, in the original's registration order), the
+// handlers from this one block, methods in the original's order (it shows in the Allow header).
+// {id} matches digits only, {slug} anything but "/".
 func v1Routes() []route {
 	const get, post, put, patch, del = http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete
 	single := func(read, update, remove handler) []op { // /{id} and /by-slug/{slug} of posts

@@ -1,4 +1,5 @@
-// Package adapter serves The Events Calendar REST API v1 over gin, answering reads from the catalog.
+// Package adapter serves The Events Calendar REST API v1 over gin, answering reads from the
+// catalog.
 package adapter
 
 import (

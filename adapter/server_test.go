@@ -18,8 +18,8 @@ import (
 // recordingNow is when the fixtures' data set sat where the default date window expects it.
 var recordingNow = time.Date(2026, 11, 22, 18, 54, 25, 0, time.UTC)
 
-// fakeServer serves v1 from a catalog loaded from a fake WordPress (internal/wpfake, recorded answers),
-// at a fixed clock so the default date window is the recording's.
+// fakeServer serves v1 from a catalog loaded from a fake WordPress (internal/wpfake, recorded
+// answers), at a fixed clock so the default date window is the recording's.
 func fakeServer(tb testing.TB, wp *wpfake.Server) http.Handler {
 	tb.Helper()
 	return NewServer(fakeCatalog(tb, wp), zap.NewNop(), testOptions())

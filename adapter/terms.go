@@ -218,8 +218,8 @@ func (q *termQuery) sort(l []*mapping.Term) {
 	})
 }
 
-// single answers GET /categories/{id} and /tags/{id}: unknown IDs are a 400 on `id`, as the original
-// validates them before the handler.
+// single answers GET /categories/{id} and /tags/{id}: unknown IDs are a 400 on `id`, as the
+// original validates them before the handler.
 func (k termKind) single(s *Server, r *request) (*response, error) {
 	id, _ := strconv.Atoi(r.vars["id"])
 	t, ok := r.snap.Term(id)

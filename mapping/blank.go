@@ -33,9 +33,10 @@ func blankedField(key string) (any, bool) {
 }
 
 // Blank hides the password-protected content of a representation as the original does for a viewer
-// without the password (Validator\Base::remove_password_protected_content): every key of the protected
-// list that is present is replaced (description "", image false, show_map null, venue [], …), other
-// objects and lists are processed recursively. Keys that are absent stay absent. o is not modified.
+// without the password (Validator\Base::remove_password_protected_content): every key of the
+// protected list that is present is replaced (description "", image false, show_map null, venue [],
+// …), other objects and lists are processed recursively. Keys that are absent stay absent. o is not
+// modified.
 func Blank(o Object) Object {
 	out := make(Object, len(o))
 	for i, kv := range o {

@@ -81,8 +81,8 @@ func TestPasswordBlanking(t *testing.T) {
 	}
 }
 
-// TestNestedProtectedVenueAlwaysBlanked: the original checks the password cookie for linked posts, so a
-// request's password (or edit rights) never unlocks a venue or organizer nested in an event.
+// TestNestedProtectedVenueAlwaysBlanked: the original checks the password cookie for linked posts,
+// so a request's password (or edit rights) never unlocks a venue or organizer nested in an event.
 func TestNestedProtectedVenueAlwaysBlanked(t *testing.T) {
 	c, cat := newTestContext(true)
 	c.Unlocked = func(*Post) bool { return true }

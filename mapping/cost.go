@@ -26,10 +26,12 @@ type CostFormat struct {
 // EventCost is an event's cost as TEC derives it from its _EventCost rows.
 type EventCost struct {
 	// Cost is the event's "cost": "" when there is none, else the lowest and highest price with the
-	// currency symbol ("$5 – $10", EN DASH), "Free" for zero, or the text of a non-numeric cost; HTML-escaped.
+	// currency symbol ("$5 – $10", EN DASH), "Free" for zero, or the text of a non-numeric cost;
+	// HTML-escaped.
 	Cost string
 	// Values is "cost_details.values": each price found, as a string with "." decimals, or the
-	// sanitize_title slug of a non-numeric cost ("free"), ordered numerically; empty, never nil-encoded as null.
+	// sanitize_title slug of a non-numeric cost ("free"), ordered numerically; empty, never
+	// nil-encoded as null.
 	Values []string
 	// Price is the JSON-LD offer price: Cost without currency symbols, a lone "Free" written "0"
 	// ("Free – 30" stays as is); "" when there is no cost, and then there is no offer.
@@ -39,12 +41,13 @@ type EventCost struct {
 // costEntry is one member of the PHP array TEC keeps costs in: a sortable index and the cost text.
 type costEntry struct{ key, value string }
 
-// costRegex is Tribe__Cost_Utils::get_cost_regex: optional separator, digits, optional separator, digits.
+// costRegex is Tribe__Cost_Utils::get_cost_regex: optional separator, digits, optional separator,
+// digits.
 var costRegex = regexp.MustCompile(`[,.]?([0-9]+)[,.]?([0-9]*)`)
 
-// Cost reproduces tribe_get_cost (with and without currency) and the REST cost values from the rows of
-// _EventCost (Tribe__Events__Cost_Utils, tribe-common Tribe__Cost_Utils). The site locale is taken to be
-// en_US ("." decimal point, "," thousands separator), as on the recorded site.
+// Cost reproduces tribe_get_cost (with and without currency) and the REST cost values from the rows
+// of _EventCost (Tribe__Events__Cost_Utils, tribe-common Tribe__Cost_Utils). The site locale is
+// taken to be en_US ("." decimal point, "," thousands separator), as on the recorded site.
 func Cost(rows []string, f CostFormat) EventCost {
 	costs := eventCosts(rows)
 	if len(costs) == 0 {
@@ -60,8 +63,8 @@ func Cost(rows []string, f CostFormat) EventCost {
 // freeWord is the JSON-LD price normalisation of Tribe__Events__JSON_LD__Event::normalize_price.
 var freeWord = regexp.MustCompile(`(?i)^\s*Free\s*$`)
 
-// eventCosts is get_event_costs: every non-empty row parsed on its own, merged with PHP's array union
-// (an index already present keeps its first cost).
+// eventCosts is get_event_costs: every non-empty row parsed on its own, merged with PHP's array
+// union (an index already present keeps its first cost).
 func eventCosts(rows []string) []costEntry {
 	var out []costEntry
 	for _, row := range rows {
@@ -88,7 +91,8 @@ func indexOf(es []costEntry, key string) int {
 
 // parseCostRange is parse_cost_range: the numbers found in each cost (a cost without digits is kept
 // whole), indexed by their value scaled to the largest number of decimals seen (or by the slug of a
-// non-numeric cost), later duplicates overwriting earlier ones in place, sorted by index like ksort.
+// non-numeric cost), later duplicates overwriting earlier ones in place, sorted by index like
+// ksort.
 func parseCostRange(costs []string) []costEntry {
 	var parts []string
 	decimals := 0
@@ -122,8 +126,8 @@ func parseCostRange(costs []string) []costEntry {
 	return out
 }
 
-// costBound is get_cost_by_func: the lowest (or highest) numeric cost, a lone non-numeric cost as is, or
-// "0" when nothing is numeric.
+// costBound is get_cost_by_func: the lowest (or highest) numeric cost, a lone non-numeric cost as
+// is, or "0" when nothing is numeric.
 func costBound(costs []costEntry, highest bool) string {
 	values := make([]string, len(costs))
 	for i, e := range costs {
@@ -173,8 +177,8 @@ func replaceFree(c string) string {
 	return c
 }
 
-// withCurrency is maybe_format_with_currency + tribe_format_currency: a number gets the symbol before or
-// after it, without a space; anything else is left alone.
+// withCurrency is maybe_format_with_currency + tribe_format_currency: a number gets the symbol
+// before or after it, without a space; anything else is left alone.
 func withCurrency(c string, f CostFormat) string {
 	if !php.IsNumeric(strings.NewReplacer(",", "", ".", "").Replace(c)) {
 		return c
@@ -199,8 +203,9 @@ func withCurrency(c string, f CostFormat) string {
 	return c + symbol
 }
 
-// costValues is Post_Repository::get_cost_values: each cost with its thousands separator removed and its
-// decimal separator made ".", or its index when that is not a number, sorted numerically (stable).
+// costValues is Post_Repository::get_cost_values: each cost with its thousands separator removed
+// and its decimal separator made ".", or its index when that is not a number, sorted numerically
+// (stable).
 func costValues(costs []costEntry) []string {
 	out := make([]string, 0, len(costs))
 	for _, e := range costs {
@@ -218,9 +223,9 @@ func costValues(costs []costEntry) []string {
 
 var separatorRuns = regexp.MustCompile(`[.,]+`)
 
-// parseSeparators is Tribe__Cost_Utils::parse_separators for an en_US site: with two kinds of separator
-// the last one is the decimal point; with one kind, it is the decimal point unless exactly three digits
-// follow its last occurrence (then "." and "," keep their locale meaning).
+// parseSeparators is Tribe__Cost_Utils::parse_separators for an en_US site: with two kinds of
+// separator the last one is the decimal point; with one kind, it is the decimal point unless
+// exactly three digits follow its last occurrence (then "." and "," keep their locale meaning).
 func parseSeparators(v string) (dec, thou string) {
 	dec, thou = ".", ","
 	seps := separatorRuns.FindAllString(v, -1)

@@ -13,8 +13,9 @@ import (
 var storedDate = regexp.MustCompile(
 	`^\s*([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:[ T]([0-9]{1,2}):([0-9]{2})(?::([0-9]{2}))?)?\s*$`)
 
-// parseStoredDate reads a stored "Y-m-d H:i:s" wall time as strtotime does in a UTC process: out-of-range
-// days and times roll over (2026-02-30 is 2026-03-02), an impossible month or an unreadable string fails.
+// parseStoredDate reads a stored "Y-m-d H:i:s" wall time as strtotime does in a UTC process:
+// out-of-range days and times roll over (2026-02-30 is 2026-03-02), an impossible month or an
+// unreadable string fails.
 func parseStoredDate(s string) (time.Time, bool) {
 	m := storedDate.FindStringSubmatch(s)
 	if m == nil {
@@ -50,9 +51,10 @@ func DateDetails(s string) Object {
 	}
 }
 
-// GlobalID is TEC's global ID of a post (Tribe__Utils__Global_ID, type "url"): the home URL without its
-// scheme and port — host, path and query kept — with "id=<id>" added as a query argument, e.g.
-// GlobalID("http://127.0.0.1:8881", 54) = "127.0.0.1?id=54", GlobalID("https://example.com/blog", 3) =
+// GlobalID is TEC's global ID of a post (Tribe__Utils__Global_ID, type "url"): the home URL without
+// its scheme and port — host, path and query kept — with "id=<id>" added as a query argument, e.g.
+// GlobalID("http://127.0.0.1:8881", 54) = "127.0.0.1?id=54", GlobalID("https://example.com/blog",
+// 3) =
 // "example.com/blog?id=3".
 func GlobalID(home string, id int) string {
 	origin := home

@@ -14,10 +14,11 @@ import (
 // In the single context the event and its nested venue and organizers carry json_ld, except for a
 // password-protected event (the original's generator never sees the password of a REST request).
 //
-// A password-protected event is blanked (Main::filter_out_password_protected_events: description "",
-// venue [], show_map null, …) unless Unlocked says the viewer may see it. The original applies this to archive lists; on single
-// reads it answers 403 instead and write responses are never blanked, so callers rendering those pass an
-// Unlocked that returns true (or do not call Event at all for a 403).
+// A password-protected event is blanked (Main::filter_out_password_protected_events: description
+// "", venue [], show_map null, …) unless Unlocked says the viewer may see it. The original applies
+// this to archive lists; on single reads it answers 403 instead and write responses are never
+// blanked, so callers rendering those pass an Unlocked that returns true (or do not call Event at
+// all for a 403).
 func (c *Context) Event(p *Post) Object {
 	cost := c.cost(p)
 	gid := GlobalID(c.Site.Home, p.ID)
@@ -105,8 +106,8 @@ func featured(p *Post) bool {
 	return ok && php.IsNumeric(v) && php.Float(v) == 1
 }
 
-// eventVenue is the event's venue member: the venue object when exactly one linked venue resolves, a
-// list of them when several do (Pro), and [] when none does.
+// eventVenue is the event's venue member: the venue object when exactly one linked venue resolves,
+// a list of them when several do (Pro), and [] when none does.
 func (c *Context) eventVenue(p *Post) any {
 	var venues []Object
 	for _, id := range metaIDs(p, "_EventVenueID") {

@@ -6,7 +6,8 @@ import (
 	"testing"
 )
 
-// Each case renders a post of the test catalog and compares it with the original's recorded response.
+// Each case renders a post of the test catalog and compares it with the original's recorded
+// response.
 
 func TestEventMatchesExamples(t *testing.T) {
 	tests := []struct {
@@ -46,7 +47,8 @@ func TestEventMatchesExamples(t *testing.T) {
 	}
 }
 
-// TestEventRawPrefix checks the bytes, not just the values: wp_json_encode's escaping of the same body.
+// TestEventRawPrefix checks the bytes, not just the values: wp_json_encode's escaping of the same
+// body.
 func TestEventRawPrefix(t *testing.T) {
 	c, cat := newTestContext(true)
 	ex := mustLoadExample(t, "109-event-gala")

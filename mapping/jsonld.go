@@ -10,10 +10,10 @@ import (
 // Tribe__Events__JSON_LD__{Event,Venue,Organizer}, without Events Calendar Pro (no venue/organizer
 // links, no geo coordinates) and in TEC's default "event" time zone mode.
 
-// jsonLD reports whether the JSON-LD generator produces data for p: single context, the post readable
-// by the viewer, and no password required — the generator checks the password cookie, so only the
-// single venue and organizer routes, which lift the check for a request with the right password
-// (passwordOK), ever show it for a protected post.
+// jsonLD reports whether the JSON-LD generator produces data for p: single context, the post
+// readable by the viewer, and no password required — the generator checks the password cookie, so
+// only the single venue and organizer routes, which lift the check for a request with the right
+// password (passwordOK), ever show it for a protected post.
 func (c *Context) jsonLD(p *Post, passwordOK bool) bool {
 	if !c.Single || (p.Protected && !passwordOK) {
 		return false
@@ -68,8 +68,8 @@ func (c *Context) venueLD(v *Post) Object {
 	)
 }
 
-// organizerLD is the Person of an organizer: url is the organizer's website (replacing the permalink
-// in place), the e-mail address obfuscated by php.Antispambot.
+// organizerLD is the Person of an organizer: url is the organizer's website (replacing the
+// permalink in place), the e-mail address obfuscated by php.Antispambot.
 func (c *Context) organizerLD(o *Post) Object {
 	website := php.EscURL(php.EscHTML(metaOr(o, "_OrganizerWebsite", "")))
 	ld := c.ldBase(o, "Person", website)
@@ -125,8 +125,8 @@ func (c *Context) eventLD(p *Post, cost EventCost) Object {
 	return append(o, KV{"performer", "Organization"})
 }
 
-// linkedLD is the JSON-LD of a linked venue or organizer, or false (PHP's reset of an empty array) when
-// the post is unknown or its JSON-LD cannot be shown.
+// linkedLD is the JSON-LD of a linked venue or organizer, or false (PHP's reset of an empty array)
+// when the post is unknown or its JSON-LD cannot be shown.
 func (c *Context) linkedLD(id int, ld func(*Post) Object) any {
 	p, ok := c.Lookup.Post(id)
 	if !ok || !c.jsonLD(p, false) {
@@ -135,8 +135,8 @@ func (c *Context) linkedLD(id int, ld func(*Post) Object) any {
 	return ld(p)
 }
 
-// firstMetaID is the first row of key as a post ID (tribe_get_venue_id, tribe_get_organizer_id), 0 when
-// it is absent or not a positive number.
+// firstMetaID is the first row of key as a post ID (tribe_get_venue_id, tribe_get_organizer_id), 0
+// when it is absent or not a positive number.
 func firstMetaID(p *Post, key string) int {
 	v, _ := p.MetaFirst(key)
 	return php.Int(v)
@@ -172,9 +172,9 @@ func validFrom(postDate string) string {
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC).Format(isoLayout)
 }
 
-// ldWallTime is the wall time the JSON-LD dates start from: the stored one, or, for an event without
-// one, the current UTC wall-clock time (tribe_get_start_date formats "now" in PHP's UTC default zone),
-// which to_utc then reads as a time of the event's zone.
+// ldWallTime is the wall time the JSON-LD dates start from: the stored one, or, for an event
+// without one, the current UTC wall-clock time (tribe_get_start_date formats "now" in PHP's UTC
+// default zone), which to_utc then reads as a time of the event's zone.
 func (c *Context) ldWallTime(p *Post, key string) string {
 	if v, ok := p.MetaFirst(key); ok {
 		return v

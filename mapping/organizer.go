@@ -6,9 +6,11 @@ import (
 	"calshim/mapping/php"
 )
 
-// Organizer is the v1 representation of an organizer (Post_Repository::get_organizer_data): post fields, image, phone, website, email, json_ld in the single context and the
-// global IDs, every empty value removed. A password-protected organizer is blanked (Main::
-// filter_out_password_protected_data, which also sets the name key "organizer" to []) unless Unlocked says the viewer may see it.
+// Organizer is the v1 representation of an organizer (Post_Repository::get_organizer_data): post
+// fields, image, phone, website, email, json_ld in the single context and the global IDs, every
+// empty value removed. A password-protected organizer is blanked
+// (Main::filter_out_password_protected_data, which also sets the name key "organizer" to [])
+// unless Unlocked says the viewer may see it.
 func (c *Context) Organizer(p *Post) Object {
 	return c.organizer(p, c.passwordOK(p))
 }

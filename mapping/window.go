@@ -10,9 +10,9 @@ import (
 	"calshim/mapping/php"
 )
 
-// Window is the effective date filter of an event archive request (Archive_Event::get): "Y-m-d H:i:s" wall
-// times, exactly as TEC writes them into rest_url and compares them with the events' local start and
-// end (_EventStartDate, _EventEndDate). "" means the bound is absent.
+// Window is the effective date filter of an event archive request (Archive_Event::get): "Y-m-d
+// H:i:s" wall times, exactly as TEC writes them into rest_url and compares them with the events'
+// local start and end (_EventStartDate, _EventEndDate). "" means the bound is absent.
 type Window struct {
 	StartDate    string // event start ≥
 	EndDate      string // event end ≤
@@ -32,9 +32,11 @@ type WindowQuery struct {
 	// itself: when any starts_*/ends_* is given, TEC keeps start_date/end_date only then
 	// ($request->get_query_params()). For a GET request this is StartDate != "" / EndDate != "".
 	StartDateInQuery, EndDateInQuery bool
-	// StartsBefore, StartsAfter, EndsBefore and EndsAfter are the starts_*/ends_* arguments; "" = not given.
+	// StartsBefore, StartsAfter, EndsBefore and EndsAfter are the starts_*/ends_* arguments; "" = not
+	// given.
 	StartsBefore, StartsAfter, EndsBefore, EndsAfter string
-	// StrictDates is the raw strict_dates value; "" = not given, i.e. the default "false" (inclusive mode).
+	// StrictDates is the raw strict_dates value; "" = not given, i.e. the default "false" (inclusive
+	// mode).
 	StrictDates string
 	// Include reports that a non-empty include list was given.
 	Include bool
@@ -102,22 +104,22 @@ func EffectiveWindow(q WindowQuery, now time.Time, site *time.Location) Window {
 	return w
 }
 
-// DefaultStart is the start_date argument default as the namespace index shows it and include uses it:
-// localize("yesterday 23:59"), i.e. yesterday's UTC date at 23:59 UTC expressed in site time.
+// DefaultStart is the start_date argument default as the namespace index shows it and include uses
+// it: localize("yesterday 23:59"), i.e. yesterday's UTC date at 23:59 UTC expressed in site time.
 func DefaultStart(now time.Time, site *time.Location) string {
 	return Localize("yesterday 23:59", now, site)
 }
 
-// DefaultEnd is the end_date argument default: now + 24 months as a UTC wall time, not converted to the
-// site zone (date('Y-m-d H:i:s', strtotime('+24 months'))).
+// DefaultEnd is the end_date argument default: now + 24 months as a UTC wall time, not converted to
+// the site zone (date('Y-m-d H:i:s', strtotime('+24 months'))).
 func DefaultEnd(now time.Time) string {
 	t, _ := php.ParseTime("+24 months", now, time.UTC)
 	return t.UTC().Format(DBDateTimeLayout)
 }
 
-// Localize is Tribe__Timezones::localize_date: v read as UTC wall time unless it carries its own offset
-// (timestamps are instants), expressed in site time as "Y-m-d H:i:s". It returns "" where TEC gets false:
-// v does not parse, or is a timestamp DateTime("@…") refuses ("1e3", "+5", " 123").
+// Localize is Tribe__Timezones::localize_date: v read as UTC wall time unless it carries its own
+// offset (timestamps are instants), expressed in site time as "Y-m-d H:i:s". It returns "" where
+// TEC gets false: v does not parse, or is a timestamp DateTime("@…") refuses ("1e3", "+5", " 123").
 func Localize(v string, now time.Time, site *time.Location) string {
 	if _, ok := php.IsTimestamp(v); ok {
 		v = "@" + v
@@ -136,8 +138,8 @@ func BeginningOfDay(v string, now time.Time, cutoff string) string {
 	return winDayStart(v, now, cutoff).Format(DBDateTimeLayout)
 }
 
-// EndOfDay is tribe_end_of_day: one second before the next day's BeginningOfDay, so 23:59:59 with the
-// default cutoff.
+// EndOfDay is tribe_end_of_day: one second before the next day's BeginningOfDay, so 23:59:59 with
+// the default cutoff.
 func EndOfDay(v string, now time.Time, cutoff string) string {
 	return winDayStart(v, now, cutoff).AddDate(0, 0, 1).Add(-time.Second).Format(DBDateTimeLayout)
 }
@@ -187,9 +189,9 @@ func FilterBool(v string) bool {
 }
 
 // LoadZone returns the zone named by a WordPress/TEC time zone setting: an IANA name
-// ("America/New_York"), "UTC", a WordPress manual offset in TEC's form ("UTC+5.5", "UTC-3", "UTC+0",
-// "UTC+5:30") or WordPress' own ("+05:30"). Offsets become fixed zones named as written, as TEC applies
-// them to event dates. "Local" and "" are refused.
+// ("America/New_York"), "UTC", a WordPress manual offset in TEC's form ("UTC+5.5", "UTC-3",
+// "UTC+0", "UTC+5:30") or WordPress' own ("+05:30"). Offsets become fixed zones named as written,
+// as TEC applies them to event dates. "Local" and "" are refused.
 func LoadZone(name string) (*time.Location, error) {
 	name = strings.TrimSpace(name)
 	if off, ok := winUTCOffset(name); ok {
@@ -205,12 +207,12 @@ func LoadZone(name string) (*time.Location, error) {
 	return loc, nil
 }
 
-// LocalizeZone returns the zone TEC's localize_date really uses for a site time zone setting, the one
-// to pass to EffectiveWindow, DefaultStart and Localize. It is LoadZone's, except for "UTC±h" settings:
-// TEC turns those into a zone name with timezone_name_from_abbr (Tribe__Timezones::
-// generate_timezone_string_from_utc_offset), so "UTC-5" localizes as America/New_York, daylight saving
-// included, "UTC+0" as Europe/London and "UTC+6" as UTC. The table is what PHP 8.2 answers for
-// every offset WordPress offers; other offsets stay fixed.
+// LocalizeZone returns the zone TEC's localize_date really uses for a site time zone setting, the
+// one to pass to EffectiveWindow, DefaultStart and Localize. It is LoadZone's, except for "UTC±h"
+// settings: TEC turns those into a zone name with timezone_name_from_abbr (Tribe__Timezones::
+// generate_timezone_string_from_utc_offset), so "UTC-5" localizes as America/New_York, daylight
+// saving included, "UTC+0" as Europe/London and "UTC+6" as UTC. The table is what PHP 8.2 answers
+// for every offset WordPress offers; other offsets stay fixed.
 func LocalizeZone(name string) (*time.Location, error) {
 	name = strings.TrimSpace(name)
 	secs, ok := tecOffsetSeconds(name)
@@ -223,8 +225,8 @@ func LocalizeZone(name string) (*time.Location, error) {
 	return time.FixedZone(name, secs), nil
 }
 
-// winUTCOffset parses "UTC±h[.frac]", "UTC±h:mm" and "±hh:mm" into seconds east of UTC ("UTC" itself is
-// left to time.LoadLocation).
+// winUTCOffset parses "UTC±h[.frac]", "UTC±h:mm" and "±hh:mm" into seconds east of UTC ("UTC"
+// itself is left to time.LoadLocation).
 func winUTCOffset(name string) (int, bool) {
 	rest, isUTC := strings.CutPrefix(name, "UTC")
 	if name == "UTC" || !isUTC && !strings.HasPrefix(name, "+") && !strings.HasPrefix(name, "-") {
@@ -259,7 +261,8 @@ func winUTCOffset(name string) (int, bool) {
 }
 
 // tecOffsetSeconds is generate_timezone_string_from_utc_offset's arithmetic on "UTC±…" (anything
-// longer than "UTC" starting with it): hours*3600 + minutes*60, the sign applying to the hours only.
+// longer than "UTC" starting with it): hours*3600 + minutes*60, the sign applying to the hours
+// only.
 func tecOffsetSeconds(name string) (int, bool) {
 	rest, ok := strings.CutPrefix(name, "UTC")
 	if !ok || rest == "" {
@@ -289,8 +292,8 @@ func winDecimal(s string) bool {
 }
 
 // tecOffsetZones is what generate_timezone_string_from_utc_offset returns on PHP 8.2 for the manual
-// offsets WordPress offers, by offset in seconds (timezone_name_from_abbr, then the first standard-time
-// entry of timezone_abbreviations_list, then "UTC").
+// offsets WordPress offers, by offset in seconds (timezone_name_from_abbr, then the first
+// standard-time entry of timezone_abbreviations_list, then "UTC").
 var tecOffsetZones = map[int]string{
 	-43200: "UTC", -41400: "UTC", -39600: "Pacific/Apia", -37800: "Pacific/Honolulu",
 	-36000: "Pacific/Honolulu", -34200: "UTC", -32400: "America/Anchorage", -30600: "UTC",

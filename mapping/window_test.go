@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// TestWindowRecordedExamples reproduces the effective dates in the rest_url of the original's recorded
-// responses (shared/spec/examples, now = 2026-11-22 18:54:25 UTC, site America/New_York).
+// TestWindowRecordedExamples reproduces the effective dates in the rest_url of the original's
+// recorded responses (shared/spec/examples, now = 2026-11-22 18:54:25 UTC, site America/New_York).
 func TestWindowRecordedExamples(t *testing.T) {
 	ny := mustLocalizeZone(t, "America/New_York")
 	for _, tc := range []struct {
@@ -163,8 +163,8 @@ func TestWindowCutoff(t *testing.T) {
 }
 
 // TestWindowSteps covers how Archive_Event::get treats include (the default window replaces any
-// start_date/end_date), starts_*/ends_* (start_date/end_date dropped unless in the query string) and
-// the strict/inclusive switch.
+// start_date/end_date), starts_*/ends_* (start_date/end_date dropped unless in the query string)
+// and the strict/inclusive switch.
 func TestWindowSteps(t *testing.T) {
 	ny := mustLocalizeZone(t, "America/New_York")
 	for _, tc := range []struct {

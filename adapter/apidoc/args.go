@@ -1,11 +1,11 @@
 package apidoc
 
 // Argument declarations, per resource, as the original registers them (the READ_args and
-// EDIT_args of its endpoint classes; the recorded namespace index wins where they differ). Each read
-// argument names its validate_callback and sanitize_callback (Validate, Sanitize), which the adapter's
-// argument pipeline runs. The descriptions are English message IDs, typos included. Fields lists hold
-// the arguments of a write without the identifier and with none required: required(...) marks the
-// ones creation needs, edit routes prepend their identifier.
+// EDIT_args of its endpoint classes; the recorded namespace index wins where they differ). Each
+// read argument names its validate_callback and sanitize_callback (Validate, Sanitize), which the
+// adapter's argument pipeline runs. The descriptions are English message IDs, typos included.
+// Fields lists hold the arguments of a write without the identifier and with none required:
+// required(...) marks the ones creation needs, edit routes prepend their identifier.
 
 // namespaceArgs are the arguments WordPress declares on the namespace route itself.
 var namespaceArgs = []Arg{
@@ -69,7 +69,8 @@ var eventIDArgs = []Arg{
 	{Name: "password", Type: "string", Description: "The event password", In: "path"},
 }
 
-// eventSlugArgs identify an event by slug (read and delete; the by-slug edit takes the plain slug field).
+// eventSlugArgs identify an event by slug (read and delete; the by-slug edit takes the plain slug
+// field).
 var eventSlugArgs = []Arg{
 	{Name: "slug", Type: "string", Description: "the event post name", In: "path", Required: true},
 }
@@ -114,8 +115,8 @@ var eventFields = []Arg{
 		Description: "The event organizer IDs or data"},
 }
 
-// linkedArchiveArgs returns the arguments of GET /venues or /organizers, which differ only in wording.
-// The status description says "organizer" on both, as in the original.
+// linkedArchiveArgs returns the arguments of GET /venues or /organizers, which differ only in
+// wording. The status description says "organizer" on both, as in the original.
 func linkedArchiveArgs(postType, perPage, search, event, hasEvents, upcoming string) []Arg {
 	return []Arg{
 		{Name: "page", Default: 1, Type: "integer", Keys: defaultDescType, Validate: "positive_int",
@@ -152,7 +153,8 @@ var (
 	venueSlugArgs = []Arg{{Name: "slug", Type: "string", Description: "the venue post name", In: "path", Required: true}}
 )
 
-// venueFields are the fields of a venue write. The image description says "organizer", as in the original.
+// venueFields are the fields of a venue write. The image description says "organizer", as in the
+// original.
 var venueFields = []Arg{
 	{Name: "author", Validate: "user_id", Type: "integer", Description: "The venue author ID"},
 	{Name: "date", Validate: "time", Type: "string", Description: "The venue publication date"},
@@ -261,7 +263,8 @@ var (
 	tagIDArgs           = []Arg{{Name: "id", Type: "integer", Description: "the event tag term ID", In: "path", Required: true}}
 )
 
-// categoryFields are the fields of a category write. parent's description is the original's copy-paste.
+// categoryFields are the fields of a category write. parent's description is the original's
+// copy-paste.
 var categoryFields = []Arg{
 	{Name: "name", Validate: "non_empty_string", Type: "string",
 		Description: "The event category name"},
@@ -289,8 +292,8 @@ func concat(lists ...[]Arg) []Arg {
 	return out
 }
 
-// required returns a copy of args with the named arguments required. It panics on an unknown name: the
-// table is static, so that is a programming error the tests catch.
+// required returns a copy of args with the named arguments required. It panics on an unknown name:
+// the table is static, so that is a programming error the tests catch.
 func required(args []Arg, names ...string) []Arg {
 	out := concat(args)
 	for _, n := range names {

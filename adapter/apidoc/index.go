@@ -2,9 +2,10 @@ package apidoc
 
 import "calshim/mapping"
 
-// keyOrder is the order in which the index shows an argument's schema keys. The original declares every
-// argument as a hand-written PHP array and WordPress keeps the array's key order, so the order varies from
-// one argument to the next; these are the four orders it uses. "required" always comes last.
+// keyOrder is the order in which the index shows an argument's schema keys. The original declares
+// every argument as a hand-written PHP array and WordPress keeps the array's key order, so the
+// order varies from one argument to the next; these are the four orders it uses. "required" always
+// comes last.
 type keyOrder uint8
 
 const (
@@ -47,8 +48,8 @@ func (o Options) indexArgs(args []Arg) any {
 	return out
 }
 
-// indexArg returns the schema keys WordPress shows for one argument, in a.Keys order. TEC's own keys
-// (in, swagger_type, collectionFormat, callbacks) are not shown.
+// indexArg returns the schema keys WordPress shows for one argument, in a.Keys order. TEC's own
+// keys (in, swagger_type, collectionFormat, callbacks) are not shown.
 func (o Options) indexArg(a Arg) mapping.Object {
 	var obj mapping.Object
 	add := func(k string, v any) { obj = append(obj, mapping.KV{Key: k, Value: v}) }

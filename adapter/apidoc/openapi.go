@@ -60,8 +60,8 @@ func (o Options) operation(e Endpoint) mapping.Object {
 	return append(op, mapping.KV{Key: "responses", Value: responses})
 }
 
-// parameter returns one /doc parameter (TEC's swaggerize_args: its defaults merged with the non-false
-// keys, which is why "explode": false never shows next to "style": "form").
+// parameter returns one /doc parameter (TEC's swaggerize_args: its defaults merged with the
+// non-false keys, which is why "explode": false never shows next to "style": "form").
 func (o Options) parameter(a Arg) mapping.Object {
 	in := a.In
 	if in == "" {

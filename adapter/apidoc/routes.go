@@ -9,9 +9,9 @@ var (
 )
 
 // table is every v1 route in the original's registration order, the namespace route first. /doc
-// documents each {id} and by-slug route's POST with the fields of a write as its request body; which
-// list, and whether it holds the identifier, varies by resource as in the original. Collection POSTs are
-// not documented.
+// documents each {id} and by-slug route's POST with the fields of a write as its request body;
+// which list, and whether it holds the identifier, varies by resource as in the original.
+// Collection POSTs are not documented.
 var table = []Route{
 	{Path: "", Endpoints: []Endpoint{
 		{Methods: read, Args: namespaceArgs},

@@ -19,9 +19,9 @@ type property struct {
 	Description string // English
 }
 
-// schemaTable lists the component schemas in the original's order. Their claims are the original's, not
-// the truth of the representations (date details and cost values are strings in the bodies), and so
-// are the typos: the trailing space in "currency_position ", the organizer wording of
+// schemaTable lists the component schemas in the original's order. Their claims are the original's,
+// not the truth of the representations (date details and cost values are strings in the bodies),
+// and so are the typos: the trailing space in "currency_position ", the organizer wording of
 // Venue.global_id_lineage, "string" images.
 var schemaTable = []component{
 	{Name: "ImageSize", Props: []property{
@@ -171,8 +171,8 @@ func (o Options) schemas() mapping.Object {
 	return out
 }
 
-// propertySchema returns one property: type, format, scalar items, description, enum, then the reference
-// (items of an array, else $ref) — the order of the original's hand-written arrays.
+// propertySchema returns one property: type, format, scalar items, description, enum, then the
+// reference (items of an array, else $ref) — the order of the original's hand-written arrays.
 func (o Options) propertySchema(p property) mapping.Object {
 	obj := mapping.Object{{Key: "type", Value: p.Type}}
 	add := func(k string, v any) { obj = append(obj, mapping.KV{Key: k, Value: v}) }
