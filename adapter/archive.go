@@ -113,7 +113,8 @@ func phpURLEncode(s string) string {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '.':
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_',
+			c == '.':
 			b.WriteByte(c)
 		case c == ' ':
 			b.WriteByte('+')

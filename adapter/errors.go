@@ -30,7 +30,8 @@ func newError(status int, code, message string) *apiError {
 	return &apiError{Status: status, Code: code, Message: message}
 }
 
-var errNoRoute = newError(http.StatusNotFound, "rest_no_route", "No route was found matching the URL and request method.")
+var errNoRoute = newError(http.StatusNotFound, "rest_no_route",
+	"No route was found matching the URL and request method.")
 
 // invalidParams is WordPress' rest_invalid_param: params maps each bad argument (in declaration
 // order) to its message.
@@ -66,7 +67,8 @@ func errorBody(err error) (int, mapping.Object) {
 	if ae.NoData {
 		data = nil
 	}
-	body := mapping.Object{{Key: "code", Value: ae.Code}, {Key: "message", Value: ae.Message}, {Key: "data", Value: data}}
+	body := mapping.Object{{Key: "code", Value: ae.Code}, {Key: "message", Value: ae.Message},
+		{Key: "data", Value: data}}
 	return ae.Status, append(body, ae.Trailer...)
 }
 

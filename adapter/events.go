@@ -21,11 +21,14 @@ func singleEvent(s *Server, r *request) (*response, error) {
 	}
 	switch {
 	case p.Status == "trash":
-		return nil, newError(http.StatusForbidden, "event-no-longer-available", "This event is no longer available")
+		return nil, newError(http.StatusForbidden, "event-no-longer-available",
+			"This event is no longer available")
 	case !r.viewer.mayRead(p):
-		return nil, newError(http.StatusForbidden, "event-not-accessible", "The requested event is not accessible")
+		return nil, newError(http.StatusForbidden, "event-not-accessible",
+			"The requested event is not accessible")
 	case p.Protected && !r.ctx(true).Unlocked(p):
-		return nil, newError(http.StatusForbidden, "event-password-protected", "The requested event is not accessible without a password")
+		return nil, newError(http.StatusForbidden, "event-password-protected",
+			"The requested event is not accessible without a password")
 	}
 	return &response{status: http.StatusOK, body: r.ctx(true).Event(p)}, nil
 }

@@ -20,17 +20,22 @@ type linkedKind struct {
 	render     func(c *mapping.Context, p *mapping.Post) mapping.Object
 }
 
-var venues = linkedKind{name: "venue", collection: "venues", metaKey: "_EventVenueID",
-	searchMeta: []string{"_VenueAddress", "_VenueCity", "_VenueProvince", "_VenueState", "_VenueStateProvince", "_VenueZip", "_VenuePhone"},
-	postType:   func(t catalog.Types) string { return t.Venue },
-	all:        func(s *catalog.Snapshot) []*mapping.Post { return s.Venues },
-	render:     (*mapping.Context).Venue}
+var venues = linkedKind{
+	name: "venue", collection: "venues", metaKey: "_EventVenueID",
+	searchMeta: []string{"_VenueAddress", "_VenueCity", "_VenueProvince", "_VenueState",
+		"_VenueStateProvince", "_VenueZip", "_VenuePhone"},
+	postType: func(t catalog.Types) string { return t.Venue },
+	all:      func(s *catalog.Snapshot) []*mapping.Post { return s.Venues },
+	render:   (*mapping.Context).Venue,
+}
 
-var organizers = linkedKind{name: "organizer", collection: "organizers", metaKey: "_EventOrganizerID",
+var organizers = linkedKind{
+	name: "organizer", collection: "organizers", metaKey: "_EventOrganizerID",
 	searchMeta: []string{"_OrganizerPhone", "_OrganizerEmail", "_OrganizerWebsite"},
 	postType:   func(t catalog.Types) string { return t.Organizer },
 	all:        func(s *catalog.Snapshot) []*mapping.Post { return s.Organizers },
-	render:     (*mapping.Context).Organizer}
+	render:     (*mapping.Context).Organizer,
+}
 
 func (k linkedKind) typ(r *request) string { return k.postType(r.snap.Types()) }
 
@@ -100,7 +105,8 @@ func linkedURLArgs(a Params, pg page, event *mapping.Post, status string) []quer
 // allowed IDs. statuses are those the list shows, which tribe_get_venues and tribe_get_organizers
 // also ask of the upcoming events (find_with_upcoming_events): an editor's list, "any" status by
 // default, counts private, draft and pending events too.
-func (k linkedKind) linkedIDs(r *request, a Params, event *mapping.Post, statuses []string) map[int]bool {
+func (k linkedKind) linkedIDs(r *request, a Params, event *mapping.Post,
+	statuses []string) map[int]bool {
 	var allowed map[int]bool
 	if event != nil {
 		allowed = restrictIDs(allowed, k.idsOf([]*mapping.Post{event}))
@@ -209,7 +215,8 @@ func (k linkedKind) single(s *Server, r *request) (*response, error) {
 	}
 
 	if !r.viewer.mayRead(p) {
-		return nil, newError(http.StatusForbidden, k.name+"-not-accessible", "The requested "+k.name+" is not accessible")
+		return nil, newError(http.StatusForbidden, k.name+"-not-accessible",
+			"The requested "+k.name+" is not accessible")
 	}
 	return &response{status: http.StatusOK, body: k.render(r.ctx(true), p)}, nil
 }

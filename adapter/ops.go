@@ -28,20 +28,24 @@ type metrics struct {
 func newMetrics(s *Server) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "calshim", Name: "http_requests_total",
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "calshim",
+			Name: "http_requests_total",
 			Help: "HTTP requests by route template, method, status and response cache result."},
 			[]string{"route", "method", "status", "cache"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "calshim", Name: "http_request_duration_seconds",
-			Help: "HTTP request duration by route template.", Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}},
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "calshim",
+			Name: "http_request_duration_seconds",
+			Help: "HTTP request duration by route template.", Buckets: []float64{.0005, .001, .0025, .005,
+				.01, .025, .05, .1, .25, .5, 1, 2.5}},
 			[]string{"route"}),
 	}
 	gauge := func(name, help string, f func(snap *catalog.Snapshot) float64) prometheus.GaugeFunc {
-		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "calshim", Name: name, Help: help}, func() float64 {
-			if snap := s.cat.Snapshot(); snap != nil {
-				return f(snap)
-			}
-			return 0
-		})
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "calshim", Name: name, Help: help},
+			func() float64 {
+				if snap := s.cat.Snapshot(); snap != nil {
+					return f(snap)
+				}
+				return 0
+			})
 	}
 	m.registry.MustRegister(m.requests, m.duration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -49,7 +53,8 @@ func newMetrics(s *Server) *metrics {
 			func(snap *catalog.Snapshot) float64 { return float64(len(snap.Events)) }),
 		gauge("catalog_version", "Catalog version (increases on every change).",
 			func(snap *catalog.Snapshot) float64 { return float64(snap.Version) }),
-		gauge("catalog_last_poll_success_timestamp_seconds", "When the catalog last synchronised with upstream.",
+		gauge("catalog_last_poll_success_timestamp_seconds",
+			"When the catalog last synchronised with upstream.",
 			func(*catalog.Snapshot) float64 { return float64(s.cat.Health().LastPollOK.UnixNano()) / 1e9 }),
 	)
 	return m
@@ -61,7 +66,8 @@ func (m *metrics) observe(gc *gin.Context, took time.Duration) {
 	if route == "" {
 		route = "unmatched"
 	}
-	m.requests.WithLabelValues(route, gc.Request.Method, strconv.Itoa(gc.Writer.Status()), gc.GetString("cache")).Inc()
+	m.requests.WithLabelValues(route, gc.Request.Method, strconv.Itoa(gc.Writer.Status()),
+		gc.GetString("cache")).Inc()
 	m.duration.WithLabelValues(route).Observe(took.Seconds())
 }
 

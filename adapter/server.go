@@ -20,7 +20,7 @@ import (
 // Options configures the HTTP side.
 type Options struct {
 	RESTRoot   string   // path of the REST root, e.g. "/wp-json"
-	Namespaces []string // served namespaces, the first is the canonical one ("cal/events/v1"), then aliases
+	Namespaces []string // served namespaces: the canonical one ("cal/events/v1") first, then aliases
 	// Languages are the language segments served before the REST root ("de" → /de/wp-json/...); the
 	// default language has no segment.
 	Languages []string
@@ -168,11 +168,12 @@ func (s *Server) dispatch(gc *gin.Context) {
 	gc.Set("route", rt.pattern)
 	snap := s.catalog(addr.lang).Snapshot()
 	if snap == nil {
-		s.write(gc, nil, newError(http.StatusServiceUnavailable, "calshim_not_ready", "The calendar catalog is still loading. Try again shortly."))
+		s.write(gc, nil, newError(http.StatusServiceUnavailable, "calshim_not_ready",
+			"The calendar catalog is still loading. Try again shortly."))
 		return
 	}
-	r := &request{gc: gc, method: method, params: parseForm(gc.Request.URL.RawQuery), vars: vars, snap: snap,
-		root: addr.root, ns: addr.ns, lang: addr.lang, now: s.opt.Now()}
+	r := &request{gc: gc, method: method, params: parseForm(gc.Request.URL.RawQuery),
+		vars: vars, snap: snap, root: addr.root, ns: addr.ns, lang: addr.lang, now: s.opt.Now()}
 	if method == http.MethodOptions { // CORS preflights and route discovery
 		if err := s.identify(r); err != nil {
 			s.write(gc, rt, err)

@@ -19,8 +19,10 @@ type termKind struct {
 	terms        func(r *request) []*mapping.Term
 }
 
-var categories = termKind{collection: "categories", hierarchical: true, terms: func(r *request) []*mapping.Term { return r.snap.Categories }}
-var tags = termKind{collection: "tags", terms: func(r *request) []*mapping.Term { return r.snap.Tags }}
+var categories = termKind{collection: "categories", hierarchical: true,
+	terms: func(r *request) []*mapping.Term { return r.snap.Categories }}
+var tags = termKind{collection: "tags",
+	terms: func(r *request) []*mapping.Term { return r.snap.Tags }}
 
 // termQuery is a validated term archive query.
 type termQuery struct {
@@ -53,11 +55,12 @@ func (k termKind) archive(s *Server, r *request) (*response, error) {
 	}
 	url := r.base() + "/" + k.collection + "/"
 	total, pages := len(matches), pg.totalPages(len(matches))
-	body := mapping.Object{{Key: "rest_url", Value: url}, {Key: "total", Value: total}, {Key: "total_pages", Value: pages},
-		{Key: k.collection, Value: items}}
+	body := mapping.Object{{Key: "rest_url", Value: url}, {Key: "total", Value: total},
+		{Key: "total_pages", Value: pages}, {Key: k.collection, Value: items}}
 	// rest_url carries no filters, so the links lose them too, as in the original.
 	if pg.num < pages {
-		body = append(body, mapping.KV{Key: "next_rest_url", Value: withQuery(url, "page="+strconv.Itoa(pg.num+1))})
+		next := withQuery(url, "page="+strconv.Itoa(pg.num+1))
+		body = append(body, mapping.KV{Key: "next_rest_url", Value: next})
 	}
 	if pg.num > 1 {
 		prev := url
@@ -146,7 +149,8 @@ func (q *termQuery) match(r *request, t *mapping.Term) bool {
 	}
 	if q.search != "" {
 		s := strings.ToLower(q.search)
-		if !strings.Contains(strings.ToLower(t.Name), s) && !strings.Contains(strings.ToLower(t.Slug), s) {
+		name, slug := strings.ToLower(t.Name), strings.ToLower(t.Slug)
+		if !strings.Contains(name, s) && !strings.Contains(slug, s) {
 			return false
 		}
 	}
@@ -164,7 +168,8 @@ func (q *termQuery) match(r *request, t *mapping.Term) bool {
 	}
 	if q.post != nil {
 		p, _ := r.snap.Post(*q.post)
-		return slices.Contains(p.Terms[mapping.TaxonomyCategory], t.ID) || slices.Contains(p.Terms[mapping.TaxonomyTag], t.ID)
+		return slices.Contains(p.Terms[mapping.TaxonomyCategory], t.ID) ||
+			slices.Contains(p.Terms[mapping.TaxonomyTag], t.ID)
 	}
 	return true
 }
@@ -227,6 +232,7 @@ func (k termKind) single(s *Server, r *request) (*response, error) {
 		return nil, invalidParam("id")
 	}
 	body := r.ctx(true).ArchiveTerm(t)
-	body = append(body, mapping.KV{Key: "_links", Value: r.ctx(true).TermLinks(t, r.snap.Site.Home+"/wp-json/")})
+	links := r.ctx(true).TermLinks(t, r.snap.Site.Home+"/wp-json/")
+	body = append(body, mapping.KV{Key: "_links", Value: links})
 	return &response{status: http.StatusOK, body: body}, nil
 }

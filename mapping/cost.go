@@ -112,7 +112,8 @@ func parseCostRange(costs []string) []costEntry {
 		numeric := strings.NewReplacer(",", ".").Replace(c)
 		var key string
 		if php.IsNumeric(numeric) {
-			key = strings.NewReplacer(".", "", ",", "").Replace(strconv.FormatFloat(php.Float(numeric), 'f', decimals, 64))
+			formatted := strconv.FormatFloat(php.Float(numeric), 'f', decimals, 64)
+			key = strings.NewReplacer(".", "", ",", "").Replace(formatted)
 		} else {
 			key = php.SanitizeTitle(numeric)
 		}

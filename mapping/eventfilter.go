@@ -172,8 +172,9 @@ func Derive(p *Post) {
 	end, _ := p.MetaFirst("_EventEndDate")
 	_, hidden := p.Meta["_EventHideFromUpcoming"]
 	_, featured := p.Meta["_tribe_featured"]
-	p.Derived = Derived{SearchText: SearchText(p), Start: start, End: end, Hidden: hidden, Featured: featured,
-		Venues: metaInts(p, "_EventVenueID"), Organizers: metaInts(p, "_EventOrganizerID")}
+	p.Derived = Derived{SearchText: SearchText(p), Start: start, End: end, Hidden: hidden,
+		Featured: featured, Venues: metaInts(p, "_EventVenueID"),
+		Organizers: metaInts(p, "_EventOrganizerID")}
 }
 
 // SearchText is what an event search looks in: title, excerpt and content, tags stripped, entities

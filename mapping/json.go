@@ -95,7 +95,9 @@ func AppendJSON(b []byte, v any) []byte {
 	case []string:
 		return appendList(b, len(x), func(b []byte, i int) []byte { return appendString(b, x[i]) })
 	case []int:
-		return appendList(b, len(x), func(b []byte, i int) []byte { return strconv.AppendInt(b, int64(x[i]), 10) })
+		return appendList(b, len(x), func(b []byte, i int) []byte {
+			return strconv.AppendInt(b, int64(x[i]), 10)
+		})
 	}
 	panic(fmt.Sprintf("mapping: cannot encode %T", v))
 }
@@ -147,5 +149,6 @@ func appendString(b []byte, s string) []byte {
 }
 
 func appendU(b []byte, r rune) []byte {
-	return append(b, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
+	return append(b, '\\', 'u',
+		hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
 }

@@ -145,7 +145,8 @@ func applyOffsetMinutes(tz string) int {
 	if php.Int(off) == 0 {
 		return 0
 	}
-	if strings.HasSuffix(off, ":15") || strings.HasSuffix(off, ":30") || strings.HasSuffix(off, ":45") {
+	if strings.HasSuffix(off, ":15") || strings.HasSuffix(off, ":30") ||
+		strings.HasSuffix(off, ":45") {
 		off = off[:len(off)-3] + offsetFraction.Replace(off[len(off)-3:])
 	}
 	return int(php.Float(off) * 60)

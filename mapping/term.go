@@ -20,8 +20,10 @@ type TaxonomyLinks struct {
 // categories on tribe_events and tec_calendar_embed, tags also on posts.
 func DefaultTaxonomyLinks() map[string]TaxonomyLinks {
 	return map[string]TaxonomyLinks{
-		TaxonomyCategory: {RESTBase: "tribe_events_cat", PostTypes: []string{"tribe_events", "tec_calendar_embed"}},
-		TaxonomyTag:      {RESTBase: "tags", PostTypes: []string{"posts", "tribe_events", "tec_calendar_embed"}},
+		TaxonomyCategory: {RESTBase: "tribe_events_cat",
+			PostTypes: []string{"tribe_events", "tec_calendar_embed"}},
+		TaxonomyTag: {RESTBase: "tags",
+			PostTypes: []string{"posts", "tribe_events", "tec_calendar_embed"}},
 	}
 }
 

@@ -17,13 +17,13 @@ type Post struct {
 	ModifiedGMT string
 	Slug        string
 	Link        string // permalink
-	Title       string // post_title through the_title filters (texturized), never "Protected: "-prefixed
+	Title       string // post_title through the_title filters (texturized), no "Protected: " prefix
 	Content     string // post_content through the_content filters, "" when empty
-	Excerpt     string // explicit post_excerpt through the excerpt filters; "" when there is no explicit excerpt
+	Excerpt     string // explicit post_excerpt through the excerpt filters, else ""
 	// ExcerptText is the plain text JSON-LD describes the post with: the explicit excerpt, else the
 	// first 55 words of the content (wp_trim_excerpt), without tags.
 	ExcerptText   string
-	Password      string // post_password; "" when not protected or when the catalog credential cannot see it
+	Password      string // post_password; "" when unprotected or hidden from the catalog credential
 	Protected     bool   // the post has a password (true even when Password is unknown)
 	MenuOrder     int
 	Parent        int

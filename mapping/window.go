@@ -47,13 +47,15 @@ type WindowQuery struct {
 // EffectiveWindow computes the dates an archive request filters on, following
 // Tribe__Events__REST__V1__Endpoints__Archive_Event::get (TEC 6.17.2):
 //
-//  1. every given date is localized (Localize); start_date and end_date fall back to their defaults,
-//     which are localized again (the default start, already site time, moves a second time);
-//  2. inclusive mode (strict_dates not truthy per FilterBool): start_date becomes BeginningOfDay and
-//     end_date and all four starts_*/ends_* become EndOfDay of the raw values (so starts_after=X
-//     excludes the whole of day X);
+//  1. every given date is localized (Localize); start_date and end_date fall back to their
+//     defaults, which are localized again (the default start, already site time, moves a second
+//     time);
+//  2. inclusive mode (strict_dates not truthy per FilterBool): start_date becomes BeginningOfDay
+//     and end_date and all four starts_*/ends_* become EndOfDay of the raw values (so
+//     starts_after=X excludes the whole of day X);
 //  3. include given: start_date/end_date are replaced by the raw defaults, whatever was asked;
-//  4. any starts_*/ends_* given: start_date/end_date are dropped unless they are in the query string.
+//  4. any starts_*/ends_* given: start_date/end_date are dropped unless they are in the query
+//     string.
 //
 // site is the zone TEC localizes with: LocalizeZone of the site's time zone setting.
 func EffectiveWindow(q WindowQuery, now time.Time, site *time.Location) Window {
@@ -272,7 +274,8 @@ func tecOffsetSeconds(name string) (int, bool) {
 	if ms == "" {
 		ms = "0"
 	}
-	if !winDecimal(strings.TrimLeft(hs, "+-")) || len(hs)-len(strings.TrimLeft(hs, "+-")) > 1 || !winDecimal(ms) {
+	if !winDecimal(strings.TrimLeft(hs, "+-")) || len(hs)-len(strings.TrimLeft(hs, "+-")) > 1 ||
+		!winDecimal(ms) {
 		return 0, false
 	}
 	h, _ := strconv.ParseFloat(hs, 64)
@@ -300,10 +303,12 @@ var tecOffsetZones = map[int]string{
 	-28800: "America/Los_Angeles", -27000: "UTC", -25200: "America/Denver", -23400: "UTC",
 	-21600: "America/Chicago", -19800: "UTC", -18000: "America/New_York", -16200: "America/Caracas",
 	-14400: "America/Halifax", -12600: "America/St_Johns", -10800: "America/Sao_Paulo", -9000: "UTC",
-	-7200: "UTC", -5400: "UTC", -3600: "Atlantic/Azores", -1800: "UTC", 0: "Europe/London", 1800: "UTC",
+	-7200: "UTC", -5400: "UTC", -3600: "Atlantic/Azores", -1800: "UTC", 0: "Europe/London",
+	1800: "UTC",
 	3600: "Europe/Paris", 5400: "Africa/Johannesburg", 7200: "Europe/Helsinki", 9000: "UTC",
 	10800: "Europe/Moscow", 12600: "UTC", 14400: "Asia/Dubai", 16200: "UTC", 18000: "Asia/Karachi",
-	19800: "Asia/Kolkata", 20700: "Asia/Katmandu", 21600: "UTC", 23400: "UTC", 25200: "Asia/Krasnoyarsk",
+	19800: "Asia/Kolkata", 20700: "Asia/Katmandu", 21600: "UTC", 23400: "UTC",
+	25200: "Asia/Krasnoyarsk",
 	27000: "UTC", 28800: "Asia/Shanghai", 30600: "Asia/Hong_Kong", 31500: "UTC", 32400: "Asia/Tokyo",
 	34200: "Australia/Adelaide", 36000: "Australia/Melbourne", 37800: "UTC", 39600: "UTC",
 	41400: "Pacific/Auckland", 43200: "Pacific/Auckland", 45900: "UTC", 46800: "UTC", 49500: "UTC",

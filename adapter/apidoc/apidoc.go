@@ -216,7 +216,9 @@ func Index(o Options) mapping.Object {
 	return mapping.Object{
 		{Key: "namespace", Value: o.Namespace},
 		{Key: "routes", Value: routes},
-		{Key: "_links", Value: mapping.Object{{Key: "up", Value: []mapping.Object{{{Key: "href", Value: o.RESTRoot}}}}}},
+		{Key: "_links", Value: mapping.Object{
+			{Key: "up", Value: []mapping.Object{{{Key: "href", Value: o.RESTRoot}}}},
+		}},
 	}
 }
 
@@ -227,7 +229,9 @@ func Doc(o Options) mapping.Object {
 		{Key: "info", Value: mapping.Object{
 			{Key: "version", Value: "1.0.0"},
 			{Key: "title", Value: o.tr("The Events Calendar REST API")},
-			{Key: "description", Value: o.tr("The Events Calendar REST API allows accessing upcoming events information easily and conveniently.")},
+			{Key: "description",
+				Value: o.tr("The Events Calendar REST API allows accessing upcoming events information " +
+					"easily and conveniently.")},
 		}},
 		{Key: "components", Value: mapping.Object{{Key: "schemas", Value: o.schemas()}}},
 		// The original builds this URL from the home host without its port (a bug); calshim keeps the

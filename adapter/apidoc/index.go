@@ -9,10 +9,10 @@ import "calshim/mapping"
 type keyOrder uint8
 
 const (
-	defaultTypeDesc keyOrder = iota // default, type, format, items, enum, description (write arguments)
-	defaultDescType                 // default, description, type, format, items, enum (archive arguments)
-	typeDefaultDesc                 // type, format, items, enum, default, description (venue, organizer fields)
-	descTypeDefault                 // description, type, format, items, enum, default (hide_empty, only_with_upcoming)
+	defaultTypeDesc keyOrder = iota // default, type, format, items, enum, description (writes)
+	defaultDescType                 // default, description, type, format, items, enum (archives)
+	typeDefaultDesc                 // type, format, items, enum, default, description (linked fields)
+	descTypeDefault                 // description, type, …, default (hide_empty, only_with_upcoming)
 )
 
 // indexRoute returns the index entry of r (WP_REST_Server::get_data_for_route).
@@ -31,7 +31,8 @@ func (o Options) indexRoute(r Route) mapping.Object {
 	}
 	if !r.HasVars() {
 		self := mapping.Object{{Key: "href", Value: o.nsURL() + r.Path}}
-		route = append(route, mapping.KV{Key: "_links", Value: mapping.Object{{Key: "self", Value: []mapping.Object{self}}}})
+		links := mapping.Object{{Key: "self", Value: []mapping.Object{self}}}
+		route = append(route, mapping.KV{Key: "_links", Value: links})
 	}
 	return route
 }

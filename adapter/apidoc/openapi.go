@@ -50,8 +50,10 @@ func (o Options) operation(e Endpoint) mapping.Object {
 			props = append(props, mapping.KV{Key: a.Name, Value: o.bodyProperty(a)})
 		}
 		schema := mapping.Object{{Key: "type", Value: "object"}, {Key: "properties", Value: props}}
-		form := mapping.Object{{Key: "application/x-www-form-urlencoded", Value: mapping.Object{{Key: "schema", Value: schema}}}}
-		op = append(op, mapping.KV{Key: "requestBody", Value: mapping.Object{{Key: "content", Value: form}}})
+		form := mapping.Object{{Key: "application/x-www-form-urlencoded",
+			Value: mapping.Object{{Key: "schema", Value: schema}}}}
+		body := mapping.Object{{Key: "content", Value: form}}
+		op = append(op, mapping.KV{Key: "requestBody", Value: body})
 	}
 	responses := make(mapping.Object, 0, len(e.Doc.Responses))
 	for _, r := range e.Doc.Responses {
@@ -109,9 +111,12 @@ func (o Options) response(r Response) mapping.Object {
 	}
 	schema := mapping.Object{{Key: "$ref", Value: schemaRef(r.Schema)}}
 	if r.List != "" {
-		schema = mapping.Object{{Key: "title", Value: r.List}, {Key: "type", Value: "array"}, {Key: "items", Value: schema}}
+		schema = mapping.Object{{Key: "title", Value: r.List}, {Key: "type", Value: "array"},
+			{Key: "items", Value: schema}}
 	}
-	json := mapping.Object{{Key: "application/json", Value: mapping.Object{{Key: "schema", Value: schema}}}}
+	json := mapping.Object{
+		{Key: "application/json", Value: mapping.Object{{Key: "schema", Value: schema}}},
+	}
 	return append(out, mapping.KV{Key: "content", Value: json})
 }
 
