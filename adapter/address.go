@@ -29,6 +29,7 @@ func (s *Server) resolve(req *http.Request) (a address, ok bool) {
 	if found && s.isLanguage(seg) {
 		a.lang, prefix, path = seg, "/"+seg, "/"+rest
 	}
+
 	host := scheme(req) + "://" + req.Host + prefix
 	var below string
 	if rr, has := req.URL.Query()["rest_route"]; has && (path == "/" || path == "/index.php") {
@@ -39,6 +40,7 @@ func (s *Server) resolve(req *http.Request) (a address, ok bool) {
 	} else {
 		return a, false
 	}
+
 	// WordPress matches routes untrailingslashed and case-insensitively.
 	below = strings.TrimSuffix(below, "/")
 	for _, n := range s.opt.Namespaces {
@@ -47,6 +49,7 @@ func (s *Server) resolve(req *http.Request) (a address, ok bool) {
 			return a, true
 		}
 	}
+
 	return a, true
 }
 

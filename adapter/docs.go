@@ -32,6 +32,7 @@ func namespaceIndex(s *Server, r *request) (*response, error) {
 		}
 		o.Namespace = asked
 	}
+
 	return &response{status: http.StatusOK, body: apidoc.Index(o)}, nil
 }
 

@@ -63,10 +63,12 @@ func errorBody(err error) (int, mapping.Object) {
 			ae = newError(http.StatusInternalServerError, "calshim_internal_error", "Internal error.")
 		}
 	}
+
 	var data any = append(mapping.Object{{Key: "status", Value: ae.Status}}, ae.Extra...)
 	if ae.NoData {
 		data = nil
 	}
+
 	body := mapping.Object{{Key: "code", Value: ae.Code}, {Key: "message", Value: ae.Message},
 		{Key: "data", Value: data}}
 	return ae.Status, append(body, ae.Trailer...)

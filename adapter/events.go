@@ -19,6 +19,7 @@ func singleEvent(s *Server, r *request) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	switch {
 	case p.Status == "trash":
 		return nil, newError(http.StatusForbidden, "event-no-longer-available",
@@ -30,6 +31,7 @@ func singleEvent(s *Server, r *request) (*response, error) {
 		return nil, newError(http.StatusForbidden, "event-password-protected",
 			"The requested event is not accessible without a password")
 	}
+
 	return &response{status: http.StatusOK, body: r.ctx(true).Event(p)}, nil
 }
 
@@ -51,10 +53,12 @@ func (s *Server) findEvent(r *request) (*mapping.Post, error) {
 	if !found && !postExistsUpstream(r, id) {
 		return nil, notFoundf("rest-event-not-found", "Event with ID %d does not exist.", id)
 	}
+
 	if !found || p.Type != typ {
 		return nil, newError(http.StatusBadRequest, "rest-invalid-event-id",
 			"The specified ID is not a valid event.")
 	}
+
 	return p, nil
 }
 
@@ -80,6 +84,7 @@ func postBySlug(r *request, typ string, all []*mapping.Post) (*mapping.Post, boo
 			oldest = p
 		}
 	}
+
 	return oldest, oldest != nil
 }
 
@@ -127,5 +132,6 @@ func postExistsUpstream(r *request, id int) bool {
 			return true
 		}
 	}
+
 	return false
 }

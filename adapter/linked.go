@@ -52,10 +52,12 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 		q := mapping.NewLinkedSearch(v)
 		search = &q
 	}
+
 	var event *mapping.Post
 	if n, ok := a["event"].(int); ok {
 		event, _ = r.snap.Post(n)
 	}
+
 	status := statusArg(r, a, k.cap("edit"))
 	statuses := statusesOf(r, status, k.cap("edit"))
 
@@ -67,6 +69,7 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 			matches = append(matches, p)
 		}
 	}
+
 	slices.SortFunc(matches, mapping.ByPostDate(distinct(statuses) > 1))
 	from, to := pg.window(len(matches))
 	if from == to && pg.num > 1 {
@@ -79,6 +82,7 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 	for _, p := range matches[from:to] {
 		items = append(items, k.render(ctx, p))
 	}
+
 	body := mapping.Object{{Key: k.collection, Value: items}}
 	archiveLinks(r.base()+"/"+k.collection+"/", linkedURLArgs(a, pg, event, status), nil, pg,
 		len(matches), &body)
@@ -92,12 +96,15 @@ func linkedURLArgs(a Params, pg page, event *mapping.Post, status string) []quer
 	if v, ok := a.str("search"); ok {
 		args = append(args, queryArg{"search", v}) // the original drops it, breaking paging (README)
 	}
+
 	if event != nil {
 		args = append(args, queryArg{"event", strconv.Itoa(event.ID)})
 	}
+
 	if v, ok := a["has_events"]; ok {
 		args = append(args, queryArg{"has_events", toList(v)})
 	}
+
 	return append(args, statusURLArg(status))
 }
 
@@ -119,6 +126,7 @@ func (k linkedKind) linkedIDs(r *request, a Params, event *mapping.Post,
 	if v, ok := a["only_with_upcoming"]; ok && tribeTruthy(v) {
 		allowed = restrictIDs(allowed, k.idsOf(upcomingEvents(r, statuses)))
 	}
+
 	return allowed
 }
 
@@ -133,6 +141,7 @@ func restrictIDs(allowed, ids map[int]bool) map[int]bool {
 			delete(allowed, id)
 		}
 	}
+
 	return allowed
 }
 
@@ -157,6 +166,7 @@ func (k linkedKind) hasEventsIDs(r *request, want bool) map[int]bool {
 			without[p.ID] = true
 		}
 	}
+
 	return without
 }
 
@@ -181,6 +191,7 @@ func upcomingEvents(r *request, statuses []string) []*mapping.Post {
 			upcoming = append(upcoming, e)
 		}
 	}
+
 	return upcoming
 }
 
@@ -194,6 +205,7 @@ func (k linkedKind) idsOf(events []*mapping.Post) map[int]bool {
 			}
 		}
 	}
+
 	return ids
 }
 
@@ -218,6 +230,7 @@ func (k linkedKind) single(s *Server, r *request) (*response, error) {
 		return nil, newError(http.StatusForbidden, k.name+"-not-accessible",
 			"The requested "+k.name+" is not accessible")
 	}
+
 	return &response{status: http.StatusOK, body: k.render(r.ctx(true), p)}, nil
 }
 

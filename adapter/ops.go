@@ -92,6 +92,7 @@ func cacheHeaders(gc *gin.Context, out *rendered) (notModified bool) {
 		h.Set("Cache-Control", "no-cache, must-revalidate, max-age=0, no-store, private")
 		return false
 	}
+
 	h.Set("ETag", out.etag)
 	h.Set("Cache-Control", "public, max-age=0, must-revalidate")
 	for _, tag := range strings.Split(gc.GetHeader("If-None-Match"), ",") {
@@ -99,6 +100,7 @@ func cacheHeaders(gc *gin.Context, out *rendered) (notModified bool) {
 			return true
 		}
 	}
+
 	return false
 }
 
@@ -109,6 +111,7 @@ func corsHeaders(gc *gin.Context) {
 	if origin == "" {
 		return
 	}
+
 	h := gc.Writer.Header()
 	h.Set("Access-Control-Allow-Origin", origin)
 	h.Set("Access-Control-Allow-Methods", "OPTIONS, GET, POST, PUT, PATCH, DELETE")

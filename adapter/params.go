@@ -40,10 +40,12 @@ func phpVarName(key string) string {
 	if i := strings.IndexByte(key, '['); i >= 0 {
 		name, rest = key[:i], key[i:]
 	}
+
 	name = strings.NewReplacer(" ", "_", ".", "_").Replace(name)
 	if rest != "" && !strings.Contains(rest, "]") {
 		return name + "_" + rest[1:]
 	}
+
 	return name + rest
 }
 
@@ -79,6 +81,7 @@ func (p Params) list(name string) []string {
 	default:
 		return nil
 	}
+
 	out := make([]string, len(items))
 	for i, it := range items {
 		switch x := it.(type) {
@@ -88,6 +91,7 @@ func (p Params) list(name string) []string {
 			out[i] = x.String()
 		}
 	}
+
 	return out
 }
 
@@ -97,10 +101,12 @@ func positiveInt(v any) (int, bool) {
 	if !ok {
 		return 0, false
 	}
+
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || f != float64(int64(f)) || f < 1 || f > 1<<53 {
 		return 0, false
 	}
+
 	return int(f), true
 }
 
@@ -110,12 +116,14 @@ func wpBool(v any) (bool, bool) {
 	if !ok {
 		return false, false
 	}
+
 	switch strings.ToLower(s) {
 	case "true", "1":
 		return true, true
 	case "false", "0":
 		return false, true
 	}
+
 	return false, false
 }
 

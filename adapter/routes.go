@@ -61,5 +61,6 @@ func v1Routes() []route {
 		rt.allowed = writePermission(r.Path)
 		routes = append(routes, rt)
 	}
+
 	return routes
 }

@@ -60,9 +60,11 @@ func NewServer(cat *catalog.Catalog, log *zap.Logger, opt Options) http.Handler 
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
+
 	if opt.CacheTTL == 0 {
 		opt.CacheTTL = time.Minute
 	}
+
 	s := &Server{cat: cat, log: log, opt: opt, routes: v1Routes(),
 		cache: gocache.New(opt.CacheTTL, 5*time.Minute), viewers: newViewers()}
 	s.metrics = newMetrics(s)
@@ -156,15 +158,18 @@ func (s *Server) dispatch(gc *gin.Context) {
 		s.write(gc, nil, errNoRoute)
 		return
 	}
+
 	method := gc.Request.Method
 	if method == http.MethodHead {
 		method = http.MethodGet
 	}
+
 	rt, vars := s.match(addr.ns, addr.route)
 	if rt == nil || (rt.methods[method] == nil && method != http.MethodOptions) {
 		s.write(gc, nil, s.noRoute(gc, addr.lang))
 		return
 	}
+
 	gc.Set("route", rt.pattern)
 	snap := s.catalog(addr.lang).Snapshot()
 	if snap == nil {
@@ -172,6 +177,7 @@ func (s *Server) dispatch(gc *gin.Context) {
 			"The calendar catalog is still loading. Try again shortly."))
 		return
 	}
+
 	r := &request{gc: gc, method: method, params: parseForm(gc.Request.URL.RawQuery),
 		vars: vars, snap: snap, root: addr.root, ns: addr.ns, lang: addr.lang, now: s.opt.Now()}
 	if method == http.MethodOptions { // CORS preflights and route discovery
@@ -182,6 +188,7 @@ func (s *Server) dispatch(gc *gin.Context) {
 		s.send(gc, s.render(gc, rt, s.options(r, rt), nil))
 		return
 	}
+
 	s.serve(gc, rt, r)
 }
 
@@ -193,6 +200,7 @@ func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
 		s.write(gc, rt, err)
 		return
 	}
+
 	// Anonymous answers depend on the URL alone (a cookie without a nonce is anonymous too), so they
 	// share cache entries; what a logged-in caller sees is never cached.
 	cacheable := r.method == http.MethodGet && r.viewer == nil
@@ -205,10 +213,12 @@ func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
 		}
 		gc.Set("cache", "miss")
 	}
+
 	res, err := rt.methods[r.method](s, r)
 	if err == nil {
 		res.body = selectFields(rt, r, res.body)
 	}
+
 	out := s.render(gc, rt, res, err)
 	if cacheable && err == nil {
 		out.etag = etagOf(out.body)
@@ -216,6 +226,7 @@ func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
 			s.cache.SetDefault(key, out)
 		}
 	}
+
 	s.send(gc, out)
 }
 
@@ -232,6 +243,7 @@ func (s *Server) match(ns, rest string) (*route, map[string]string) {
 	if ns == "" {
 		return nil, nil
 	}
+
 	for i := range s.routes {
 		rt := &s.routes[i]
 		m := rt.re.FindStringSubmatch(rest)
@@ -246,6 +258,7 @@ func (s *Server) match(ns, rest string) (*route, map[string]string) {
 		}
 		return rt, vars
 	}
+
 	return nil, nil
 }
 
@@ -262,11 +275,13 @@ func selectFields(rt *route, r *request, body any) any {
 	if rt.pattern != "" || !isObject {
 		return filterFields(body, tree)
 	}
+
 	filtered := filterFields(obj, tree)
 	links, ok := obj.Get("_links")
 	if !ok {
 		return filtered
 	}
+
 	out, _ := filtered.(mapping.Object) // nil when nothing was selected
 	kept := mapping.Object{}
 	for _, kv := range out {
@@ -274,5 +289,6 @@ func selectFields(rt *route, r *request, body any) any {
 			kept = append(kept, kv)
 		}
 	}
+
 	return append(kept, mapping.KV{Key: "_links", Value: links})
 }

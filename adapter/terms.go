@@ -40,12 +40,14 @@ func (k termKind) archive(s *Server, r *request) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	var matches []*mapping.Term
 	for _, t := range k.terms(r) {
 		if q.match(r, t) {
 			matches = append(matches, t)
 		}
 	}
+
 	q.sort(matches)
 	from, to := pg.window(len(matches)) // past the end: an empty list, no 404 (the core controller)
 	ctx := r.ctx(false)
@@ -53,6 +55,7 @@ func (k termKind) archive(s *Server, r *request) (*response, error) {
 	for _, t := range matches[from:to] {
 		items = append(items, ctx.ArchiveTerm(t))
 	}
+
 	url := r.base() + "/" + k.collection + "/"
 	total, pages := len(matches), pg.totalPages(len(matches))
 	body := mapping.Object{{Key: "rest_url", Value: url}, {Key: "total", Value: total},
@@ -62,6 +65,7 @@ func (k termKind) archive(s *Server, r *request) (*response, error) {
 		next := withQuery(url, "page="+strconv.Itoa(pg.num+1))
 		body = append(body, mapping.KV{Key: "next_rest_url", Value: next})
 	}
+
 	if pg.num > 1 {
 		prev := url
 		if pg.num > 2 {
@@ -69,6 +73,7 @@ func (k termKind) archive(s *Server, r *request) (*response, error) {
 		}
 		body = append(body, mapping.KV{Key: "previous_rest_url", Value: prev})
 	}
+
 	return &response{status: http.StatusOK, body: body, total: &total, totalPages: &pages}, nil
 }
 
@@ -85,23 +90,28 @@ func (k termKind) query(s *Server, r *request) (*termQuery, page, error) {
 	if q.include != nil {
 		q.exclude = nil // WP_Term_Query ignores exclude when include is given
 	}
+
 	q.order, _ = a.str("order")
 	q.orderby, _ = a.str("orderby")
 	if b := boolArg(a, "hide_empty"); b != nil {
 		q.hideEmpty = *b
 	}
+
 	if n, ok := a["parent"].(int); ok && k.hierarchical {
 		q.parent = &n
 	}
+
 	for _, name := range []string{"post", "event"} { // event is an alias of post and wins
 		if n, ok := a[name].(int); ok {
 			q.post = &n
 		}
 	}
+
 	if v, ok := a.str("slug"); ok {
 		slug := mapping.SanitizeTitle(v)
 		q.slug = &slug
 	}
+
 	return q, s.pageOf(r, a), nil
 }
 
@@ -113,6 +123,7 @@ func termIDList(v any) []int {
 	if v == nil {
 		return nil
 	}
+
 	var items []any
 	switch x := v.(type) {
 	case []any:
@@ -125,6 +136,7 @@ func termIDList(v any) []int {
 			items = append(items, part)
 		}
 	}
+
 	var ids []int
 	for _, it := range items {
 		n := phpIntval(it)
@@ -135,9 +147,11 @@ func termIDList(v any) []int {
 			ids = append(ids, n)
 		}
 	}
+
 	if len(ids) == 0 || (len(ids) == 1 && ids[0] == 0) {
 		return nil
 	}
+
 	return ids
 }
 
@@ -147,6 +161,7 @@ func (q *termQuery) match(r *request, t *mapping.Term) bool {
 	if q.hideEmpty && t.Count == 0 {
 		return false
 	}
+
 	if q.search != "" {
 		s := strings.ToLower(q.search)
 		name, slug := strings.ToLower(t.Name), strings.ToLower(t.Slug)
@@ -154,23 +169,29 @@ func (q *termQuery) match(r *request, t *mapping.Term) bool {
 			return false
 		}
 	}
+
 	if q.include != nil && !slices.Contains(q.include, t.ID) {
 		return false
 	}
+
 	if slices.Contains(q.exclude, t.ID) {
 		return false
 	}
+
 	if q.parent != nil && t.Parent != *q.parent {
 		return false
 	}
+
 	if q.slug != nil && t.Slug != *q.slug {
 		return false
 	}
+
 	if q.post != nil {
 		p, _ := r.snap.Post(*q.post)
 		return slices.Contains(p.Terms[mapping.TaxonomyCategory], t.ID) ||
 			slices.Contains(p.Terms[mapping.TaxonomyTag], t.ID)
 	}
+
 	return true
 }
 
@@ -201,6 +222,7 @@ func (q *termQuery) sort(l []*mapping.Term) {
 			key = func(*mapping.Term) string { return "" }
 		}
 	}
+
 	desc := q.order != "" && !strings.EqualFold(q.order, "asc")
 	if strings.EqualFold(q.orderby, "none") {
 		// No ORDER BY at all: MySQL returns the terms by ID, whatever order says.
@@ -208,6 +230,7 @@ func (q *termQuery) sort(l []*mapping.Term) {
 		key = func(*mapping.Term) string { return "" }
 		desc = false
 	}
+
 	sort.SliceStable(l, func(i, j int) bool {
 		a, b := l[i], l[j]
 		if desc {
@@ -231,6 +254,7 @@ func (k termKind) single(s *Server, r *request) (*response, error) {
 	if !ok || !k.owns(r, t) {
 		return nil, invalidParam("id")
 	}
+
 	body := r.ctx(true).ArchiveTerm(t)
 	links := r.ctx(true).TermLinks(t, r.snap.Site.Home+"/wp-json/")
 	body = append(body, mapping.KV{Key: "_links", Value: links})

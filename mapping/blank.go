@@ -29,6 +29,7 @@ func blankedField(key string) (any, bool) {
 	case "attendance":
 		return Object{{"total_attendees", nil}, {"checked_in", nil}, {"not_checked_in", nil}}, true
 	}
+
 	return nil, false
 }
 
@@ -46,6 +47,7 @@ func Blank(o Object) Object {
 		}
 		out[i] = KV{kv.Key, blankValue(kv.Value)}
 	}
+
 	return out
 }
 
@@ -67,5 +69,6 @@ func blankValue(v any) any {
 		}
 		return out
 	}
+
 	return v
 }

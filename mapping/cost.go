@@ -53,10 +53,12 @@ func Cost(rows []string, f CostFormat) EventCost {
 	if len(costs) == 0 {
 		return EventCost{Values: []string{}}
 	}
+
 	price := formatCost(costs, nil)
 	if freeWord.MatchString(price) {
 		price = "0"
 	}
+
 	return EventCost{Cost: formatCost(costs, &f), Values: costValues(costs), Price: price}
 }
 
@@ -77,6 +79,7 @@ func eventCosts(rows []string) []costEntry {
 			}
 		}
 	}
+
 	return out
 }
 
@@ -107,6 +110,7 @@ func parseCostRange(costs []string) []costEntry {
 			decimals = max(decimals, len(m[2]))
 		}
 	}
+
 	var out []costEntry
 	for _, c := range parts {
 		numeric := strings.NewReplacer(",", ".").Replace(c)
@@ -123,6 +127,7 @@ func parseCostRange(costs []string) []costEntry {
 			out = append(out, costEntry{key, c})
 		}
 	}
+
 	sort.SliceStable(out, func(i, j int) bool { return php.KeyLess(out[i].key, out[j].key) })
 	return out
 }
@@ -134,22 +139,27 @@ func costBound(costs []costEntry, highest bool) string {
 	for i, e := range costs {
 		values[i] = e.value
 	}
+
 	parsed := parseCostRange(values)
 	if len(parsed) == 1 && !php.IsNumeric(parsed[0].value) {
 		return parsed[0].value
 	}
+
 	var numeric []string
 	for _, e := range parsed {
 		if php.IsNumeric(e.value) {
 			numeric = append(numeric, e.value)
 		}
 	}
+
 	if len(numeric) == 0 {
 		return "0"
 	}
+
 	if highest {
 		return numeric[len(numeric)-1]
 	}
+
 	return numeric[0]
 }
 
@@ -163,9 +173,11 @@ func formatCost(costs []costEntry, f *CostFormat) string {
 		}
 		bounds[i] = php.EscHTML(c)
 	}
+
 	if php.LooseEqual(bounds[0], bounds[1]) {
 		return bounds[0]
 	}
+
 	return bounds[0] + " \u2013 " + bounds[1]
 }
 
@@ -184,6 +196,7 @@ func withCurrency(c string, f CostFormat) string {
 	if !php.IsNumeric(strings.NewReplacer(",", "", ".", "").Replace(c)) {
 		return c
 	}
+
 	symbol := f.Symbol
 	if php.EmptyString(symbol) {
 		symbol = f.DefaultSymbol
@@ -191,6 +204,7 @@ func withCurrency(c string, f CostFormat) string {
 			symbol = "$"
 		}
 	}
+
 	position := f.Position
 	if php.EmptyString(position) {
 		position = "prefix"
@@ -198,9 +212,11 @@ func withCurrency(c string, f CostFormat) string {
 			position = "suffix"
 		}
 	}
+
 	if position == "prefix" {
 		return symbol + c
 	}
+
 	return c + symbol
 }
 
@@ -218,6 +234,7 @@ func costValues(costs []costEntry) []string {
 		}
 		out = append(out, v)
 	}
+
 	sort.SliceStable(out, func(i, j int) bool { return php.Float(out[i]) < php.Float(out[j]) })
 	return out
 }
@@ -233,12 +250,14 @@ func parseSeparators(v string) (dec, thou string) {
 	if len(seps) == 0 {
 		return dec, thou
 	}
+
 	last := seps[len(seps)-1]
 	for _, s := range seps {
 		if s != seps[0] {
 			return last, seps[0]
 		}
 	}
+
 	frags := strings.Split(v, last)
 	if len(frags[len(frags)-1]) != 3 {
 		dec = last
@@ -248,5 +267,6 @@ func parseSeparators(v string) (dec, thou string) {
 			thou = "."
 		}
 	}
+
 	return dec, thou
 }

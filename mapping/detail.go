@@ -21,13 +21,16 @@ func parseStoredDate(s string) (time.Time, bool) {
 	if m == nil {
 		return time.Time{}, false
 	}
+
 	n := make([]int, 7)
 	for i := 1; i <= 6; i++ {
 		n[i], _ = strconv.Atoi(m[i])
 	}
+
 	if n[2] < 1 || n[2] > 12 || n[3] > 31 || n[4] > 24 || n[5] > 59 || n[6] > 60 {
 		return time.Time{}, false
 	}
+
 	return time.Date(n[1], time.Month(n[2]), n[3], n[4], n[5], n[6], 0, time.UTC), true
 }
 
@@ -41,6 +44,7 @@ func DateDetails(s string) Object {
 	if !ok {
 		t = time.Unix(0, 0).UTC()
 	}
+
 	return Object{
 		{"year", t.Format("2006")},
 		{"month", t.Format("01")},
@@ -68,9 +72,11 @@ func GlobalID(home string, id int) string {
 			origin += "?" + u.RawQuery
 		}
 	}
+
 	sep := "?"
 	if strings.Contains(origin, "?") {
 		sep = "&"
 	}
+
 	return origin + sep + "id=" + strconv.Itoa(id)
 }

@@ -51,6 +51,7 @@ func (c *Context) Event(p *Post) Object {
 		s, _ := v.(string)
 		o = append(o, KV{d.key, v}, KV{d.key + "_details", DateDetails(s)})
 	}
+
 	o = append(o,
 		KV{"timezone", metaOr(p, "_EventTimezone", "")},
 		KV{"timezone_abbr", metaOr(p, "_EventTimezoneAbbr", "")},
@@ -76,9 +77,11 @@ func (c *Context) Event(p *Post) Object {
 	if c.jsonLD(p, false) {
 		o = append(o, KV{"json_ld", c.eventLD(p, cost)})
 	}
+
 	if p.Protected && !c.passwordOK(p) {
 		return Blank(o)
 	}
+
 	return o
 }
 
@@ -115,12 +118,14 @@ func (c *Context) eventVenue(p *Post) any {
 			venues = append(venues, c.venue(v, false))
 		}
 	}
+
 	switch len(venues) {
 	case 0:
 		return []any{}
 	case 1:
 		return venues[0]
 	}
+
 	return venues
 }
 
@@ -144,8 +149,10 @@ func (c *Context) customFields(p *Post) any {
 			o = append(o, KV{f.Name, Object{{"label", f.Label}, {"value", v}}})
 		}
 	}
+
 	if len(o) == 0 {
 		return []any{}
 	}
+
 	return o
 }

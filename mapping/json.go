@@ -99,6 +99,7 @@ func AppendJSON(b []byte, v any) []byte {
 			return strconv.AppendInt(b, int64(x[i]), 10)
 		})
 	}
+
 	panic(fmt.Sprintf("mapping: cannot encode %T", v))
 }
 
@@ -110,6 +111,7 @@ func appendList(b []byte, n int, item func([]byte, int) []byte) []byte {
 		}
 		b = item(b, i)
 	}
+
 	return append(b, ']')
 }
 
@@ -145,6 +147,7 @@ func appendString(b []byte, s string) []byte {
 			b = appendU(b, r)
 		}
 	}
+
 	return append(b, '"')
 }
 

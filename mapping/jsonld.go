@@ -30,6 +30,7 @@ func (c *Context) ldBase(p *Post, typ, url string) Object {
 	if p.Status == "private" {
 		title = "Private: " + title // get_the_title
 	}
+
 	o := Object{
 		{"@type", typ},
 		{"name", php.EscJS(title)},
@@ -41,6 +42,7 @@ func (c *Context) ldBase(p *Post, typ, url string) Object {
 	} else if p.FeaturedMedia > 0 {
 		o = append(o, KV{"image", false})
 	}
+
 	return append(o, KV{"url", url})
 }
 
@@ -53,6 +55,7 @@ func (c *Context) venueLD(v *Post) Object {
 	} else if php.EscHTML(metaOr(v, "_VenueCountry", "")) == "United States" {
 		region = php.EscHTML(metaOr(v, "_VenueState", ""))
 	}
+
 	address := filterEmpty(Object{
 		{"@type", "PostalAddress"},
 		{"streetAddress", php.EscHTML(metaOr(v, "_VenueAddress", ""))},
@@ -95,10 +98,12 @@ func (c *Context) eventLD(p *Post, cost EventCost) Object {
 	if s, ok := eventStatusSchema[metaOr(p, "_tribe_events_status", "")]; ok {
 		status = s
 	}
+
 	tz := metaOr(p, "_EventTimezone", "")
 	if php.EmptyString(tz) {
 		tz = c.siteTimezone()
 	}
+
 	o = append(o,
 		KV{"eventAttendanceMode", "https://schema.org/OfflineEventAttendanceMode"},
 		KV{"eventStatus", status},
@@ -108,9 +113,11 @@ func (c *Context) eventLD(p *Post, cost EventCost) Object {
 	if id := firstMetaID(p, "_EventVenueID"); id > 0 {
 		o = append(o, KV{"location", c.linkedLD(id, c.venueLD)})
 	}
+
 	if id := firstMetaID(p, "_EventOrganizerID"); id > 0 {
 		o = append(o, KV{"organizer", c.linkedLD(id, c.organizerLD)})
 	}
+
 	if cost.Price != "" {
 		o = append(o, KV{"offers", Object{
 			{"@type", "Offer"},
@@ -122,6 +129,7 @@ func (c *Context) eventLD(p *Post, cost EventCost) Object {
 			{"validFrom", validFrom(p.Date)},
 		}})
 	}
+
 	return append(o, KV{"performer", "Organization"})
 }
 
@@ -179,9 +187,11 @@ func (c *Context) ldWallTime(p *Post, key string) string {
 	if v, ok := p.MetaFirst(key); ok {
 		return v
 	}
+
 	now := time.Now
 	if c.Now != nil {
 		now = c.Now
 	}
+
 	return now().UTC().Format(DBDateTimeLayout)
 }

@@ -40,13 +40,16 @@ func jsonLDDate(local, tz string) string {
 		}
 		return t.In(loc).Format(isoLayout)
 	}
+
 	if !ok {
 		return local
 	}
+
 	loc, err := loadZone(tz)
 	if err != nil {
 		return wall.Format(isoLayout) // to_utc falls back to UTC, the re-localisation then fails
 	}
+
 	return inZone(wall, loc).Format(isoLayout)
 }
 
@@ -83,13 +86,16 @@ func inZone(wall time.Time, loc *time.Location) time.Time {
 		}
 		return t
 	}
+
 	// time.Date leaves the choice between two occurrences open: prefer the earlier one.
 	if earlier := t.Add(-time.Hour); sameWall(earlier, wall) {
 		return earlier
 	}
+
 	if earlier := t.Add(-30 * time.Minute); sameWall(earlier, wall) { // 30-minute DST (Lord Howe)
 		return earlier
 	}
+
 	return t
 }
 
@@ -115,6 +121,7 @@ func pseudoZone(tz string) (*time.Location, bool) {
 	if !pseudoZonePattern.MatchString(tz) {
 		return nil, false
 	}
+
 	parts := strings.Split(tz[4:], ".")
 	hours := php.Int(parts[0])
 	minutes := 0
@@ -122,16 +129,20 @@ func pseudoZone(tz string) (*time.Location, bool) {
 		frac, _ := strconv.ParseFloat("0."+strconv.Itoa(php.Int(parts[1])), 64)
 		minutes = int(frac * 60)
 	}
+
 	if hours > 99 {
 		return nil, false
 	}
+
 	offset := hours*3600 + minutes*60
 	if offset == 0 {
 		return time.UTC, true
 	}
+
 	if tz[3] == '-' {
 		offset = -offset
 	}
+
 	return time.FixedZone("", offset), true
 }
 
@@ -145,9 +156,11 @@ func applyOffsetMinutes(tz string) int {
 	if php.Int(off) == 0 {
 		return 0
 	}
+
 	if strings.HasSuffix(off, ":15") || strings.HasSuffix(off, ":30") ||
 		strings.HasSuffix(off, ":45") {
 		off = off[:len(off)-3] + offsetFraction.Replace(off[len(off)-3:])
 	}
+
 	return int(php.Float(off) * 60)
 }

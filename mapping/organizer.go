@@ -38,9 +38,11 @@ func (c *Context) organizer(p *Post, passwordOK bool) Object {
 	if c.jsonLD(p, passwordOK) {
 		o = append(o, KV{"json_ld", c.organizerLD(p)})
 	}
+
 	o = filterEmpty(c.globalIDFields(o, p))
 	if p.Protected && !passwordOK {
 		return Blank(o)
 	}
+
 	return o
 }

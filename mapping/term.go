@@ -46,6 +46,7 @@ func (c *Context) termURLs(t *Term) Object {
 	if t.Parent != 0 {
 		o = append(o, KV{"up", c.restURL(coll + "/" + strconv.Itoa(t.Parent))})
 	}
+
 	return o
 }
 
@@ -84,6 +85,7 @@ func (c *Context) ArchiveTerm(t *Term) Object {
 	if t.Taxonomy != TaxonomyTag {
 		o = append(o, KV{"parent", t.Parent})
 	}
+
 	return append(o, KV{"meta", []any{}}, KV{"url", t.Link}, KV{"urls", c.termURLs(t)})
 }
 
@@ -96,6 +98,7 @@ func (c *Context) TermLinks(t *Term, wpRESTRoot string) Object {
 	if !ok {
 		tl = TaxonomyLinks{RESTBase: t.Taxonomy}
 	}
+
 	v2 := strings.TrimRight(wpRESTRoot, "/") + "/wp/v2/"
 	href := func(u string) Object { return Object{{"href", u}} }
 	links := Object{
@@ -108,6 +111,7 @@ func (c *Context) TermLinks(t *Term, wpRESTRoot string) Object {
 		up := append(Object{{"embeddable", true}}, href(v2+tl.RESTBase+"/"+strconv.Itoa(t.Parent))...)
 		links = append(links, KV{"up", []Object{up}})
 	}
+
 	if len(tl.PostTypes) > 0 {
 		types := make([]Object, len(tl.PostTypes))
 		for i, pt := range tl.PostTypes {
@@ -116,6 +120,7 @@ func (c *Context) TermLinks(t *Term, wpRESTRoot string) Object {
 		curie := Object{{"name", "wp"}, {"href", "https://api.w.org/{rel}"}, {"templated", true}}
 		links = append(links, KV{"wp:post_type", types}, KV{"curies", []Object{curie}})
 	}
+
 	return links
 }
 
@@ -136,6 +141,7 @@ func (c *Context) postTerms(p *Post, taxonomy string) []Object {
 			terms = append(terms, t)
 		}
 	}
+
 	sort.SliceStable(terms, func(i, j int) bool {
 		a, b := strings.ToLower(terms[i].Name), strings.ToLower(terms[j].Name)
 		if a != b {
@@ -147,5 +153,6 @@ func (c *Context) postTerms(p *Post, taxonomy string) []Object {
 	for i, t := range terms {
 		out[i] = c.EventTerm(t)
 	}
+
 	return out
 }

@@ -47,6 +47,7 @@ func (c *Context) venue(p *Post, passwordOK bool) Object {
 	if c.jsonLD(p, passwordOK) {
 		o = append(o, KV{"json_ld", c.venueLD(p)})
 	}
+
 	o = filterEmpty(o)
 	o = append(o,
 		KV{"show_map", truthyOrTrue(p, "_VenueShowMap")},
@@ -56,6 +57,7 @@ func (c *Context) venue(p *Post, passwordOK bool) Object {
 	if p.Protected && !passwordOK {
 		return Blank(o)
 	}
+
 	return o
 }
 

@@ -64,9 +64,11 @@ func EffectiveWindow(q WindowQuery, now time.Time, site *time.Location) Window {
 	if start == "" {
 		start = defStart
 	}
+
 	if end == "" {
 		end = defEnd
 	}
+
 	loc := func(v string) string {
 		if v == "" {
 			return ""
@@ -92,9 +94,11 @@ func EffectiveWindow(q WindowQuery, now time.Time, site *time.Location) Window {
 		w.EndsBefore = bound(w.EndsBefore, q.EndsBefore, EndOfDay)
 		w.EndsAfter = bound(w.EndsAfter, q.EndsAfter, EndOfDay)
 	}
+
 	if q.Include {
 		w.StartDate, w.EndDate = defStart, defEnd
 	}
+
 	if q.StartsBefore != "" || q.StartsAfter != "" || q.EndsBefore != "" || q.EndsAfter != "" {
 		if !q.StartDateInQuery {
 			w.StartDate = ""
@@ -103,6 +107,7 @@ func EffectiveWindow(q WindowQuery, now time.Time, site *time.Location) Window {
 			w.EndDate = ""
 		}
 	}
+
 	return w
 }
 
@@ -126,10 +131,12 @@ func Localize(v string, now time.Time, site *time.Location) string {
 	if _, ok := php.IsTimestamp(v); ok {
 		v = "@" + v
 	}
+
 	t, ok := php.ParseTime(v, now, time.UTC)
 	if !ok {
 		return ""
 	}
+
 	return t.In(site).Format(DBDateTimeLayout)
 }
 
@@ -154,6 +161,7 @@ func winDayStart(v string, now time.Time, cutoff string) time.Time {
 	} else if t, ok := php.ParseTime(v, now, time.UTC); ok {
 		day = t.UTC()
 	}
+
 	h, m := winCutoff(cutoff)
 	return time.Date(day.Year(), day.Month(), day.Day(), h, m, 0, 0, time.UTC)
 }
@@ -199,13 +207,16 @@ func LoadZone(name string) (*time.Location, error) {
 	if off, ok := winUTCOffset(name); ok {
 		return time.FixedZone(name, off), nil
 	}
+
 	if name == "" || name == "Local" {
 		return nil, fmt.Errorf("mapping: invalid time zone %q", name)
 	}
+
 	loc, err := time.LoadLocation(name)
 	if err != nil {
 		return nil, fmt.Errorf("mapping: invalid time zone %q: %w", name, err)
 	}
+
 	return loc, nil
 }
 
@@ -221,9 +232,11 @@ func LocalizeZone(name string) (*time.Location, error) {
 	if !ok {
 		return LoadZone(name)
 	}
+
 	if zone, ok := tecOffsetZones[secs]; ok {
 		return time.LoadLocation(zone)
 	}
+
 	return time.FixedZone(name, secs), nil
 }
 
@@ -234,6 +247,7 @@ func winUTCOffset(name string) (int, bool) {
 	if name == "UTC" || !isUTC && !strings.HasPrefix(name, "+") && !strings.HasPrefix(name, "-") {
 		return 0, false
 	}
+
 	sign := 1
 	switch {
 	case strings.HasPrefix(rest, "-"):
@@ -241,6 +255,7 @@ func winUTCOffset(name string) (int, bool) {
 	case strings.HasPrefix(rest, "+"):
 		rest = rest[1:]
 	}
+
 	var secs float64
 	if hs, ms, colon := strings.Cut(rest, ":"); colon {
 		h, err1 := strconv.Atoi(hs)
@@ -256,9 +271,11 @@ func winUTCOffset(name string) (int, bool) {
 		h, _ := strconv.ParseFloat(rest, 64)
 		secs = h * 3600
 	}
+
 	if secs < 0 || secs > 18*3600 {
 		return 0, false
 	}
+
 	return sign * int(secs+0.5), true
 }
 
@@ -270,19 +287,23 @@ func tecOffsetSeconds(name string) (int, bool) {
 	if !ok || rest == "" {
 		return 0, false
 	}
+
 	hs, ms, _ := strings.Cut(rest, ":")
 	if ms == "" {
 		ms = "0"
 	}
+
 	if !winDecimal(strings.TrimLeft(hs, "+-")) || len(hs)-len(strings.TrimLeft(hs, "+-")) > 1 ||
 		!winDecimal(ms) {
 		return 0, false
 	}
+
 	h, _ := strconv.ParseFloat(hs, 64)
 	m, _ := strconv.ParseFloat(ms, 64)
 	if h < -18 || h > 18 || m > 59 {
 		return 0, false
 	}
+
 	return int(h*3600 + m*60), true
 }
 

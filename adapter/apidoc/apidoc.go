@@ -81,6 +81,7 @@ func (r Route) Methods() []string {
 			}
 		}
 	}
+
 	return out
 }
 
@@ -164,6 +165,7 @@ func (a Arg) DefaultValue(o Options) (any, bool) {
 	if !ok {
 		return a.Default, a.Default != nil
 	}
+
 	switch p {
 	case null:
 		return nil, true
@@ -176,13 +178,16 @@ func (a Arg) DefaultValue(o Options) (any, bool) {
 		}
 		return strconv.Itoa(n), true
 	}
+
 	if o.Defaults == nil {
 		return nil, false
 	}
+
 	start, end := o.Defaults()
 	if p == startDateDefault {
 		return start, true
 	}
+
 	return end, true
 }
 
@@ -196,6 +201,7 @@ func (a Arg) docType() string {
 	case a.Items != "":
 		return "array"
 	}
+
 	return "string"
 }
 
@@ -209,10 +215,12 @@ func Index(o Options) mapping.Object {
 		start, end := o.Defaults()
 		o.Defaults = func() (string, string) { return start, end } // one clock reading for the whole body
 	}
+
 	routes := make(mapping.Object, 0, len(table))
 	for _, r := range table {
 		routes = append(routes, mapping.KV{Key: "/" + o.Namespace + r.Path, Value: o.indexRoute(r)})
 	}
+
 	return mapping.Object{
 		{Key: "namespace", Value: o.Namespace},
 		{Key: "routes", Value: routes},

@@ -263,6 +263,7 @@ func termArchiveArgs(perPage, taxonomy string, withParent bool) []Arg {
 	if !withParent {
 		args = without(args, "parent")
 	}
+
 	return args
 }
 

@@ -24,6 +24,7 @@ func (o Options) indexRoute(r Route) mapping.Object {
 			{Key: "args", Value: o.indexArgs(e.Args)},
 		})
 	}
+
 	route := mapping.Object{
 		{Key: "namespace", Value: o.Namespace},
 		{Key: "methods", Value: r.Methods()},
@@ -34,6 +35,7 @@ func (o Options) indexRoute(r Route) mapping.Object {
 		links := mapping.Object{{Key: "self", Value: []mapping.Object{self}}}
 		route = append(route, mapping.KV{Key: "_links", Value: links})
 	}
+
 	return route
 }
 
@@ -42,10 +44,12 @@ func (o Options) indexArgs(args []Arg) any {
 	if len(args) == 0 {
 		return []any{}
 	}
+
 	out := make(mapping.Object, 0, len(args))
 	for _, a := range args {
 		out = append(out, mapping.KV{Key: a.Name, Value: o.indexArg(a)})
 	}
+
 	return out
 }
 
@@ -87,9 +91,11 @@ func (o Options) indexArg(a Arg) mapping.Object {
 	case descTypeDefault:
 		order = [3]func(){desc, schema, def}
 	}
+
 	for _, f := range order {
 		f()
 	}
+
 	add("required", a.Required)
 	return obj
 }

@@ -206,6 +206,7 @@ func (o Options) schemas() mapping.Object {
 			{Key: "properties", Value: props},
 		}})
 	}
+
 	return out
 }
 
@@ -217,18 +218,22 @@ func (o Options) propertySchema(p property) mapping.Object {
 	if p.Format != "" {
 		add("format", p.Format)
 	}
+
 	if p.Items != "" {
 		add("items", mapping.Object{{Key: "type", Value: p.Items}})
 	}
+
 	add("description", o.tr(p.Description))
 	if p.Enum != nil {
 		add("enum", p.Enum)
 	}
+
 	switch {
 	case p.Ref != "" && p.Type == "array":
 		add("items", mapping.Object{{Key: "$ref", Value: schemaRef(p.Ref)}})
 	case p.Ref != "":
 		add("$ref", schemaRef(p.Ref))
 	}
+
 	return obj
 }
