@@ -28,16 +28,17 @@ type metrics struct {
 func newMetrics(s *Server) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "calshim",
-			Name: "http_requests_total",
-			Help: "HTTP requests by route template, method, status and response cache result."},
-			[]string{"route", "method", "status", "cache"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "calshim",
-			Name: "http_request_duration_seconds",
-			Help: "HTTP request duration by route template.", Buckets: []float64{.0005, .001, .0025, .005,
-				.01, .025, .05, .1, .25, .5, 1, 2.5}},
-			[]string{"route"}),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "calshim", Name: "http_requests_total",
+			Help: "HTTP requests by route template, method, status and response cache result.",
+		}, []string{"route", "method", "status", "cache"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "calshim", Name: "http_request_duration_seconds",
+			Help:    "HTTP request duration by route template.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+		}, []string{"route"}),
 	}
+
 	gauge := func(name, help string, f func(snap *catalog.Snapshot) float64) prometheus.GaugeFunc {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "calshim", Name: name, Help: help},
 			func() float64 {
@@ -47,6 +48,7 @@ func newMetrics(s *Server) *metrics {
 				return 0
 			})
 	}
+
 	m.registry.MustRegister(m.requests, m.duration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		gauge("catalog_events", "Events in the catalog (every status it holds).",
@@ -57,6 +59,7 @@ func newMetrics(s *Server) *metrics {
 			"When the catalog last synchronised with upstream.",
 			func(*catalog.Snapshot) float64 { return float64(s.cat.Health().LastPollOK.UnixNano()) / 1e9 }),
 	)
+
 	return m
 }
 
