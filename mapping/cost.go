@@ -165,20 +165,23 @@ func costBound(costs []costEntry, highest bool) string {
 
 // formatCost is get_formatted_event_cost, with the currency symbol when f is not nil.
 func formatCost(costs []costEntry, f *CostFormat) string {
-	bounds := [2]string{costBound(costs, false), costBound(costs, true)}
-	for i, c := range bounds {
-		c = replaceFree(c)
-		if f != nil {
-			c = withCurrency(c, *f)
-		}
-		bounds[i] = php.EscHTML(c)
+	low := formatBound(costBound(costs, false), f)
+	high := formatBound(costBound(costs, true), f)
+	if php.LooseEqual(low, high) {
+		return low
 	}
 
-	if php.LooseEqual(bounds[0], bounds[1]) {
-		return bounds[0]
-	}
+	return low + " \u2013 " + high
+}
 
-	return bounds[0] + " \u2013 " + bounds[1]
+// formatBound formats one end of the cost range: "Free" for zero, the currency symbol when f is
+// not nil, HTML-escaped.
+func formatBound(c string, f *CostFormat) string {
+	c = replaceFree(c)
+	if f != nil {
+		c = withCurrency(c, *f)
+	}
+	return php.EscHTML(c)
 }
 
 // replaceFree is maybe_replace_cost_with_free: a cost that rounds to 0.00 reads "Free".
