@@ -195,52 +195,64 @@ func (q *termQuery) match(r *request, t *mapping.Term) bool {
 	return true
 }
 
-// sort orders terms as get_terms does: by orderby (default name), ASC unless order says desc.
-func (q *termQuery) sort(l []*mapping.Term) {
-	key := func(t *mapping.Term) string { return strings.ToLower(t.Name) }
-	num := func(t *mapping.Term) int { return 0 }
+// termOrder is how get_terms compares two terms: by a number, then by a text, then by ID.
+type termOrder struct {
+	num  func(t *mapping.Term) int
+	text func(t *mapping.Term) string
+}
+
+// byNumber orders by a number alone.
+func byNumber(num func(t *mapping.Term) int) termOrder {
+	return termOrder{num: num, text: func(*mapping.Term) string { return "" }}
+}
+
+// byText orders by a text alone.
+func byText(text func(t *mapping.Term) string) termOrder {
+	return termOrder{num: func(*mapping.Term) int { return 0 }, text: text}
+}
+
+// ordering is the termOrder of orderby (default name, compared in lower case).
+func (q *termQuery) ordering() termOrder {
 	switch strings.ToLower(q.orderby) {
-	case "id", "term_id":
-		num = func(t *mapping.Term) int { return t.ID }
-		key = func(*mapping.Term) string { return "" }
+	case "id", "term_id", "none":
+		// none: no ORDER BY at all, and MySQL returns the terms by ID.
+		return byNumber(func(t *mapping.Term) int { return t.ID })
 	case "slug":
-		key = func(t *mapping.Term) string { return t.Slug }
+		return byText(func(t *mapping.Term) string { return t.Slug })
 	case "count":
-		num = func(t *mapping.Term) int { return t.Count }
-		key = func(*mapping.Term) string { return "" }
+		return byNumber(func(t *mapping.Term) int { return t.Count })
 	case "term_group":
-		num = func(t *mapping.Term) int { return t.TermGroup }
-		key = func(*mapping.Term) string { return "" }
+		return byNumber(func(t *mapping.Term) int { return t.TermGroup })
 	case "description":
-		key = func(t *mapping.Term) string { return strings.ToLower(t.Description) }
+		return byText(func(t *mapping.Term) string { return strings.ToLower(t.Description) })
 	case "parent":
-		num = func(t *mapping.Term) int { return t.Parent }
-		key = func(*mapping.Term) string { return "" }
+		return byNumber(func(t *mapping.Term) int { return t.Parent })
 	case "include":
 		if q.include != nil {
-			num = func(t *mapping.Term) int { return slices.Index(q.include, t.ID) }
-			key = func(*mapping.Term) string { return "" }
+			return byNumber(func(t *mapping.Term) int { return slices.Index(q.include, t.ID) })
 		}
 	}
 
-	desc := q.order != "" && !strings.EqualFold(q.order, "asc")
-	if strings.EqualFold(q.orderby, "none") {
-		// No ORDER BY at all: MySQL returns the terms by ID, whatever order says.
-		num = func(t *mapping.Term) int { return t.ID }
-		key = func(*mapping.Term) string { return "" }
-		desc = false
-	}
+	return byText(func(t *mapping.Term) string { return strings.ToLower(t.Name) })
+}
+
+// sort orders terms as get_terms does: by orderby (default name), ASC unless order says desc;
+// orderby=none ignores order.
+func (q *termQuery) sort(l []*mapping.Term) {
+	o := q.ordering()
+	desc := q.order != "" && !strings.EqualFold(q.order, "asc") &&
+		!strings.EqualFold(q.orderby, "none")
 
 	sort.SliceStable(l, func(i, j int) bool {
 		a, b := l[i], l[j]
 		if desc {
 			a, b = b, a
 		}
-		if num(a) != num(b) {
-			return num(a) < num(b)
+		if o.num(a) != o.num(b) {
+			return o.num(a) < o.num(b)
 		}
-		if key(a) != key(b) {
-			return key(a) < key(b)
+		if o.text(a) != o.text(b) {
+			return o.text(a) < o.text(b)
 		}
 		return l[i].ID < l[j].ID // MySQL's order for ties: by ID, whatever order says
 	})
