@@ -46,31 +46,15 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 		return nil, err
 	}
 
-	pg := s.pageOf(r, a)
-	var search *mapping.LinkedSearch
-	if v, ok := a.str("search"); ok {
-		q := mapping.NewLinkedSearch(v)
-		search = &q
-	}
-
 	var event *mapping.Post
 	if n, ok := a["event"].(int); ok {
 		event, _ = r.snap.Post(n)
 	}
 
 	status := statusArg(r, a, k.cap("edit"))
-	statuses := statusesOf(r, status, k.cap("edit"))
+	matches := k.matching(r, a, event, statusesOf(r, status, k.cap("edit")))
 
-	linked := k.linkedIDs(r, a, event, statuses)
-	var matches []*mapping.Post
-	for _, p := range k.all(r.snap) {
-		found := search == nil || search.Match(p, k.searchMeta)
-		if slices.Contains(statuses, p.Status) && (linked == nil || linked[p.ID]) && found {
-			matches = append(matches, p)
-		}
-	}
-
-	slices.SortFunc(matches, mapping.ByPostDate(distinct(statuses) > 1))
+	pg := s.pageOf(r, a)
 	from, to := pg.window(len(matches))
 	if from == to && pg.num > 1 {
 		return nil, newError(http.StatusNotFound, k.name+"-archive-page-not-found",
@@ -87,6 +71,29 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 	archiveLinks(r.base()+"/"+k.collection+"/", linkedURLArgs(a, pg, event, status), nil, pg,
 		len(matches), &body)
 	return archiveResponse(body, len(matches), pg), nil
+}
+
+// matching are the venues or organizers an archive lists, by post date: in one of statuses,
+// matching search and allowed by linkedIDs.
+func (k linkedKind) matching(r *request, a Params, event *mapping.Post,
+	statuses []string) []*mapping.Post {
+	var search *mapping.LinkedSearch
+	if v, ok := a.str("search"); ok {
+		q := mapping.NewLinkedSearch(v)
+		search = &q
+	}
+
+	linked := k.linkedIDs(r, a, event, statuses)
+	var matches []*mapping.Post
+	for _, p := range k.all(r.snap) {
+		found := search == nil || search.Match(p, k.searchMeta)
+		if slices.Contains(statuses, p.Status) && (linked == nil || linked[p.ID]) && found {
+			matches = append(matches, p)
+		}
+	}
+
+	slices.SortFunc(matches, mapping.ByPostDate(distinct(statuses) > 1))
+	return matches
 }
 
 // linkedURLArgs are the effective arguments of a venue or organizer archive in the order of TEC's
