@@ -69,30 +69,9 @@ func EffectiveWindow(q WindowQuery, now time.Time, site *time.Location) Window {
 		end = defEnd
 	}
 
-	loc := func(v string) string {
-		if v == "" {
-			return ""
-		}
-		return Localize(v, now, site)
-	}
-	w := Window{
-		StartDate: loc(start), EndDate: loc(end),
-		StartsBefore: loc(q.StartsBefore), StartsAfter: loc(q.StartsAfter),
-		EndsBefore: loc(q.EndsBefore), EndsAfter: loc(q.EndsAfter),
-	}
+	w := localizedWindow(q, start, end, now, site)
 	if !FilterBool(q.StrictDates) {
-		bound := func(effective, raw string, f func(string, time.Time, string) string) string {
-			if effective == "" { // TEC skips values that failed to localize
-				return ""
-			}
-			return f(raw, now, q.Cutoff)
-		}
-		w.StartDate = bound(w.StartDate, start, BeginningOfDay)
-		w.EndDate = bound(w.EndDate, end, EndOfDay)
-		w.StartsBefore = bound(w.StartsBefore, q.StartsBefore, EndOfDay)
-		w.StartsAfter = bound(w.StartsAfter, q.StartsAfter, EndOfDay)
-		w.EndsBefore = bound(w.EndsBefore, q.EndsBefore, EndOfDay)
-		w.EndsAfter = bound(w.EndsAfter, q.EndsAfter, EndOfDay)
+		w = inclusiveWindow(w, q, start, end, now)
 	}
 
 	if q.Include {
@@ -108,6 +87,42 @@ func EffectiveWindow(q WindowQuery, now time.Time, site *time.Location) Window {
 		}
 	}
 
+	return w
+}
+
+// localizedWindow is step 1 of EffectiveWindow: every given date localized, start and end being
+// start_date and end_date with their defaults.
+func localizedWindow(q WindowQuery, start, end string, now time.Time, site *time.Location) Window {
+	loc := func(v string) string {
+		if v == "" {
+			return ""
+		}
+		return Localize(v, now, site)
+	}
+
+	return Window{
+		StartDate: loc(start), EndDate: loc(end),
+		StartsBefore: loc(q.StartsBefore), StartsAfter: loc(q.StartsAfter),
+		EndsBefore: loc(q.EndsBefore), EndsAfter: loc(q.EndsAfter),
+	}
+}
+
+// inclusiveWindow is step 2 of EffectiveWindow: the bounds of w widened to whole days, computed
+// from the raw values; a bound that failed to localize stays "", as TEC skips it.
+func inclusiveWindow(w Window, q WindowQuery, start, end string, now time.Time) Window {
+	bound := func(effective, raw string, f func(string, time.Time, string) string) string {
+		if effective == "" {
+			return ""
+		}
+		return f(raw, now, q.Cutoff)
+	}
+
+	w.StartDate = bound(w.StartDate, start, BeginningOfDay)
+	w.EndDate = bound(w.EndDate, end, EndOfDay)
+	w.StartsBefore = bound(w.StartsBefore, q.StartsBefore, EndOfDay)
+	w.StartsAfter = bound(w.StartsAfter, q.StartsAfter, EndOfDay)
+	w.EndsBefore = bound(w.EndsBefore, q.EndsBefore, EndOfDay)
+	w.EndsAfter = bound(w.EndsAfter, q.EndsAfter, EndOfDay)
 	return w
 }
 
