@@ -67,6 +67,7 @@ func TestEventJSONLDEmailIsObfuscated(t *testing.T) {
 	if !strings.Contains(s, "&#64;") || strings.Contains(s, "@") {
 		t.Errorf("email = %q, want php.Antispambot encoding with @ as &#64;", s)
 	}
+
 	again, _ := c.Event(cat.posts[17]).Get("json_ld")
 	if got, want := string(EncodeJSON(again)), string(EncodeJSON(ld)); got != want {
 		t.Errorf("json_ld not stable between calls:\n%s\n%s", got, want)

@@ -37,9 +37,11 @@ func newTestCatalog() *catalog {
 	for _, t := range testTerms() {
 		cat.terms[t.ID] = t
 	}
+
 	for _, p := range append(append(testVenues(), testOrganizers()...), testEvents()...) {
 		cat.posts[p.ID] = p
 	}
+
 	return cat
 }
 

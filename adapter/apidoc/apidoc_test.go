@@ -167,6 +167,7 @@ func TestRoutes(t *testing.T) {
 	if got, want := len(routes), 15; got != want {
 		t.Fatalf("len(Routes()) = %d, want %d", got, want)
 	}
+
 	for _, tc := range []struct {
 		path    string
 		route   string
@@ -252,6 +253,7 @@ func rewrite(v any, r *strings.Replacer) any {
 	case string:
 		return r.Replace(v)
 	}
+
 	return v
 }
 
