@@ -17,8 +17,8 @@ func (s *Server) docOptions(r *request) apidoc.Options {
 	return o
 }
 
-// namespaceIndex answers GET {ns}: WordPress' own namespace index (WP_REST_Server::
-// get_namespace_index), every route keyed by its pattern, in registration order.
+// namespaceIndex answers GET {ns} as WordPress' WP_REST_Server::get_namespace_index does: every
+// route keyed by its pattern, in registration order.
 // A `namespace` parameter names the namespace to describe, as WordPress' get_namespace_index reads
 // it; one that is not served answers 404. (WordPress would describe any namespace it has, wp/v2
 // included, and fails with a PHP error on a list: both are outside this API.)
@@ -36,7 +36,7 @@ func namespaceIndex(s *Server, r *request) (*response, error) {
 	return &response{status: http.StatusOK, body: apidoc.Index(o)}, nil
 }
 
-// documentation answers GET {ns}/doc: the OpenAPI document of Tribe__Events__REST__V1__Endpoints__
+// documentation answers GET {ns}/doc: the OpenAPI document of the original's
 // Swagger_Documentation::get.
 func documentation(s *Server, r *request) (*response, error) {
 	return &response{status: http.StatusOK, body: apidoc.Doc(s.docOptions(r))}, nil
