@@ -35,10 +35,10 @@ func parseStoredDate(s string) (time.Time, bool) {
 }
 
 // DateDetails is the "*_date_details" object of a stored "Y-m-d H:i:s" date
-// (Post_Repository::get_date_details): year, month, day, hour, minutes and seconds as zero-padded strings (the
-// Swagger schema says integers; the original sends strings). Like the original's strtotime/date
-// pair, it mirrors the stored digits, rolls over out-of-range values and yields the Unix epoch
-// ("1970", "01", …) for a missing or unreadable date.
+// (Post_Repository::get_date_details): year, month, day, hour, minutes and seconds as zero-padded
+// strings (the Swagger schema says integers; the original sends strings). Like the original's
+// strtotime/date pair, it mirrors the stored digits, rolls over out-of-range values and yields the
+// Unix epoch ("1970", "01", …) for a missing or unreadable date.
 func DateDetails(s string) Object {
 	t, ok := parseStoredDate(s)
 	if !ok {

@@ -238,9 +238,9 @@ func LoadZone(name string) (*time.Location, error) {
 // LocalizeZone returns the zone TEC's localize_date really uses for a site time zone setting, the
 // one to pass to EffectiveWindow, DefaultStart and Localize. It is LoadZone's, except for "UTC±h"
 // settings: TEC turns those into a zone name with timezone_name_from_abbr
-// (Tribe__Timezones::generate_timezone_string_from_utc_offset), so "UTC-5" localizes as America/New_York, daylight
-// saving included, "UTC+0" as Europe/London and "UTC+6" as UTC. The table is what PHP 8.2 answers
-// for every offset WordPress offers; other offsets stay fixed.
+// (Tribe__Timezones::generate_timezone_string_from_utc_offset), so "UTC-5" localizes as
+// America/New_York, daylight saving included, "UTC+0" as Europe/London and "UTC+6" as UTC. The
+// table is what PHP 8.2 answers for every offset WordPress offers; other offsets stay fixed.
 func LocalizeZone(name string) (*time.Location, error) {
 	name = strings.TrimSpace(name)
 	secs, ok := tecOffsetSeconds(name)
