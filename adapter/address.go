@@ -13,7 +13,7 @@ import (
 // Every URL of the response is built from it, so a client never leaves the address it started on.
 type address struct {
 	lang  string // language segment, "" for the default language
-	root  string // absolute URL that "/"+ns+route is appended to: "http://h/de/wp-json" or "http://h/?rest_route="
+	root  string // URL "/"+ns+route is appended to: "http://h/de/wp-json", "http://h/?rest_route="
 	ns    string // namespace the client used ("" when none of the served ones)
 	route string // path below the namespace, untrailingslashed ("" for the namespace index)
 }
@@ -25,18 +25,22 @@ func (a address) restRoot() string { return a.root + "/" }
 func (s *Server) resolve(req *http.Request) (a address, ok bool) {
 	path := req.URL.Path
 	prefix := ""
-	if seg, rest, found := strings.Cut(strings.TrimPrefix(path, "/"), "/"); found && s.isLanguage(seg) {
+	seg, rest, found := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	if found && s.isLanguage(seg) {
 		a.lang, prefix, path = seg, "/"+seg, "/"+rest
 	}
+
 	host := scheme(req) + "://" + req.Host + prefix
 	var below string
 	if rr, has := req.URL.Query()["rest_route"]; has && (path == "/" || path == "/index.php") {
 		a.root, below = host+path+"?rest_route=", rr[0]
-	} else if rest, found := strings.CutPrefix(path, s.opt.RESTRoot); found && (rest == "" || rest[0] == '/') {
+	} else if rest, found := strings.CutPrefix(path, s.opt.RESTRoot); found &&
+		(rest == "" || rest[0] == '/') {
 		a.root, below = host+s.opt.RESTRoot, rest
 	} else {
 		return a, false
 	}
+
 	// WordPress matches routes untrailingslashed and case-insensitively.
 	below = strings.TrimSuffix(below, "/")
 	for _, n := range s.opt.Namespaces {
@@ -45,6 +49,7 @@ func (s *Server) resolve(req *http.Request) (a address, ok bool) {
 			return a, true
 		}
 	}
+
 	return a, true
 }
 

@@ -19,9 +19,11 @@ func (s *Server) pageOf(r *request, a Params) page {
 	if n, ok := a["page"].(int); ok {
 		p.num = n
 	}
+
 	if n, ok := a["per_page"].(int); ok && n > 0 {
 		p.size = n
 	}
+
 	p.size = min(p.size, s.opt.MaxPerPage)
 	return p
 }
@@ -49,6 +51,7 @@ func archiveLinks(url string, args, extra []queryArg, p page, total int, into *m
 	if extra != nil {
 		query = buildQuery(append(encodeQuery(parseQuery(query)), extra...))
 	}
+
 	into.Set("rest_url", withQuery(url, query))
 
 	isPage := func(a queryArg) bool { return a.key == "page" }
@@ -63,6 +66,7 @@ func archiveLinks(url string, args, extra []queryArg, p page, total int, into *m
 	if p.num*p.size < total {
 		into.Set("next_rest_url", link(p.num+1))
 	}
+
 	if p.num > 1 {
 		into.Set("previous_rest_url", link(p.num-1))
 	}
@@ -113,7 +117,8 @@ func phpURLEncode(s string) string {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '.':
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_',
+			c == '.':
 			b.WriteByte(c)
 		case c == ' ':
 			b.WriteByte('+')
@@ -123,6 +128,7 @@ func phpURLEncode(s string) string {
 			b.WriteByte(hex[c&15])
 		}
 	}
+
 	return b.String()
 }
 

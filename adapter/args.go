@@ -50,6 +50,7 @@ func (c *checked) add(name string, err error) {
 	if !ok {
 		pe = errFalse
 	}
+
 	c.params.Set(name, pe.message)
 	if pe != errFalse {
 		c.details.Set(name, mapping.Object{{Key: "code", Value: pe.code},
@@ -70,14 +71,17 @@ func (c *checked) err() error {
 	if len(c.params) == 0 {
 		return nil
 	}
+
 	names := make([]string, len(c.params))
 	for i, kv := range c.params {
 		names[i] = kv.Key
 	}
+
 	var details any = []any{}
 	if len(c.details) > 0 {
 		details = c.details
 	}
+
 	return &apiError{Status: http.StatusBadRequest, Code: "rest_invalid_param",
 		Message: "Invalid parameter(s): " + strings.Join(names, ", "),
 		Extra:   mapping.Object{{Key: "params", Value: c.params}, {Key: "details", Value: details}}}
@@ -104,6 +108,7 @@ func parseArgs(r *request, specs []argSpec) (Params, error) {
 			phase1.add(a.name, err)
 		}
 	}
+
 	if err := phase1.err(); err != nil {
 		return nil, err
 	}
@@ -118,9 +123,11 @@ func missingArgs(r *request, specs []argSpec) error {
 			missing = append(missing, a.name)
 		}
 	}
+
 	if len(missing) == 0 {
 		return nil
 	}
+
 	return &apiError{Status: http.StatusBadRequest, Code: "rest_missing_callback_param",
 		Message: "Missing parameter(s): " + strings.Join(missing, ", "),
 		Extra:   mapping.Object{{Key: "params", Value: missing}}}
@@ -133,6 +140,7 @@ func sanitizeArgs(r *request, specs []argSpec) (Params, error) {
 	for k, v := range r.params {
 		out[k] = v
 	}
+
 	phase2 := checked{params: mapping.Object{}, details: mapping.Object{}}
 	for _, name := range paramOrder(r, specs) {
 		i := slices.IndexFunc(specs, func(a argSpec) bool { return a.name == name })
@@ -147,9 +155,11 @@ func sanitizeArgs(r *request, specs []argSpec) (Params, error) {
 		}
 		out[name] = clean
 	}
+
 	if err := phase2.err(); err != nil {
 		return nil, err
 	}
+
 	return out, nil
 }
 
@@ -177,12 +187,14 @@ func paramOrder(r *request, specs []argSpec) []string {
 			}
 		})
 	}
+
 	var order []string
 	for _, a := range specs {
 		if _, ok := r.params[a.name]; ok && !slices.Contains(query, a.name) {
 			order = append(order, a.name)
 		}
 	}
+
 	return append(order, query...)
 }
 
@@ -193,6 +205,7 @@ func schemaParse(name, typ string, v any) (any, error) {
 		return nil, &paramError{code: "rest_invalid_type", message: name + " is not of type " + typ + ".",
 			data: mapping.Object{{Key: "param", Value: name}}}
 	}
+
 	switch typ {
 	case "integer":
 		n, _ := asInt(v)
@@ -201,6 +214,7 @@ func schemaParse(name, typ string, v any) (any, error) {
 		b, _ := asBool(v)
 		return b, nil
 	}
+
 	return v, nil
 }
 
@@ -210,6 +224,7 @@ func routeSpecs(r *request) []argSpec {
 	if r.gc == nil {
 		return nil
 	}
+
 	path := r.gc.GetString("route")
 	for _, rt := range apidoc.Routes() {
 		if rt.Path != path {
@@ -221,6 +236,7 @@ func routeSpecs(r *request) []argSpec {
 			}
 		}
 	}
+
 	return nil
 }
 
@@ -237,6 +253,7 @@ func endpointSpecs(path, method string) []argSpec {
 			}
 		}
 	}
+
 	panic("adapter: no endpoint " + method + " " + path)
 }
 
@@ -257,6 +274,7 @@ func specsOf(args []apidoc.Arg) []argSpec {
 		}
 		out = append(out, s)
 	}
+
 	return out
 }
 

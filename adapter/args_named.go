@@ -202,6 +202,7 @@ func tribeTruthy(v any) bool {
 		f, err := x.Float64()
 		return err == nil && f != 0
 	}
+
 	return !isEmptyValue(v)
 }
 
@@ -220,6 +221,7 @@ func listToArray(v any) []any {
 	if isEmptyValue(v) {
 		return nil
 	}
+
 	var items []any
 	switch x := v.(type) {
 	case []any:
@@ -235,6 +237,7 @@ func listToArray(v any) []any {
 			items = append(items, part)
 		}
 	}
+
 	var out []any
 	for _, it := range items {
 		s, isStr := it.(string)
@@ -247,6 +250,7 @@ func listToArray(v any) []any {
 			out = append(out, it)
 		}
 	}
+
 	return out
 }
 
@@ -276,6 +280,7 @@ func phpIntval(v any) int {
 		}
 		return 1
 	}
+
 	s, _ := scalar(v)
 	s = strings.TrimLeft(s, " \t\n\r\v\f")
 	if php.IsNumeric(s) {
@@ -285,6 +290,7 @@ func phpIntval(v any) int {
 		}
 		return int(f)
 	}
+
 	n, sign := 0, 1
 	if s != "" && (s[0] == '-' || s[0] == '+') {
 		if s[0] == '-' {
@@ -292,11 +298,13 @@ func phpIntval(v any) int {
 		}
 		s = s[1:]
 	}
+
 	for _, c := range s {
 		if c < '0' || c > '9' || n > 1<<53 {
 			break
 		}
 		n = n*10 + int(c-'0')
 	}
+
 	return sign * n
 }

@@ -8,6 +8,7 @@ import (
 func (r *request) windowQuery(a Params) mapping.WindowQuery {
 	q := mapping.WindowQuery{Cutoff: r.snap.MultiDayCutoff}
 	_, q.Include = a["include"]
+
 	q.StartDate, _ = a.str("start_date")
 	q.EndDate, _ = a.str("end_date")
 	q.StartsBefore, _ = a.str("starts_before")
@@ -15,6 +16,7 @@ func (r *request) windowQuery(a Params) mapping.WindowQuery {
 	q.EndsBefore, _ = a.str("ends_before")
 	q.EndsAfter, _ = a.str("ends_after")
 	q.StrictDates, _ = a.str("strict_dates")
+
 	q.StartDateInQuery, q.EndDateInQuery = q.StartDate != "", q.EndDate != ""
 	return q
 }

@@ -17,7 +17,8 @@ func (s *Server) docOptions(r *request) apidoc.Options {
 	return o
 }
 
-// namespaceIndex answers GET {ns} (reference §3.9).
+// namespaceIndex answers GET {ns} as WordPress' WP_REST_Server::get_namespace_index does: every
+// route keyed by its pattern, in registration order.
 // A `namespace` parameter names the namespace to describe, as WordPress' get_namespace_index reads
 // it; one that is not served answers 404. (WordPress would describe any namespace it has, wp/v2
 // included, and fails with a PHP error on a list: both are outside this API.)
@@ -31,10 +32,12 @@ func namespaceIndex(s *Server, r *request) (*response, error) {
 		}
 		o.Namespace = asked
 	}
+
 	return &response{status: http.StatusOK, body: apidoc.Index(o)}, nil
 }
 
-// documentation answers GET {ns}/doc (reference §3.8).
+// documentation answers GET {ns}/doc: the OpenAPI document of the original's
+// Swagger_Documentation::get.
 func documentation(s *Server, r *request) (*response, error) {
 	return &response{status: http.StatusOK, body: apidoc.Doc(s.docOptions(r))}, nil
 }

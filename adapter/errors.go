@@ -10,8 +10,9 @@ import (
 	"calshim/mapping"
 )
 
-// apiError is an error answer in the original's vocabulary: {"code","message","data":{"status",...}}.
-// Every failure a handler returns becomes one of these in exactly one place (errorBody).
+// apiError is an error answer in the original's vocabulary:
+// {"code","message","data":{"status",...}}. Every failure a handler returns becomes one of these in
+// exactly one place (errorBody).
 type apiError struct {
 	Status  int
 	Code    string
@@ -29,7 +30,8 @@ func newError(status int, code, message string) *apiError {
 	return &apiError{Status: status, Code: code, Message: message}
 }
 
-var errNoRoute = newError(http.StatusNotFound, "rest_no_route", "No route was found matching the URL and request method.")
+var errNoRoute = newError(http.StatusNotFound, "rest_no_route",
+	"No route was found matching the URL and request method.")
 
 // invalidParams is WordPress' rest_invalid_param: params maps each bad argument (in declaration
 // order) to its message.
@@ -61,11 +63,14 @@ func errorBody(err error) (int, mapping.Object) {
 			ae = newError(http.StatusInternalServerError, "calshim_internal_error", "Internal error.")
 		}
 	}
+
 	var data any = append(mapping.Object{{Key: "status", Value: ae.Status}}, ae.Extra...)
 	if ae.NoData {
 		data = nil
 	}
-	body := mapping.Object{{Key: "code", Value: ae.Code}, {Key: "message", Value: ae.Message}, {Key: "data", Value: data}}
+
+	body := mapping.Object{{Key: "code", Value: ae.Code}, {Key: "message", Value: ae.Message},
+		{Key: "data", Value: data}}
 	return ae.Status, append(body, ae.Trailer...)
 }
 

@@ -10,7 +10,8 @@ import (
 	"go.uber.org/zap"
 )
 
-// singleEvent answers GET /events/{id} and /events/by-slug/{slug} (reference §3.3, §3.4).
+// singleEvent answers GET /events/{id} and /events/by-slug/{slug}, as the original's
+// Single_Event::get and Single_Event_Slug::get.
 func singleEvent(s *Server, r *request) (*response, error) {
 	// WordPress validates the arguments (password must be a non-empty string) before the handler
 	// looks the ID up.
@@ -22,14 +23,19 @@ func singleEvent(s *Server, r *request) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	switch {
 	case p.Status == "trash":
-		return nil, newError(http.StatusForbidden, "event-no-longer-available", "This event is no longer available")
+		return nil, newError(http.StatusForbidden, "event-no-longer-available",
+			"This event is no longer available")
 	case !r.viewer.mayRead(p):
-		return nil, newError(http.StatusForbidden, "event-not-accessible", "The requested event is not accessible")
+		return nil, newError(http.StatusForbidden, "event-not-accessible",
+			"The requested event is not accessible")
 	case p.Protected && !r.ctx(true).Unlocked(p):
-		return nil, newError(http.StatusForbidden, "event-password-protected", "The requested event is not accessible without a password")
+		return nil, newError(http.StatusForbidden, "event-password-protected",
+			"The requested event is not accessible without a password")
 	}
+
 	return &response{status: http.StatusOK, body: r.ctx(true).Event(p)}, nil
 }
 
@@ -51,10 +57,12 @@ func (s *Server) findEvent(r *request) (*mapping.Post, error) {
 	if !found && !s.otherPostExists(r, id) {
 		return nil, notFoundf("rest-event-not-found", "Event with ID %d does not exist.", id)
 	}
+
 	if !found || p.Type != typ {
 		return nil, newError(http.StatusBadRequest, "rest-invalid-event-id",
 			"The specified ID is not a valid event.")
 	}
+
 	return p, nil
 }
 
@@ -80,6 +88,7 @@ func postBySlug(r *request, typ string, all []*mapping.Post) (*mapping.Post, boo
 			oldest = p
 		}
 	}
+
 	return oldest, oldest != nil
 }
 

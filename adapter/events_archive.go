@@ -15,12 +15,14 @@ func eventArchive(s *Server, r *request) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	var matches []*mapping.Post
 	for _, p := range r.snap.Events {
 		if mapping.MatchEvent(p, f) {
 			matches = append(matches, p)
 		}
 	}
+
 	if f.Include != nil {
 		// With include the original orders by post date, then ID.
 		slices.SortStableFunc(matches, func(a, b *mapping.Post) int {
@@ -30,16 +32,19 @@ func eventArchive(s *Server, r *request) (*response, error) {
 			return 1
 		})
 	}
+
 	from, to := pg.window(len(matches))
 	if from == to && pg.num > 1 {
 		return nil, newError(http.StatusNotFound, "event-archive-page-not-found",
 			"The requested event archive page does not exist")
 	}
+
 	ctx := r.ctx(false)
 	events := make([]any, 0, to-from)
 	for _, p := range matches[from:to] {
 		events = append(events, ctx.Event(p))
 	}
+
 	body := mapping.Object{{Key: "events", Value: events}}
 	archiveLinks(r.base()+"/events/", links.args, links.extra, pg, len(matches), &body)
 	return archiveResponse(body, len(matches), pg), nil
@@ -69,6 +74,7 @@ func (s *Server) eventQuery(r *request) (*mapping.EventFilter, eventLinks, page,
 	if v, ok := a.str("search"); ok {
 		f.Search = mapping.SearchWords(v)
 	}
+
 	f.Categories = termFilter(a, "categories", r.snap.Categories, true)
 	f.Tags = termFilter(a, "tags", r.snap.Tags, false)
 	f.Venues, f.Organizers = idFilter(a, "venue"), idFilter(a, "organizer")
@@ -93,18 +99,22 @@ func eventURLArgs(a Params, pg page, w mapping.Window, status string,
 	if v, ok := a.str("search"); ok {
 		args = append(args, queryArg{"search", v})
 	}
+
 	if b := boolArg(a, "geoloc"); b != nil && *b {
 		// TEC sets tribe_geoloc to 1 and both coordinates, "" when not given.
 		args = append(args, queryArg{"geoloc", "1"},
 			queryArg{"geoloc_lat", toList(a["geoloc_lat"])}, queryArg{"geoloc_lng", toList(a["geoloc_lng"])})
 	}
+
 	args = append(args, statusURLArg(status))
 	if f.PostParent != nil {
 		args = append(args, queryArg{"post_parent", strconv.Itoa(*f.PostParent)})
 	}
+
 	if f.Include != nil {
 		args = append(args, queryArg{"include", ints(f.Include)})
 	}
+
 	args = appendIf(args, "starts_before", w.StartsBefore)
 	args = appendIf(args, "starts_after", w.StartsAfter)
 	args = appendIf(args, "ends_before", w.EndsBefore)
@@ -121,15 +131,18 @@ func eventExtraArgs(a Params) []queryArg {
 			extra, given = append(extra, queryArg{k, toList(v)}), true
 		}
 	}
+
 	if b := boolArg(a, "featured"); b != nil {
 		given = true
 		if *b {
 			extra = append(extra, queryArg{"featured", "1"})
 		}
 	}
+
 	if !given {
 		return nil
 	}
+
 	return extra
 }
 
@@ -165,6 +178,7 @@ func statusesOf(r *request, status, editCap string) []string {
 	case status == "":
 		return []string{"publish"}
 	}
+
 	return strings.Split(status, ",")
 }
 
@@ -186,6 +200,7 @@ func termFilter(a Params, name string, terms []*mapping.Term, withChildren bool)
 	if !ok {
 		return nil
 	}
+
 	ids := []int{}
 	for _, item := range listToArray(v) {
 		s, _ := scalar(item)
@@ -193,9 +208,11 @@ func termFilter(a Params, name string, terms []*mapping.Term, withChildren bool)
 			ids = append(ids, id)
 		}
 	}
+
 	if withChildren {
 		ids = descendants(terms, ids)
 	}
+
 	return ids
 }
 
@@ -211,6 +228,7 @@ func descendants(terms []*mapping.Term, ids []int) []int {
 			}
 		}
 	}
+
 	return out
 }
 
@@ -220,10 +238,12 @@ func idFilter(a Params, name string) []int {
 	if !ok {
 		return nil
 	}
+
 	ids := []int{}
 	for _, item := range listToArray(v) {
 		ids = append(ids, phpIntval(item))
 	}
+
 	return ids
 }
 
@@ -255,6 +275,7 @@ func toList(v any) string {
 	case int:
 		return strconv.Itoa(x)
 	}
+
 	s, _ := scalar(v)
 	return s
 }

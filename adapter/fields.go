@@ -29,9 +29,11 @@ func parseFields(p Params) fieldTree {
 			break
 		}
 	}
+
 	if len(tree) == 0 {
 		return nil
 	}
+
 	return tree
 }
 
@@ -69,6 +71,7 @@ func addField(tree fieldTree, field string) bool {
 			ref = child
 		}
 	}
+
 	ref[parts[len(parts)-1]] = true
 	return true
 }
@@ -86,6 +89,7 @@ func filterFields(body any, tree fieldTree) any {
 		}
 		return out
 	}
+
 	return intersect(body, tree)
 }
 
@@ -112,9 +116,11 @@ func intersectObject(obj mapping.Object, tree fieldTree) any {
 		}
 		out = append(out, kv)
 	}
+
 	if len(out) == 0 {
 		return []any{}
 	}
+
 	return out
 }
 
@@ -136,13 +142,16 @@ func intersectList(items reflect.Value, tree fieldTree) any {
 		sequential = sequential && len(kept) == i
 		kept = append(kept, mapping.KV{Key: key, Value: v})
 	}
+
 	if !sequential {
 		return kept
 	}
+
 	out := make([]any, 0, len(kept))
 	for _, kv := range kept {
 		out = append(out, kv.Value)
 	}
+
 	return out
 }
 

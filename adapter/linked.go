@@ -20,17 +20,22 @@ type linkedKind struct {
 	render     func(c *mapping.Context, p *mapping.Post) mapping.Object
 }
 
-var venues = linkedKind{name: "venue", collection: "venues", metaKey: "_EventVenueID",
-	searchMeta: []string{"_VenueAddress", "_VenueCity", "_VenueProvince", "_VenueState", "_VenueStateProvince", "_VenueZip", "_VenuePhone"},
-	postType:   func(t catalog.Types) string { return t.Venue },
-	all:        func(s *catalog.Snapshot) []*mapping.Post { return s.Venues },
-	render:     (*mapping.Context).Venue}
+var venues = linkedKind{
+	name: "venue", collection: "venues", metaKey: "_EventVenueID",
+	searchMeta: []string{"_VenueAddress", "_VenueCity", "_VenueProvince", "_VenueState",
+		"_VenueStateProvince", "_VenueZip", "_VenuePhone"},
+	postType: func(t catalog.Types) string { return t.Venue },
+	all:      func(s *catalog.Snapshot) []*mapping.Post { return s.Venues },
+	render:   (*mapping.Context).Venue,
+}
 
-var organizers = linkedKind{name: "organizer", collection: "organizers", metaKey: "_EventOrganizerID",
+var organizers = linkedKind{
+	name: "organizer", collection: "organizers", metaKey: "_EventOrganizerID",
 	searchMeta: []string{"_OrganizerPhone", "_OrganizerEmail", "_OrganizerWebsite"},
 	postType:   func(t catalog.Types) string { return t.Organizer },
 	all:        func(s *catalog.Snapshot) []*mapping.Post { return s.Organizers },
-	render:     (*mapping.Context).Organizer}
+	render:     (*mapping.Context).Organizer,
+}
 
 func (k linkedKind) typ(r *request) string { return k.postType(r.snap.Types()) }
 
@@ -41,28 +46,15 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 		return nil, err
 	}
 
-	pg := s.pageOf(r, a)
-	var search *mapping.LinkedSearch
-	if v, ok := a.str("search"); ok {
-		q := mapping.NewLinkedSearch(v)
-		search = &q
-	}
 	var event *mapping.Post
 	if n, ok := a["event"].(int); ok {
 		event, _ = r.snap.Post(n)
 	}
-	status := statusArg(r, a, k.cap("edit"))
-	statuses := statusesOf(r, status, k.cap("edit"))
 
-	linked := k.linkedIDs(r, a, event, statuses)
-	var matches []*mapping.Post
-	for _, p := range k.all(r.snap) {
-		found := search == nil || search.Match(p, k.searchMeta)
-		if slices.Contains(statuses, p.Status) && (linked == nil || linked[p.ID]) && found {
-			matches = append(matches, p)
-		}
-	}
-	slices.SortFunc(matches, mapping.ByPostDate(distinct(statuses) > 1))
+	status := statusArg(r, a, k.cap("edit"))
+	matches := k.matching(r, a, event, statusesOf(r, status, k.cap("edit")))
+
+	pg := s.pageOf(r, a)
 	from, to := pg.window(len(matches))
 	if from == to && pg.num > 1 {
 		return nil, newError(http.StatusNotFound, k.name+"-archive-page-not-found",
@@ -74,10 +66,34 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 	for _, p := range matches[from:to] {
 		items = append(items, k.render(ctx, p))
 	}
+
 	body := mapping.Object{{Key: k.collection, Value: items}}
 	archiveLinks(r.base()+"/"+k.collection+"/", linkedURLArgs(a, pg, event, status), nil, pg,
 		len(matches), &body)
 	return archiveResponse(body, len(matches), pg), nil
+}
+
+// matching are the venues or organizers an archive lists, by post date: in one of statuses,
+// matching search and allowed by linkedIDs.
+func (k linkedKind) matching(r *request, a Params, event *mapping.Post,
+	statuses []string) []*mapping.Post {
+	var search *mapping.LinkedSearch
+	if v, ok := a.str("search"); ok {
+		q := mapping.NewLinkedSearch(v)
+		search = &q
+	}
+
+	linked := k.linkedIDs(r, a, event, statuses)
+	var matches []*mapping.Post
+	for _, p := range k.all(r.snap) {
+		found := search == nil || search.Match(p, k.searchMeta)
+		if slices.Contains(statuses, p.Status) && (linked == nil || linked[p.ID]) && found {
+			matches = append(matches, p)
+		}
+	}
+
+	slices.SortFunc(matches, mapping.ByPostDate(distinct(statuses) > 1))
+	return matches
 }
 
 // linkedURLArgs are the effective arguments of a venue or organizer archive in the order of TEC's
@@ -87,12 +103,15 @@ func linkedURLArgs(a Params, pg page, event *mapping.Post, status string) []quer
 	if v, ok := a.str("search"); ok {
 		args = append(args, queryArg{"search", v}) // the original drops it, breaking paging (README)
 	}
+
 	if event != nil {
 		args = append(args, queryArg{"event", strconv.Itoa(event.ID)})
 	}
+
 	if v, ok := a["has_events"]; ok {
 		args = append(args, queryArg{"has_events", toList(v)})
 	}
+
 	return append(args, statusURLArg(status))
 }
 
@@ -100,45 +119,62 @@ func linkedURLArgs(a Params, pg page, event *mapping.Post, status string) []quer
 // allowed IDs. statuses are those the list shows, which tribe_get_venues and tribe_get_organizers
 // also ask of the upcoming events (find_with_upcoming_events): an editor's list, "any" status by
 // default, counts private, draft and pending events too.
-func (k linkedKind) linkedIDs(r *request, a Params, event *mapping.Post, statuses []string) map[int]bool {
+func (k linkedKind) linkedIDs(r *request, a Params, event *mapping.Post,
+	statuses []string) map[int]bool {
 	var allowed map[int]bool
-	restrict := func(ids map[int]bool) {
-		if allowed == nil {
-			allowed = ids
-			return
-		}
-		for id := range allowed {
-			if !ids[id] {
-				delete(allowed, id)
-			}
-		}
-	}
 	if event != nil {
-		restrict(k.idsOf([]*mapping.Post{event}))
+		allowed = restrictIDs(allowed, k.idsOf([]*mapping.Post{event}))
 	}
+
 	if v, ok := a["has_events"]; ok {
-		var counted []*mapping.Post
-		for _, e := range r.snap.Events {
-			if e.Status != "draft" && e.Status != "pending" {
-				counted = append(counted, e)
-			}
-		}
-		with := k.idsOf(counted)
-		if !tribeTruthy(v) {
-			without := map[int]bool{}
-			for _, p := range k.all(r.snap) {
-				if !with[p.ID] {
-					without[p.ID] = true
-				}
-			}
-			with = without
-		}
-		restrict(with)
+		allowed = restrictIDs(allowed, k.hasEventsIDs(r, tribeTruthy(v)))
 	}
+
 	if v, ok := a["only_with_upcoming"]; ok && tribeTruthy(v) {
-		restrict(k.idsOf(upcomingEvents(r, statuses)))
+		allowed = restrictIDs(allowed, k.idsOf(upcomingEvents(r, statuses)))
 	}
+
 	return allowed
+}
+
+// restrictIDs narrows allowed (nil = no restriction yet) to the IDs also in ids.
+func restrictIDs(allowed, ids map[int]bool) map[int]bool {
+	if allowed == nil {
+		return ids
+	}
+
+	for id := range allowed {
+		if !ids[id] {
+			delete(allowed, id)
+		}
+	}
+
+	return allowed
+}
+
+// hasEventsIDs are the IDs has_events allows: those linked from an event that is neither a draft
+// nor pending when want is true, every other one of the kind when it is false.
+func (k linkedKind) hasEventsIDs(r *request, want bool) map[int]bool {
+	var counted []*mapping.Post
+	for _, e := range r.snap.Events {
+		if e.Status != "draft" && e.Status != "pending" {
+			counted = append(counted, e)
+		}
+	}
+
+	with := k.idsOf(counted)
+	if want {
+		return with
+	}
+
+	without := map[int]bool{}
+	for _, p := range k.all(r.snap) {
+		if !with[p.ID] {
+			without[p.ID] = true
+		}
+	}
+
+	return without
 }
 
 // upcomingEvents are the events find_with_upcoming_events asks tribe_get_events for: in one of the
@@ -162,6 +198,7 @@ func upcomingEvents(r *request, statuses []string) []*mapping.Post {
 			upcoming = append(upcoming, e)
 		}
 	}
+
 	return upcoming
 }
 
@@ -175,6 +212,7 @@ func (k linkedKind) idsOf(events []*mapping.Post) map[int]bool {
 			}
 		}
 	}
+
 	return ids
 }
 
@@ -196,8 +234,10 @@ func (k linkedKind) single(s *Server, r *request) (*response, error) {
 	}
 
 	if !r.viewer.mayRead(p) {
-		return nil, newError(http.StatusForbidden, k.name+"-not-accessible", "The requested "+k.name+" is not accessible")
+		return nil, newError(http.StatusForbidden, k.name+"-not-accessible",
+			"The requested "+k.name+" is not accessible")
 	}
+
 	return &response{status: http.StatusOK, body: k.render(r.ctx(true), p)}, nil
 }
 

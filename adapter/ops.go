@@ -17,8 +17,8 @@ import (
 	"calshim/mapping"
 )
 
-// metrics are calshim's Prometheus collectors, labelled by route template (never the raw path, so the
-// number of series stays bounded).
+// metrics are calshim's Prometheus collectors, labelled by route template (never the raw path, so
+// the number of series stays bounded).
 type metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
@@ -28,34 +28,42 @@ type metrics struct {
 func newMetrics(s *Server) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "calshim", Name: "http_requests_total",
-			Help: "HTTP requests by route template, method, status and response cache result."},
-			[]string{"route", "method", "status", "cache"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "calshim", Name: "http_request_duration_seconds",
-			Help: "HTTP request duration by route template.", Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}},
-			[]string{"route"}),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "calshim", Name: "http_requests_total",
+			Help: "HTTP requests by route template, method, status and response cache result.",
+		}, []string{"route", "method", "status", "cache"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "calshim", Name: "http_request_duration_seconds",
+			Help:    "HTTP request duration by route template.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+		}, []string{"route"}),
 	}
+
 	gauge := func(name, help string, f func(snap *catalog.Snapshot) float64) prometheus.GaugeFunc {
-		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "calshim", Name: name, Help: help}, func() float64 {
-			if snap := s.cat.Snapshot(); snap != nil {
-				return f(snap)
-			}
-			return 0
-		})
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "calshim", Name: name, Help: help},
+			func() float64 {
+				if snap := s.cat.Snapshot(); snap != nil {
+					return f(snap)
+				}
+				return 0
+			})
 	}
+
 	m.registry.MustRegister(m.requests, m.duration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		gauge("catalog_events", "Events in the catalog (every status it holds).",
 			func(snap *catalog.Snapshot) float64 { return float64(len(snap.Events)) }),
 		gauge("catalog_version", "Catalog version (increases on every change).",
 			func(snap *catalog.Snapshot) float64 { return float64(snap.Version) }),
-		gauge("catalog_last_poll_success_timestamp_seconds", "When the catalog last synchronised with upstream.",
+		gauge("catalog_last_poll_success_timestamp_seconds",
+			"When the catalog last synchronised with upstream.",
 			func(*catalog.Snapshot) float64 { return float64(s.cat.Health().LastPollOK.UnixNano()) / 1e9 }),
 		gauge("feed_sequence", "Sequence of the plugin's change log the catalog reflects (0 when polling wp/v2).",
 			func(*catalog.Snapshot) float64 { return float64(s.cat.Health().Sync.Seq) }),
 		gauge("feed_lag_seconds", "How long the newest change the last applying poll read had waited in WordPress.",
 			func(*catalog.Snapshot) float64 { return s.cat.Health().Sync.Lag.Seconds() }),
 	)
+
 	return m
 }
 
@@ -65,7 +73,8 @@ func (m *metrics) observe(gc *gin.Context, took time.Duration) {
 	if route == "" {
 		route = "unmatched"
 	}
-	m.requests.WithLabelValues(route, gc.Request.Method, strconv.Itoa(gc.Writer.Status()), gc.GetString("cache")).Inc()
+	m.requests.WithLabelValues(route, gc.Request.Method, strconv.Itoa(gc.Writer.Status()),
+		gc.GetString("cache")).Inc()
 	m.duration.WithLabelValues(route).Observe(took.Seconds())
 }
 
@@ -81,15 +90,16 @@ func etagOf(body []byte) string {
 	return `"` + strconv.FormatUint(h.Sum64(), 36) + `"`
 }
 
-// cacheHeaders sets Cache-Control and answers a matching If-None-Match with 304. Anonymous GETs carry
-// an ETag and may be revalidated by shared caches; anything else is never stored, as WordPress sends
-// no-cache headers to logged-in users.
+// cacheHeaders sets Cache-Control and answers a matching If-None-Match with 304. Anonymous GETs
+// carry an ETag and may be revalidated by shared caches; anything else is never stored, as
+// WordPress sends no-cache headers to logged-in users.
 func cacheHeaders(gc *gin.Context, out *rendered) (notModified bool) {
 	h := gc.Writer.Header()
 	if out.etag == "" {
 		h.Set("Cache-Control", "no-cache, must-revalidate, max-age=0, no-store, private")
 		return false
 	}
+
 	h.Set("ETag", out.etag)
 	h.Set("Cache-Control", "public, max-age=0, must-revalidate")
 	for _, tag := range strings.Split(gc.GetHeader("If-None-Match"), ",") {
@@ -97,16 +107,18 @@ func cacheHeaders(gc *gin.Context, out *rendered) (notModified bool) {
 			return true
 		}
 	}
+
 	return false
 }
 
-// corsHeaders answers browsers as WordPress' rest_send_cors_headers does: the calling origin is echoed
-// with credentials allowed.
+// corsHeaders answers browsers as WordPress' rest_send_cors_headers does: the calling origin is
+// echoed with credentials allowed.
 func corsHeaders(gc *gin.Context) {
 	origin := gc.GetHeader("Origin")
 	if origin == "" {
 		return
 	}
+
 	h := gc.Writer.Header()
 	h.Set("Access-Control-Allow-Origin", origin)
 	h.Set("Access-Control-Allow-Methods", "OPTIONS, GET, POST, PUT, PATCH, DELETE")
@@ -114,8 +126,8 @@ func corsHeaders(gc *gin.Context) {
 	h.Add("Vary", "Origin")
 }
 
-// options answers OPTIONS on a route as WordPress does: 200 with the route's description, the object
-// the namespace index lists for it.
+// options answers OPTIONS on a route as WordPress does: 200 with the route's description, the
+// object the namespace index lists for it.
 func (s *Server) options(r *request, rt *route) *response {
 	var desc any = mapping.Object{}
 	if routes, ok := apidoc.Index(s.docOptions(r)).Get("routes"); ok {

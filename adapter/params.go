@@ -9,9 +9,10 @@ import (
 	"strings"
 )
 
-// Params are a request's arguments as PHP sees them (parseForm for query strings and form bodies, JSON
-// values for JSON bodies): a name maps to a string, a list (`name[]=a&name[]=b`), a map (`name[k]=v`) or,
-// from JSON, any JSON value. Later occurrences of a scalar win, as with parse_str.
+// Params are a request's arguments as PHP sees them (parseForm for query strings and form bodies,
+// JSON values for JSON bodies): a name maps to a string, a list (`name[]=a&name[]=b`), a map
+// (`name[k]=v`) or, from JSON, any JSON value. Later occurrences of a scalar win, as with
+// parse_str.
 type Params map[string]any
 
 // eachPair calls f with every decoded key=value pair of a query string or form body; pairs that do
@@ -39,10 +40,12 @@ func phpVarName(key string) string {
 	if i := strings.IndexByte(key, '['); i >= 0 {
 		name, rest = key[:i], key[i:]
 	}
+
 	name = strings.NewReplacer(" ", "_", ".", "_").Replace(name)
 	if rest != "" && !strings.Contains(rest, "]") {
 		return name + "_" + rest[1:]
 	}
+
 	return name + rest
 }
 
@@ -58,9 +61,9 @@ func (p Params) str(name string) (string, bool) {
 	return s, ok
 }
 
-// list returns an argument as a list of strings: a list (or a `name[k]=v` map, by key) as is, a string
-// split on commas (TEC's CSV lists), trimmed. Items that are not text (nested lists, JSON objects)
-// become "", which no validator accepts.
+// list returns an argument as a list of strings: a list (or a `name[k]=v` map, by key) as is, a
+// string split on commas (TEC's CSV lists), trimmed. Items that are not text (nested lists, JSON
+// objects) become "", which no validator accepts.
 func (p Params) list(name string) []string {
 	var items []any
 	switch v := p[name].(type) {
@@ -78,6 +81,7 @@ func (p Params) list(name string) []string {
 	default:
 		return nil
 	}
+
 	out := make([]string, len(items))
 	for i, it := range items {
 		switch x := it.(type) {
@@ -87,6 +91,7 @@ func (p Params) list(name string) []string {
 			out[i] = x.String()
 		}
 	}
+
 	return out
 }
 
@@ -96,10 +101,12 @@ func positiveInt(v any) (int, bool) {
 	if !ok {
 		return 0, false
 	}
+
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || f != float64(int64(f)) || f < 1 || f > 1<<53 {
 		return 0, false
 	}
+
 	return int(f), true
 }
 
@@ -109,12 +116,14 @@ func wpBool(v any) (bool, bool) {
 	if !ok {
 		return false, false
 	}
+
 	switch strings.ToLower(s) {
 	case "true", "1":
 		return true, true
 	case "false", "0":
 		return false, true
 	}
+
 	return false, false
 }
 

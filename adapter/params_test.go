@@ -55,12 +55,15 @@ func TestParamList(t *testing.T) {
 	if got := p.list("csv"); !reflect.DeepEqual(got, []string{"17", "18", "26"}) {
 		t.Errorf("list(csv) = %q", got)
 	}
+
 	if got := p.list("arr"); !reflect.DeepEqual(got, []string{"a", "b", "7", ""}) {
 		t.Errorf("list(arr) = %q", got)
 	}
+
 	if got := p.list("map"); !reflect.DeepEqual(got, []string{"1", "2"}) {
 		t.Errorf("list(map) = %q", got)
 	}
+
 	if got := p.list("none"); got != nil {
 		t.Errorf("list(none) = %q", got)
 	}
@@ -72,12 +75,13 @@ func TestPHPURLEncode(t *testing.T) {
 	}
 }
 
-// FuzzParseForm: any query string or form body parses without panicking into strings, lists and maps
-// only, with no empty names.
+// FuzzParseForm: any query string or form body parses without panicking into strings, lists and
+// maps only, with no empty names.
 func FuzzParseForm(f *testing.F) {
 	for _, s := range []string{"page=2", "a[]=1&a[]=2", "a[b]=c", "%", "=&=", "x=%C3%A9", "a[=1", "a]=1", "a[][b][]=1&a[0]=x"} {
 		f.Add(s)
 	}
+
 	var check func(t *testing.T, raw string, v any)
 	check = func(t *testing.T, raw string, v any) {
 		switch x := v.(type) {
@@ -112,6 +116,7 @@ func TestPHPVariableNames(t *testing.T) {
 			t.Errorf("phpVarName(%q) = %q, want %q", key, got, want)
 		}
 	}
+
 	body := serveGET(newTestServer(t), v1+"/events?per.page=2").Body.String()
 	if !strings.Contains(body, `?page=1&per_page=2&`) {
 		t.Errorf("per.page=2: %.300s", body[max(0, len(body)-400):])

@@ -13,18 +13,23 @@ type op struct {
 	h      handler
 }
 
-// v1Routes is the whole v1 surface: the route patterns come from the route table that also generates
-// the namespace index and /doc (apidoc.Routes, in the original's registration order), the handlers
-// from this one block, methods in the original's order (it shows in the Allow header). {id} matches
-// digits only, {slug} anything but "/".
+// v1Routes is the whole v1 surface: the route patterns come from the route table that also
+// generates the namespace index and /doc (apidoc.Routes, in the original's registration order), the
+// handlers from this one block, methods in the original's order (it shows in the Allow header).
+// {id} matches digits only, {slug} anything but "/".
 func v1Routes() []route {
-	const get, post, put, patch, del = http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete
+	const get, post, put, patch, del = http.MethodGet, http.MethodPost, http.MethodPut,
+		http.MethodPatch, http.MethodDelete
 	single := func(read, update, remove handler) []op { // /{id} and /by-slug/{slug} of posts
 		return []op{{get, read}, {del, remove}, {post, update}, {put, update}, {patch, update}}
 	}
 	term := func(read, update, remove handler) []op { // /{id} of terms
 		return []op{{get, read}, {post, update}, {put, update}, {patch, update}, {del, remove}}
 	}
+	organizerOps := func() []op {
+		return single(organizers.single, organizers.update, organizers.remove)
+	}
+	categoryOps := func() []op { return term(categories.single, categories.update, categories.remove) }
 	handlers := map[string][]op{
 		``:                                    {{get, namespaceIndex}},
 		`/doc`:                                {{get, documentation}},
@@ -35,10 +40,10 @@ func v1Routes() []route {
 		`/venues/(?P<id>\d+)`:                 single(venues.single, venues.update, venues.remove),
 		`/venues/by-slug/(?P<slug>[^/]+)`:     single(venues.single, venues.update, venues.remove),
 		`/organizers`:                         {{get, organizers.archive}, {post, organizers.create}},
-		`/organizers/(?P<id>\d+)`:             single(organizers.single, organizers.update, organizers.remove),
-		`/organizers/by-slug/(?P<slug>[^/]+)`: single(organizers.single, organizers.update, organizers.remove),
+		`/organizers/(?P<id>\d+)`:             organizerOps(),
+		`/organizers/by-slug/(?P<slug>[^/]+)`: organizerOps(),
 		`/categories`:                         {{get, categories.archive}, {post, categories.create}},
-		`/categories/(?P<id>\d+)`:             term(categories.single, categories.update, categories.remove),
+		`/categories/(?P<id>\d+)`:             categoryOps(),
 		`/tags`:                               {{get, tags.archive}, {post, tags.create}},
 		`/tags/(?P<id>\d+)`:                   term(tags.single, tags.update, tags.remove),
 	}
@@ -56,5 +61,6 @@ func v1Routes() []route {
 		rt.allowed = writePermission(r.Path)
 		routes = append(routes, rt)
 	}
+
 	return routes
 }

@@ -1,4 +1,5 @@
-// Package adapter serves The Events Calendar REST API v1 over gin, answering reads from the catalog.
+// Package adapter serves The Events Calendar REST API v1 over gin, answering reads from the
+// catalog.
 package adapter
 
 import (
@@ -19,7 +20,7 @@ import (
 // Options configures the HTTP side.
 type Options struct {
 	RESTRoot   string   // path of the REST root, e.g. "/wp-json"
-	Namespaces []string // served namespaces, the first is the canonical one ("cal/events/v1"), then aliases
+	Namespaces []string // served namespaces: the canonical one ("cal/events/v1") first, then aliases
 	// Languages are the language segments served before the REST root ("de" → /de/wp-json/...); the
 	// default language has no segment.
 	Languages []string
@@ -62,9 +63,11 @@ func NewServer(cat *catalog.Catalog, log *zap.Logger, opt Options) http.Handler 
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
+
 	if opt.CacheTTL == 0 {
 		opt.CacheTTL = time.Minute
 	}
+
 	s := &Server{cat: cat, log: log, opt: opt, routes: v1Routes(),
 		cache: gocache.New(opt.CacheTTL, 5*time.Minute), viewers: newViewers(),
 		others: gocache.New(time.Minute, 5*time.Minute)}
@@ -159,23 +162,28 @@ func (s *Server) dispatch(gc *gin.Context) {
 		s.write(gc, nil, errNoRoute)
 		return
 	}
+
 	method := gc.Request.Method
 	if method == http.MethodHead {
 		method = http.MethodGet
 	}
+
 	rt, vars := s.match(addr.ns, addr.route)
 	if rt == nil || (rt.methods[method] == nil && method != http.MethodOptions) {
 		s.write(gc, nil, s.noRoute(gc, addr.lang))
 		return
 	}
+
 	gc.Set("route", rt.pattern)
 	snap := s.catalog(addr.lang).Snapshot()
 	if snap == nil {
-		s.write(gc, nil, newError(http.StatusServiceUnavailable, "calshim_not_ready", "The calendar catalog is still loading. Try again shortly."))
+		s.write(gc, nil, newError(http.StatusServiceUnavailable, "calshim_not_ready",
+			"The calendar catalog is still loading. Try again shortly."))
 		return
 	}
-	r := &request{gc: gc, method: method, params: parseForm(gc.Request.URL.RawQuery), vars: vars, snap: snap,
-		root: addr.root, ns: addr.ns, lang: addr.lang, now: s.opt.Now()}
+
+	r := &request{gc: gc, method: method, params: parseForm(gc.Request.URL.RawQuery),
+		vars: vars, snap: snap, root: addr.root, ns: addr.ns, lang: addr.lang, now: s.opt.Now()}
 	if method == http.MethodOptions { // CORS preflights and route discovery
 		if err := s.identify(r); err != nil {
 			s.write(gc, rt, err)
@@ -184,6 +192,7 @@ func (s *Server) dispatch(gc *gin.Context) {
 		s.send(gc, s.render(gc, rt, s.options(r, rt), nil))
 		return
 	}
+
 	s.serve(gc, rt, r)
 }
 
@@ -195,6 +204,7 @@ func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
 		s.write(gc, rt, err)
 		return
 	}
+
 	// Anonymous answers depend on the URL alone (a cookie without a nonce is anonymous too), so they
 	// share cache entries; what a logged-in caller sees is never cached.
 	// The namespace index shows the default end date to the second (now plus two years): it is
@@ -209,10 +219,12 @@ func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
 		}
 		gc.Set("cache", "miss")
 	}
+
 	res, err := rt.methods[r.method](s, r)
 	if err == nil {
 		res.body = selectFields(rt, r, res.body)
 	}
+
 	out := s.render(gc, rt, res, err)
 	if cacheable && err == nil {
 		out.etag = etagOf(out.body)
@@ -220,6 +232,7 @@ func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
 			s.cache.SetDefault(key, out)
 		}
 	}
+
 	s.send(gc, out)
 }
 
@@ -236,6 +249,7 @@ func (s *Server) match(ns, rest string) (*route, map[string]string) {
 	if ns == "" {
 		return nil, nil
 	}
+
 	for i := range s.routes {
 		rt := &s.routes[i]
 		m := rt.re.FindStringSubmatch(rest)
@@ -250,6 +264,7 @@ func (s *Server) match(ns, rest string) (*route, map[string]string) {
 		}
 		return rt, vars
 	}
+
 	return nil, nil
 }
 
@@ -266,11 +281,13 @@ func selectFields(rt *route, r *request, body any) any {
 	if rt.pattern != "" || !isObject {
 		return filterFields(body, tree)
 	}
+
 	filtered := filterFields(obj, tree)
 	links, ok := obj.Get("_links")
 	if !ok {
 		return filtered
 	}
+
 	out, _ := filtered.(mapping.Object) // nil when nothing was selected
 	kept := mapping.Object{}
 	for _, kv := range out {
@@ -278,5 +295,6 @@ func selectFields(rt *route, r *request, body any) any {
 			kept = append(kept, kv)
 		}
 	}
+
 	return append(kept, mapping.KV{Key: "_links", Value: links})
 }

@@ -18,8 +18,8 @@ import (
 // recordingNow is when the fixtures' data set sat where the default date window expects it.
 var recordingNow = time.Date(2026, 11, 22, 18, 54, 25, 0, time.UTC)
 
-// fakeServer serves v1 from a catalog loaded from a fake WordPress (internal/wpfake, recorded answers),
-// at a fixed clock so the default date window is the recording's.
+// fakeServer serves v1 from a catalog loaded from a fake WordPress (internal/wpfake, recorded
+// answers), at a fixed clock so the default date window is the recording's.
 func fakeServer(tb testing.TB, wp *wpfake.Server) http.Handler {
 	tb.Helper()
 	return NewServer(fakeCatalog(tb, wp), zap.NewNop(), testOptions())
@@ -41,6 +41,7 @@ func fakeCatalog(tb testing.TB, wp *wpfake.Server) *catalog.Catalog {
 	if err := cat.Load(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
+
 	return cat
 }
 
@@ -112,6 +113,7 @@ func FuzzGETQuery(f *testing.F) {
 		"has_events=yes&only_with_upcoming=1&event=17", "password=letmein&_envelope", "page=99999999999999999999"} {
 		f.Add(s)
 	}
+
 	h := newTestServer(f)
 	routes := []string{"events", "events/17", "events/by-slug/opening-night-gala", "venues", "venues/5", "organizers",
 		"organizers/12", "categories", "categories/2", "tags", "tags/7", "", "doc"}

@@ -19,8 +19,10 @@ type termKind struct {
 	terms        func(r *request) []*mapping.Term
 }
 
-var categories = termKind{collection: "categories", hierarchical: true, terms: func(r *request) []*mapping.Term { return r.snap.Categories }}
-var tags = termKind{collection: "tags", terms: func(r *request) []*mapping.Term { return r.snap.Tags }}
+var categories = termKind{collection: "categories", hierarchical: true,
+	terms: func(r *request) []*mapping.Term { return r.snap.Categories }}
+var tags = termKind{collection: "tags",
+	terms: func(r *request) []*mapping.Term { return r.snap.Tags }}
 
 // termQuery is a validated term archive query.
 type termQuery struct {
@@ -38,12 +40,14 @@ func (k termKind) archive(s *Server, r *request) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	var matches []*mapping.Term
 	for _, t := range k.terms(r) {
 		if q.match(r, t) {
 			matches = append(matches, t)
 		}
 	}
+
 	q.sort(matches)
 	from, to := pg.window(len(matches)) // past the end: an empty list, no 404 (the core controller)
 	ctx := r.ctx(false)
@@ -52,14 +56,17 @@ func (k termKind) archive(s *Server, r *request) (*response, error) {
 	for _, t := range matches[from:to] {
 		items = append(items, termInContext(ctx.ArchiveTerm(t), context))
 	}
+
 	url := r.base() + "/" + k.collection + "/"
 	total, pages := len(matches), pg.totalPages(len(matches))
-	body := mapping.Object{{Key: "rest_url", Value: url}, {Key: "total", Value: total}, {Key: "total_pages", Value: pages},
-		{Key: k.collection, Value: items}}
+	body := mapping.Object{{Key: "rest_url", Value: url}, {Key: "total", Value: total},
+		{Key: "total_pages", Value: pages}, {Key: k.collection, Value: items}}
 	// rest_url carries no filters, so the links lose them too, as in the original.
 	if pg.num < pages {
-		body = append(body, mapping.KV{Key: "next_rest_url", Value: withQuery(url, "page="+strconv.Itoa(pg.num+1))})
+		next := withQuery(url, "page="+strconv.Itoa(pg.num+1))
+		body = append(body, mapping.KV{Key: "next_rest_url", Value: next})
 	}
+
 	if pg.num > 1 {
 		prev := url
 		if pg.num > 2 {
@@ -67,6 +74,7 @@ func (k termKind) archive(s *Server, r *request) (*response, error) {
 		}
 		body = append(body, mapping.KV{Key: "previous_rest_url", Value: prev})
 	}
+
 	return &response{status: http.StatusOK, body: body, total: &total, totalPages: &pages}, nil
 }
 
@@ -83,23 +91,28 @@ func (k termKind) query(s *Server, r *request) (*termQuery, page, error) {
 	if q.include != nil {
 		q.exclude = nil // WP_Term_Query ignores exclude when include is given
 	}
+
 	q.order, _ = a.str("order")
 	q.orderby, _ = a.str("orderby")
 	if b := boolArg(a, "hide_empty"); b != nil {
 		q.hideEmpty = *b
 	}
+
 	if n, ok := a["parent"].(int); ok && k.hierarchical {
 		q.parent = &n
 	}
+
 	for _, name := range []string{"post", "event"} { // event is an alias of post and wins
 		if n, ok := a[name].(int); ok {
 			q.post = &n
 		}
 	}
+
 	if v, ok := a.str("slug"); ok {
 		slug := mapping.SanitizeTitle(v)
 		q.slug = &slug
 	}
+
 	return q, s.pageOf(r, a), nil
 }
 
@@ -111,6 +124,7 @@ func termIDList(v any) []int {
 	if v == nil {
 		return nil
 	}
+
 	var items []any
 	switch x := v.(type) {
 	case []any:
@@ -123,6 +137,7 @@ func termIDList(v any) []int {
 			items = append(items, part)
 		}
 	}
+
 	var ids []int
 	for _, it := range items {
 		n := phpIntval(it)
@@ -133,9 +148,11 @@ func termIDList(v any) []int {
 			ids = append(ids, n)
 		}
 	}
+
 	if len(ids) == 0 || (len(ids) == 1 && ids[0] == 0) {
 		return nil
 	}
+
 	return ids
 }
 
@@ -145,92 +162,117 @@ func (q *termQuery) match(r *request, t *mapping.Term) bool {
 	if q.hideEmpty && t.Count == 0 {
 		return false
 	}
+
 	if q.search != "" {
 		// The database compares with its collation: case and accents do not count ("é" finds "e").
 		s := mapping.LikeFold(q.search)
-		if !strings.Contains(mapping.LikeFold(t.Name), s) && !strings.Contains(mapping.LikeFold(t.Slug), s) {
+		name, slug := mapping.LikeFold(t.Name), mapping.LikeFold(t.Slug)
+		if !strings.Contains(name, s) && !strings.Contains(slug, s) {
 			return false
 		}
 	}
+
 	if q.include != nil && !slices.Contains(q.include, t.ID) {
 		return false
 	}
+
 	if slices.Contains(q.exclude, t.ID) {
 		return false
 	}
+
 	if q.parent != nil && t.Parent != *q.parent {
 		return false
 	}
+
 	if q.slug != nil && t.Slug != *q.slug {
 		return false
 	}
+
 	if q.post != nil {
 		p, _ := r.snap.Post(*q.post)
-		return slices.Contains(p.Terms[mapping.TaxonomyCategory], t.ID) || slices.Contains(p.Terms[mapping.TaxonomyTag], t.ID)
+		return slices.Contains(p.Terms[mapping.TaxonomyCategory], t.ID) ||
+			slices.Contains(p.Terms[mapping.TaxonomyTag], t.ID)
 	}
+
 	return true
 }
 
-// sort orders terms as get_terms does: by orderby (default name), ASC unless order says desc.
-func (q *termQuery) sort(l []*mapping.Term) {
-	key := func(t *mapping.Term) string { return strings.ToLower(t.Name) }
-	num := func(t *mapping.Term) int { return 0 }
+// termOrder is how get_terms compares two terms: by a number, then by a text, then by ID.
+type termOrder struct {
+	num  func(t *mapping.Term) int
+	text func(t *mapping.Term) string
+}
+
+// byNumber orders by a number alone.
+func byNumber(num func(t *mapping.Term) int) termOrder {
+	return termOrder{num: num, text: func(*mapping.Term) string { return "" }}
+}
+
+// byText orders by a text alone.
+func byText(text func(t *mapping.Term) string) termOrder {
+	return termOrder{num: func(*mapping.Term) int { return 0 }, text: text}
+}
+
+// ordering is the termOrder of orderby (default name, compared in lower case).
+func (q *termQuery) ordering() termOrder {
 	switch strings.ToLower(q.orderby) {
-	case "id", "term_id":
-		num = func(t *mapping.Term) int { return t.ID }
-		key = func(*mapping.Term) string { return "" }
+	case "id", "term_id", "none":
+		// none: no ORDER BY at all, and MySQL returns the terms by ID.
+		return byNumber(func(t *mapping.Term) int { return t.ID })
 	case "slug":
-		key = func(t *mapping.Term) string { return t.Slug }
+		return byText(func(t *mapping.Term) string { return t.Slug })
 	case "count":
-		num = func(t *mapping.Term) int { return t.Count }
-		key = func(*mapping.Term) string { return "" }
+		return byNumber(func(t *mapping.Term) int { return t.Count })
 	case "term_group":
-		num = func(t *mapping.Term) int { return t.TermGroup }
-		key = func(*mapping.Term) string { return "" }
+		return byNumber(func(t *mapping.Term) int { return t.TermGroup })
 	case "description":
-		key = func(t *mapping.Term) string { return strings.ToLower(t.Description) }
+		return byText(func(t *mapping.Term) string { return strings.ToLower(t.Description) })
 	case "parent":
-		num = func(t *mapping.Term) int { return t.Parent }
-		key = func(*mapping.Term) string { return "" }
+		return byNumber(func(t *mapping.Term) int { return t.Parent })
 	case "include":
 		if q.include != nil {
-			num = func(t *mapping.Term) int { return slices.Index(q.include, t.ID) }
-			key = func(*mapping.Term) string { return "" }
+			return byNumber(func(t *mapping.Term) int { return slices.Index(q.include, t.ID) })
 		}
 	}
-	desc := q.order != "" && !strings.EqualFold(q.order, "asc")
-	if strings.EqualFold(q.orderby, "none") {
-		// No ORDER BY at all: MySQL returns the terms by ID, whatever order says.
-		num = func(t *mapping.Term) int { return t.ID }
-		key = func(*mapping.Term) string { return "" }
-		desc = false
-	}
+
+	return byText(func(t *mapping.Term) string { return strings.ToLower(t.Name) })
+}
+
+// sort orders terms as get_terms does: by orderby (default name), ASC unless order says desc;
+// orderby=none ignores order.
+func (q *termQuery) sort(l []*mapping.Term) {
+	o := q.ordering()
+	desc := q.order != "" && !strings.EqualFold(q.order, "asc") &&
+		!strings.EqualFold(q.orderby, "none")
+
 	sort.SliceStable(l, func(i, j int) bool {
 		a, b := l[i], l[j]
 		if desc {
 			a, b = b, a
 		}
-		if num(a) != num(b) {
-			return num(a) < num(b)
+		if o.num(a) != o.num(b) {
+			return o.num(a) < o.num(b)
 		}
-		if key(a) != key(b) {
-			return key(a) < key(b)
+		if o.text(a) != o.text(b) {
+			return o.text(a) < o.text(b)
 		}
 		return l[i].ID < l[j].ID // MySQL's order for ties: by ID, whatever order says
 	})
 }
 
-// single answers GET /categories/{id} and /tags/{id}: unknown IDs are a 400 on `id`, as the original
-// validates them before the handler.
+// single answers GET /categories/{id} and /tags/{id}: unknown IDs are a 400 on `id`, as the
+// original validates them before the handler.
 func (k termKind) single(s *Server, r *request) (*response, error) {
 	id, _ := strconv.Atoi(r.vars["id"])
 	t, ok := r.snap.Term(id)
 	if !ok || !k.owns(r, t) {
 		return nil, invalidParam("id")
 	}
+
 	context, _ := r.params.str("context")
 	body, _ := termInContext(r.ctx(true).ArchiveTerm(t), context).(mapping.Object)
-	body = append(body, mapping.KV{Key: "_links", Value: r.ctx(true).TermLinks(t, r.snap.Site.Home+"/wp-json/")})
+	links := r.ctx(true).TermLinks(t, r.snap.Site.Home+"/wp-json/")
+	body = append(body, mapping.KV{Key: "_links", Value: links})
 	return &response{status: http.StatusOK, body: body}, nil
 }
 

@@ -29,13 +29,15 @@ func blankedField(key string) (any, bool) {
 	case "attendance":
 		return Object{{"total_attendees", nil}, {"checked_in", nil}, {"not_checked_in", nil}}, true
 	}
+
 	return nil, false
 }
 
 // Blank hides the password-protected content of a representation as the original does for a viewer
-// without the password (Validator\Base::remove_password_protected_content): every key of the protected
-// list that is present is replaced (description "", image false, show_map null, venue [], …), other
-// objects and lists are processed recursively. Keys that are absent stay absent. o is not modified.
+// without the password (Validator\Base::remove_password_protected_content): every key of the
+// protected list that is present is replaced (description "", image false, show_map null, venue [],
+// …), other objects and lists are processed recursively. Keys that are absent stay absent. o is not
+// modified.
 func Blank(o Object) Object {
 	out := make(Object, len(o))
 	for i, kv := range o {
@@ -45,6 +47,7 @@ func Blank(o Object) Object {
 		}
 		out[i] = KV{kv.Key, blankValue(kv.Value)}
 	}
+
 	return out
 }
 
@@ -66,5 +69,6 @@ func blankValue(v any) any {
 		}
 		return out
 	}
+
 	return v
 }

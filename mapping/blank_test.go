@@ -15,6 +15,7 @@ func TestVenueRemovesEmptyValues(t *testing.T) {
 	if got != want {
 		t.Errorf("keys = %s\nwant   %s", got, want)
 	}
+
 	if v := member(c.Venue(p), "show_map"); v != "false" {
 		t.Errorf("show_map = %s, want false (TEC truthiness of \"false\")", v)
 	}
@@ -81,8 +82,8 @@ func TestPasswordBlanking(t *testing.T) {
 	}
 }
 
-// TestNestedProtectedVenueAlwaysBlanked: the original checks the password cookie for linked posts, so a
-// request's password (or edit rights) never unlocks a venue or organizer nested in an event.
+// TestNestedProtectedVenueAlwaysBlanked: the original checks the password cookie for linked posts,
+// so a request's password (or edit rights) never unlocks a venue or organizer nested in an event.
 func TestNestedProtectedVenueAlwaysBlanked(t *testing.T) {
 	c, cat := newTestContext(true)
 	c.Unlocked = func(*Post) bool { return true }
@@ -93,13 +94,16 @@ func TestNestedProtectedVenueAlwaysBlanked(t *testing.T) {
 	if got := member(venue.(Object), "venue"); got != "[]" {
 		t.Errorf("nested venue name = %s, want []", got)
 	}
+
 	if got := member(venue.(Object), "json_ld"); got != "<absent>" {
 		t.Errorf("nested venue json_ld = %s, want none", got)
 	}
+
 	orgs, _ := ev.Get("organizer")
 	if got := member(orgs.([]Object)[0], "email"); got != `""` {
 		t.Errorf("nested organizer email = %s, want \"\"", got)
 	}
+
 	ld, _ := ev.Get("json_ld")
 	if got := member(ld.(Object), "location"); got != "false" {
 		t.Errorf("json_ld.location = %s, want false", got)
@@ -113,6 +117,7 @@ func TestBlankKeepsAbsentKeysAbsent(t *testing.T) {
 	if got != want {
 		t.Errorf("Blank = %s, want %s", got, want)
 	}
+
 	if got := string(EncodeJSON(in)); got != `{"id":1,"title":"T","details":{"phone":"1","state":"NY"},"list":[{"email":"x"}]}` {
 		t.Errorf("Blank modified its input: %s", got)
 	}

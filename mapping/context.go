@@ -7,7 +7,8 @@ import (
 	"calshim/mapping/php"
 )
 
-// Default WordPress names of the two event taxonomies: Tribe__Events__Main::TAXONOMY and core's tags.
+// Default WordPress names of the two event taxonomies: Tribe__Events__Main::TAXONOMY and core's
+// tags.
 const (
 	TaxonomyCategory = "tribe_events_cat"
 	TaxonomyTag      = "post_tag"
@@ -40,19 +41,20 @@ type Context struct {
 	// Base is the namespace URL without a trailing slash, e.g.
 	// "http://127.0.0.1:8080/wp-json/cal/events/v1"; rest_url and the terms' urls derive from it.
 	Base string
-	// Single selects the single-read context (GET of one event, venue or organizer, by ID or slug): the
-	// representations then carry json_ld, at top level and on the nested venue and organizers.
+	// Single selects the single-read context (GET of one event, venue or organizer, by ID or slug):
+	// the representations then carry json_ld, at top level and on the nested venue and organizers.
 	Single bool
 	// Lookup resolves linked posts, terms and media. It must not be nil when events are rendered.
 	Lookup Lookup
 	// Unlocked reports whether the viewer may see a password-protected post: the request carries its
-	// password, or context=edit by a user who may edit it. nil means never. Only the top-level object is
-	// asked: venues and organizers nested in an event are blanked whenever they are protected, as in the
-	// original (which checks the password cookie there, and REST requests carry none).
+	// password, or context=edit by a user who may edit it. nil means never. Only the top-level object
+	// is asked: venues and organizers nested in an event are blanked whenever they are protected, as
+	// in the original (which checks the password cookie there, and REST requests carry none).
 	Unlocked func(*Post) bool
-	// Readable reports whether the JSON-LD generator lets the viewer see a post (Tribe__JSON_LD__Abstract):
-	// an anonymous visitor only published posts, a logged-in user any post, private ones only with
-	// read_private_posts. nil means an anonymous visitor. Password-protected posts never get JSON-LD.
+	// Readable reports whether the JSON-LD generator lets the viewer see a post
+	// (Tribe__JSON_LD__Abstract): an anonymous visitor only published posts, a logged-in user any
+	// post, private ones only with read_private_posts. nil means an anonymous visitor.
+	// Password-protected posts never get JSON-LD.
 	Readable func(*Post) bool
 	// MayRead is WordPress' read_post for the viewer; it decides whether a private post's permalink is
 	// pretty (wp_force_plain_post_permalink). nil means an anonymous visitor.
@@ -90,13 +92,14 @@ func (c *Context) globalIDFields(o Object, p *Post) Object {
 	return append(o, KV{"global_id", id}, KV{"global_id_lineage", lineage(id, p)})
 }
 
-// lineage is global_id_lineage: the global ID, then every row of _tribe_aggregator_global_id_lineage.
+// lineage is global_id_lineage: the global ID, then every row of
+// _tribe_aggregator_global_id_lineage.
 func lineage(globalID string, p *Post) []string {
 	return append([]string{globalID}, p.Meta["_tribe_aggregator_global_id_lineage"]...)
 }
 
-// metaIDs returns the post IDs in a meta key's rows, in row order, read as get_post reads them (PHP's
-// (int) cast); rows that give no positive ID ("", "0", text) are skipped.
+// metaIDs returns the post IDs in a meta key's rows, in row order, read as get_post reads them
+// (PHP's (int) cast); rows that give no positive ID ("", "0", text) are skipped.
 func metaIDs(p *Post, key string) []int {
 	var ids []int
 	for _, v := range p.Meta[key] {

@@ -65,6 +65,7 @@ func FuzzCost(f *testing.F) {
 	for _, s := range []string{"10", "Free", "5-10", "€6.50 - €8.50", "$25", "0", "20$", "1,000.50", ",5,", "..", "1e5", "免费", "\xff"} {
 		f.Add(s, "")
 	}
+
 	f.Add("0$", "30$")
 	f.Add("Donation", "12,5")
 	f.Fuzz(func(t *testing.T, a, b string) {

@@ -15,6 +15,7 @@ func ByPostDate(severalStatuses bool) func(a, b *Post) int {
 			return cmp.Or(cmp.Compare(b.Date, a.Date), cmp.Compare(b.ID, a.ID))
 		}
 	}
+
 	return func(a, b *Post) int {
 		return cmp.Or(cmp.Compare(b.Date, a.Date), cmp.Compare(a.Status, b.Status),
 			cmp.Compare(a.ID, b.ID))

@@ -6,18 +6,19 @@ import (
 	"calshim/mapping/php"
 )
 
-// Event is the v1 representation of an event (reference §4.1, Post_Repository::get_event_data). Every
-// key is always present, in the original's order; meta read from the first row of each key (a missing
+// Event is the v1 representation of an event (Post_Repository::get_event_data). Every key is
+// always present, in the original's order; meta read from the first row of each key (a missing
 // date reads null, as PHP's undefined index). Linked venues, organizers and terms come from Lookup;
 // dangling IDs are skipped, so a venue that does not resolve reads [] like no venue at all.
 //
 // In the single context the event and its nested venue and organizers carry json_ld, except for a
 // password-protected event (the original's generator never sees the password of a REST request).
 //
-// A password-protected event is blanked (reference §4.6: description "", venue [], show_map null, …)
-// unless Unlocked says the viewer may see it. The original applies this to archive lists; on single
-// reads it answers 403 instead and write responses are never blanked, so callers rendering those pass an
-// Unlocked that returns true (or do not call Event at all for a 403).
+// A password-protected event is blanked (Main::filter_out_password_protected_events: description
+// "", venue [], show_map null, …) unless Unlocked says the viewer may see it. The original applies
+// this to archive lists; on single reads it answers 403 instead and write responses are never
+// blanked, so callers rendering those pass an Unlocked that returns true (or do not call Event at
+// all for a 403).
 func (c *Context) Event(p *Post) Object {
 	cost := c.cost(p)
 	gid := GlobalID(c.Site.Home, p.ID)
@@ -50,6 +51,7 @@ func (c *Context) Event(p *Post) Object {
 		s, _ := v.(string)
 		o = append(o, KV{d.key, v}, KV{d.key + "_details", DateDetails(s)})
 	}
+
 	o = append(o,
 		KV{"timezone", metaOr(p, "_EventTimezone", "")},
 		KV{"timezone_abbr", metaOr(p, "_EventTimezoneAbbr", "")},
@@ -75,9 +77,11 @@ func (c *Context) Event(p *Post) Object {
 	if c.jsonLD(p, false) {
 		o = append(o, KV{"json_ld", c.eventLD(p, cost)})
 	}
+
 	if p.Protected && !c.passwordOK(p) {
 		return Blank(o)
 	}
+
 	return o
 }
 
@@ -105,8 +109,8 @@ func featured(p *Post) bool {
 	return ok && php.IsNumeric(v) && php.Float(v) == 1
 }
 
-// eventVenue is the event's venue member: the venue object when exactly one linked venue resolves, a
-// list of them when several do (Pro), and [] when none does.
+// eventVenue is the event's venue member: the venue object when exactly one linked venue resolves,
+// a list of them when several do (Pro), and [] when none does.
 func (c *Context) eventVenue(p *Post) any {
 	var venues []Object
 	for _, id := range metaIDs(p, "_EventVenueID") {
@@ -114,12 +118,14 @@ func (c *Context) eventVenue(p *Post) any {
 			venues = append(venues, c.venue(v, false))
 		}
 	}
+
 	switch len(venues) {
 	case 0:
 		return []any{}
 	case 1:
 		return venues[0]
 	}
+
 	return venues
 }
 
@@ -143,8 +149,10 @@ func (c *Context) customFields(p *Post) any {
 			o = append(o, KV{f.Name, Object{{"label", f.Label}, {"value", v}}})
 		}
 	}
+
 	if len(o) == 0 {
 		return []any{}
 	}
+
 	return o
 }

@@ -38,33 +38,43 @@ func MatchEvent(p *Post, f *EventFilter) bool {
 	if d.Hidden {
 		return false
 	}
+
 	if !slices.Contains(f.Statuses, p.Status) {
 		return false
 	}
+
 	if f.Include != nil && !slices.Contains(f.Include, p.ID) {
 		return false
 	}
+
 	if f.PostParent != nil && p.Parent != *f.PostParent {
 		return false
 	}
+
 	if !matchDates(d.Start, d.End, f) {
 		return false
 	}
+
 	if f.Featured != nil && d.Featured != *f.Featured {
 		return false
 	}
+
 	if f.Categories != nil && !anyOf(p.Terms[TaxonomyCategory], f.Categories) {
 		return false
 	}
+
 	if f.Tags != nil && !anyOf(p.Terms[TaxonomyTag], f.Tags) {
 		return false
 	}
+
 	if f.Venues != nil && !anyOf(d.Venues, f.Venues) {
 		return false
 	}
+
 	if f.Organizers != nil && !anyOf(d.Organizers, f.Organizers) {
 		return false
 	}
+
 	return f.Search == nil || matchSearch(p, f.Search, f.Anonymous)
 }
 
@@ -110,6 +120,7 @@ func atoi(s string) (int, bool) {
 	if s == "" || len(s) > 18 {
 		return 0, false
 	}
+
 	n := 0
 	for _, c := range s {
 		if c < '0' || c > '9' {
@@ -117,6 +128,7 @@ func atoi(s string) (int, bool) {
 		}
 		n = n*10 + int(c-'0')
 	}
+
 	return n, true
 }
 
@@ -137,9 +149,11 @@ func SearchWords(s string) []string {
 		}
 		words = append(words, LikeFold(w))
 	}
+
 	if len(words) == 0 || len(words) > 9 {
 		return []string{LikeFold(s)}
 	}
+
 	return words
 }
 
@@ -172,8 +186,9 @@ func Derive(p *Post) {
 	end, _ := p.MetaFirst("_EventEndDate")
 	_, hidden := p.Meta["_EventHideFromUpcoming"]
 	_, featured := p.Meta["_tribe_featured"]
-	p.Derived = Derived{SearchText: SearchText(p), Start: start, End: end, Hidden: hidden, Featured: featured,
-		Venues: metaInts(p, "_EventVenueID"), Organizers: metaInts(p, "_EventOrganizerID")}
+	p.Derived = Derived{SearchText: SearchText(p), Start: start, End: end, Hidden: hidden,
+		Featured: featured, Venues: metaInts(p, "_EventVenueID"),
+		Organizers: metaInts(p, "_EventOrganizerID")}
 }
 
 // SearchText is what an event search looks in: title, excerpt and content, tags stripped, entities
@@ -188,10 +203,12 @@ func matchSearch(p *Post, words []string, anonymous bool) bool {
 	if anonymous && p.Protected {
 		return false
 	}
+
 	text := p.Derived.SearchText
 	if text == "" {
 		text = SearchText(p)
 	}
+
 	for _, w := range words {
 		if neg, ok := strings.CutPrefix(w, "-"); ok {
 			if strings.Contains(text, neg) { // NOT LIKE; "-" alone excludes everything
@@ -203,6 +220,7 @@ func matchSearch(p *Post, words []string, anonymous bool) bool {
 			return false
 		}
 	}
+
 	return true
 }
 
@@ -233,18 +251,22 @@ func TermExists(terms []*Term, item string, isInt bool) bool {
 		id, ok := atoi(item)
 		return ok && id != 0 && termByID(terms, id) != nil
 	}
+
 	item = strings.TrimSpace(item)
 	if item == "" {
 		return false
 	}
+
 	if termBySlug(terms, item) != nil {
 		return true
 	}
+
 	for _, t := range terms {
 		if strings.EqualFold(t.Name, item) {
 			return true
 		}
 	}
+
 	return false
 }
 
@@ -255,10 +277,12 @@ func ResolveTerm(terms []*Term, item string) (int, bool) {
 	if t := termBySlug(terms, item); t != nil {
 		return t.ID, true
 	}
+
 	id, ok := atoi(item)
 	if t := termByID(terms, id); ok && t != nil {
 		return t.ID, true
 	}
+
 	return 0, false
 }
 
@@ -267,11 +291,13 @@ func termBySlug(terms []*Term, item string) *Term {
 	if slug == "" {
 		return nil
 	}
+
 	for _, t := range terms {
 		if t.Slug == slug {
 			return t
 		}
 	}
+
 	return nil
 }
 
@@ -296,12 +322,14 @@ func (f *EventFilter) ApplyWindow(w Window) {
 	if f.Include != nil {
 		return
 	}
+
 	f.StartMin, f.EndMax = w.StartDate, w.EndDate
 	f.StartsBefore, f.StartsAfter = w.StartsBefore, w.StartsAfter
 	f.EndsBefore, f.EndsAfter = w.EndsBefore, w.EndsAfter
 	if f.StartsAfter != "" {
 		f.StartMin = ""
 	}
+
 	if f.EndsBefore != "" {
 		f.EndMax = ""
 	}

@@ -41,11 +41,13 @@ func TestApplyWindow(t *testing.T) {
 	if f.StartMin != "" || f.StartsAfter != w.StartsAfter || f.EndMax != w.EndDate || f.EndsAfter != w.EndsAfter {
 		t.Errorf("starts_after does not replace start_date: %+v", f)
 	}
+
 	w.EndsBefore = "2027-03-01 23:59:59"
 	f.ApplyWindow(w)
 	if f.EndMax != "" || f.EndsBefore != w.EndsBefore {
 		t.Errorf("ends_before does not replace end_date: %+v", f)
 	}
+
 	inc := &EventFilter{Include: []int{5}}
 	inc.ApplyWindow(w)
 	if !slices.Equal([]string{inc.StartMin, inc.EndMax, inc.StartsAfter, inc.EndsBefore}, []string{"", "", "", ""}) {
@@ -63,6 +65,7 @@ func TestMatchDatesNeedsTheDate(t *testing.T) {
 			t.Errorf("event without dates matches %+v", f)
 		}
 	}
+
 	if !MatchEvent(p, &EventFilter{Statuses: []string{"publish"}}) {
 		t.Error("event without dates left out without a date bound")
 	}

@@ -30,6 +30,7 @@ func eventLDLink(permalink string) string {
 		}
 		pairs = append(pairs, key+"="+value)
 	}
+
 	return trailingSlash(base + "?" + strings.Join(pairs, "&"))
 }
 
@@ -51,5 +52,6 @@ func phpURLEncode(s string) string {
 			fmt.Fprintf(&b, "%%%02X", c)
 		}
 	}
+
 	return b.String()
 }

@@ -6,7 +6,8 @@ import (
 	"testing"
 )
 
-// Each case renders a post of the test catalog and compares it with the original's recorded response.
+// Each case renders a post of the test catalog and compares it with the original's recorded
+// response.
 
 func TestEventMatchesExamples(t *testing.T) {
 	tests := []struct {
@@ -46,7 +47,8 @@ func TestEventMatchesExamples(t *testing.T) {
 	}
 }
 
-// TestEventRawPrefix checks the bytes, not just the values: wp_json_encode's escaping of the same body.
+// TestEventRawPrefix checks the bytes, not just the values: wp_json_encode's escaping of the same
+// body.
 func TestEventRawPrefix(t *testing.T) {
 	c, cat := newTestContext(true)
 	ex := mustLoadExample(t, "109-event-gala")
@@ -65,6 +67,7 @@ func TestEventJSONLDEmailIsObfuscated(t *testing.T) {
 	if !strings.Contains(s, "&#64;") || strings.Contains(s, "@") {
 		t.Errorf("email = %q, want php.Antispambot encoding with @ as &#64;", s)
 	}
+
 	again, _ := c.Event(cat.posts[17]).Get("json_ld")
 	if got, want := string(EncodeJSON(again)), string(EncodeJSON(ld)); got != want {
 		t.Errorf("json_ld not stable between calls:\n%s\n%s", got, want)

@@ -2,8 +2,8 @@ package mapping
 
 import "strconv"
 
-// The test catalog: the posts, terms and media of the recorded site (spec/examples/seed.json) as the
-// calshim catalog would hold them, so that rendering them must give the recorded responses.
+// The test catalog: the posts, terms and media of the recorded site (spec/examples/seed.json) as
+// the calshim catalog would hold them, so that rendering them must give the recorded responses.
 
 const (
 	testHome = "http://127.0.0.1:8881"
@@ -37,9 +37,11 @@ func newTestCatalog() *catalog {
 	for _, t := range testTerms() {
 		cat.terms[t.ID] = t
 	}
+
 	for _, p := range append(append(testVenues(), testOrganizers()...), testEvents()...) {
 		cat.posts[p.ID] = p
 	}
+
 	return cat
 }
 

@@ -56,8 +56,9 @@ func mustExampleItem(tb testing.TB, ex jsontest.Example, listKey string, id int)
 	return nil
 }
 
-// assertJSON compares what got encodes to with want, member by member and in order. The JSON-LD e-mail
-// addresses, obfuscated at random by the original, are compared after decoding their entities.
+// assertJSON compares what got encodes to with want, member by member and in order. The JSON-LD
+// e-mail addresses, obfuscated at random by the original, are compared after decoding their
+// entities.
 func assertJSON(tb testing.TB, got, want any) {
 	tb.Helper()
 

@@ -25,9 +25,11 @@ func (c *Context) image(p *Post) any {
 	if !ok && p.FeaturedMedia > 0 {
 		return Object{{"url", false}, {"id", p.FeaturedMedia}, {"extension", ""}}
 	}
+
 	if !ok {
 		return false
 	}
+
 	file := m.File
 	if file == "" {
 		file = m.URL
@@ -35,10 +37,12 @@ func (c *Context) image(p *Post) any {
 			file = file[:i]
 		}
 	}
+
 	o := Object{{"url", m.URL}, {"id", m.ID}, {"extension", strings.TrimPrefix(path.Ext(file), ".")}}
 	if m.Width == 0 && m.Height == 0 && len(m.Sizes) == 0 {
 		return o // no image metadata: nothing merged, nothing filtered
 	}
+
 	o = append(o, KV{"width", m.Width}, KV{"height", m.Height}, KV{"filesize", m.Filesize},
 		KV{"sizes", imageSizes(m.Sizes)})
 	return filterEmpty(o)
@@ -54,6 +58,7 @@ func imageSizes(sizes []MediaSize) Object {
 		}
 		o = append(o, KV{s.Name, append(size, KV{"url", s.URL})})
 	}
+
 	return o
 }
 
@@ -95,5 +100,6 @@ func phpEmpty(v any) bool {
 	case []int:
 		return len(x) == 0
 	}
+
 	return false
 }

@@ -6,9 +6,9 @@ import (
 	"unicode/utf8"
 )
 
-// Object is a JSON object whose keys keep their insertion order. The original's key order is part of the
-// contract (clients and golden files compare bodies byte for byte), so every representation is built as
-// an Object rather than a Go map.
+// Object is a JSON object whose keys keep their insertion order. The original's key order is part
+// of the contract (clients and golden files compare bodies byte for byte), so every representation
+// is built as an Object rather than a Go map.
 type Object []KV
 
 // KV is one member of an Object.
@@ -54,9 +54,10 @@ func (o Object) Clone() Object { return append(Object(nil), o...) }
 // Raw is JSON that is already encoded (a pre-rendered representation) and is copied as is.
 type Raw []byte
 
-// EncodeJSON encodes v the way WordPress' wp_json_encode does with its default flags: "/" escaped as
-// "\/", non-ASCII escaped as \uXXXX (UTF-16, surrogate pairs), "<", ">", "&" and "'" left alone. Supported
-// values: nil, bool, int, int64, float64, string, []string, []int, []any, []Object, Object, Raw.
+// EncodeJSON encodes v the way WordPress' wp_json_encode does with its default flags: "/" escaped
+// as "\/", non-ASCII escaped as \uXXXX (UTF-16, surrogate pairs), "<", ">", "&" and "'" left alone.
+// Supported values: nil, bool, int, int64, float64, string, []string, []int, []any, []Object,
+// Object, Raw.
 func EncodeJSON(v any) []byte { return AppendJSON(nil, v) }
 
 // AppendJSON appends the encoding of v to b.
@@ -94,8 +95,11 @@ func AppendJSON(b []byte, v any) []byte {
 	case []string:
 		return appendList(b, len(x), func(b []byte, i int) []byte { return appendString(b, x[i]) })
 	case []int:
-		return appendList(b, len(x), func(b []byte, i int) []byte { return strconv.AppendInt(b, int64(x[i]), 10) })
+		return appendList(b, len(x), func(b []byte, i int) []byte {
+			return strconv.AppendInt(b, int64(x[i]), 10)
+		})
 	}
+
 	panic(fmt.Sprintf("mapping: cannot encode %T", v))
 }
 
@@ -107,6 +111,7 @@ func appendList(b []byte, n int, item func([]byte, int) []byte) []byte {
 		}
 		b = item(b, i)
 	}
+
 	return append(b, ']')
 }
 
@@ -142,9 +147,11 @@ func appendString(b []byte, s string) []byte {
 			b = appendU(b, r)
 		}
 	}
+
 	return append(b, '"')
 }
 
 func appendU(b []byte, r rune) []byte {
-	return append(b, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
+	return append(b, '\\', 'u',
+		hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
 }

@@ -10,10 +10,10 @@ import (
 // Tribe__Events__JSON_LD__{Event,Venue,Organizer}, without Events Calendar Pro (no venue/organizer
 // links, no geo coordinates) and in TEC's default "event" time zone mode.
 
-// jsonLD reports whether the JSON-LD generator produces data for p: single context, the post readable
-// by the viewer, and no password required — the generator checks the password cookie, so only the
-// single venue and organizer routes, which lift the check for a request with the right password
-// (passwordOK), ever show it for a protected post.
+// jsonLD reports whether the JSON-LD generator produces data for p: single context, the post
+// readable by the viewer, and no password required — the generator checks the password cookie, so
+// only the single venue and organizer routes, which lift the check for a request with the right
+// password (passwordOK), ever show it for a protected post.
 func (c *Context) jsonLD(p *Post, passwordOK bool) bool {
 	if !c.Single || (p.Protected && !passwordOK) {
 		return false
@@ -30,6 +30,7 @@ func (c *Context) ldBase(p *Post, typ, url string) Object {
 	if p.Status == "private" {
 		title = "Private: " + title // get_the_title
 	}
+
 	o := Object{
 		{"@type", typ},
 		{"name", php.EscJS(title)},
@@ -41,6 +42,7 @@ func (c *Context) ldBase(p *Post, typ, url string) Object {
 	} else if p.FeaturedMedia > 0 {
 		o = append(o, KV{"image", false})
 	}
+
 	return append(o, KV{"url", url})
 }
 
@@ -53,6 +55,7 @@ func (c *Context) venueLD(v *Post) Object {
 	} else if php.EscHTML(metaOr(v, "_VenueCountry", "")) == "United States" {
 		region = php.EscHTML(metaOr(v, "_VenueState", ""))
 	}
+
 	address := filterEmpty(Object{
 		{"@type", "PostalAddress"},
 		{"streetAddress", php.EscHTML(metaOr(v, "_VenueAddress", ""))},
@@ -68,8 +71,8 @@ func (c *Context) venueLD(v *Post) Object {
 	)
 }
 
-// organizerLD is the Person of an organizer: url is the organizer's website (replacing the permalink
-// in place), the e-mail address obfuscated by php.Antispambot.
+// organizerLD is the Person of an organizer: url is the organizer's website (replacing the
+// permalink in place), the e-mail address obfuscated by php.Antispambot.
 func (c *Context) organizerLD(o *Post) Object {
 	website := php.EscURL(php.EscHTML(metaOr(o, "_OrganizerWebsite", "")))
 	ld := c.ldBase(o, "Person", website)
@@ -95,10 +98,12 @@ func (c *Context) eventLD(p *Post, cost EventCost) Object {
 	if s, ok := eventStatusSchema[metaOr(p, "_tribe_events_status", "")]; ok {
 		status = s
 	}
+
 	tz := metaOr(p, "_EventTimezone", "")
 	if php.EmptyString(tz) {
 		tz = c.siteTimezone()
 	}
+
 	o = append(o,
 		KV{"eventAttendanceMode", "https://schema.org/OfflineEventAttendanceMode"},
 		KV{"eventStatus", status},
@@ -108,9 +113,11 @@ func (c *Context) eventLD(p *Post, cost EventCost) Object {
 	if id := firstMetaID(p, "_EventVenueID"); id > 0 {
 		o = append(o, KV{"location", c.linkedLD(id, c.venueLD)})
 	}
+
 	if id := firstMetaID(p, "_EventOrganizerID"); id > 0 {
 		o = append(o, KV{"organizer", c.linkedLD(id, c.organizerLD)})
 	}
+
 	if cost.Price != "" {
 		o = append(o, KV{"offers", Object{
 			{"@type", "Offer"},
@@ -122,11 +129,12 @@ func (c *Context) eventLD(p *Post, cost EventCost) Object {
 			{"validFrom", validFrom(p.Date)},
 		}})
 	}
+
 	return append(o, KV{"performer", "Organization"})
 }
 
-// linkedLD is the JSON-LD of a linked venue or organizer, or false (PHP's reset of an empty array) when
-// the post is unknown or its JSON-LD cannot be shown.
+// linkedLD is the JSON-LD of a linked venue or organizer, or false (PHP's reset of an empty array)
+// when the post is unknown or its JSON-LD cannot be shown.
 func (c *Context) linkedLD(id int, ld func(*Post) Object) any {
 	p, ok := c.Lookup.Post(id)
 	if !ok || !c.jsonLD(p, false) {
@@ -135,8 +143,8 @@ func (c *Context) linkedLD(id int, ld func(*Post) Object) any {
 	return ld(p)
 }
 
-// firstMetaID is the first row of key as a post ID (tribe_get_venue_id, tribe_get_organizer_id), 0 when
-// it is absent or not a positive number.
+// firstMetaID is the first row of key as a post ID (tribe_get_venue_id, tribe_get_organizer_id), 0
+// when it is absent or not a positive number.
 func firstMetaID(p *Post, key string) int {
 	v, _ := p.MetaFirst(key)
 	return php.Int(v)
@@ -172,16 +180,18 @@ func validFrom(postDate string) string {
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC).Format(isoLayout)
 }
 
-// ldWallTime is the wall time the JSON-LD dates start from: the stored one, or, for an event without
-// one, the current UTC wall-clock time (tribe_get_start_date formats "now" in PHP's UTC default zone),
-// which to_utc then reads as a time of the event's zone.
+// ldWallTime is the wall time the JSON-LD dates start from: the stored one, or, for an event
+// without one, the current UTC wall-clock time (tribe_get_start_date formats "now" in PHP's UTC
+// default zone), which to_utc then reads as a time of the event's zone.
 func (c *Context) ldWallTime(p *Post, key string) string {
 	if v, ok := p.MetaFirst(key); ok {
 		return v
 	}
+
 	now := time.Now
 	if c.Now != nil {
 		now = c.Now
 	}
+
 	return now().UTC().Format(DBDateTimeLayout)
 }

@@ -42,11 +42,13 @@ func (q LinkedSearch) Match(p *Post, metaKeys []string) bool {
 	for _, k := range metaKeys {
 		fields = append(fields, p.Meta[k]...)
 	}
+
 	for _, f := range fields {
 		if q.matchField(f) {
 			return true
 		}
 	}
+
 	return false
 }
 
@@ -82,6 +84,7 @@ func foldRune(r rune) rune {
 	if r < unicode.MaxASCII {
 		return unicode.ToLower(r)
 	}
+
 	if f, ok := likeFoldSpecial[r]; ok {
 		return f
 	}
@@ -96,9 +99,11 @@ func foldRune(r rune) rune {
 			return r // several letters: no single one to compare with
 		}
 	}
+
 	if base >= 0 && base < unicode.MaxASCII && isASCIIAlnum(base) {
 		return unicode.ToLower(base)
 	}
+
 	return r
 }
 

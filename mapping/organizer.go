@@ -6,10 +6,11 @@ import (
 	"calshim/mapping/php"
 )
 
-// Organizer is the v1 representation of an organizer (reference §4.3, Post_Repository::
-// get_organizer_data): post fields, image, phone, website, email, json_ld in the single context and the
-// global IDs, every empty value removed. A password-protected organizer is blanked (name key
-// "organizer" → []) unless Unlocked says the viewer may see it.
+// Organizer is the v1 representation of an organizer (Post_Repository::get_organizer_data): post
+// fields, image, phone, website, email, json_ld in the single context and the global IDs, every
+// empty value removed. A password-protected organizer is blanked
+// (Main::filter_out_password_protected_data, which also sets the name key "organizer" to [])
+// unless Unlocked says the viewer may see it.
 func (c *Context) Organizer(p *Post) Object {
 	return c.organizer(p, c.passwordOK(p))
 }
@@ -37,9 +38,11 @@ func (c *Context) organizer(p *Post, passwordOK bool) Object {
 	if c.jsonLD(p, passwordOK) {
 		o = append(o, KV{"json_ld", c.organizerLD(p)})
 	}
+
 	o = filterEmpty(c.globalIDFields(o, p))
 	if p.Protected && !passwordOK {
 		return Blank(o)
 	}
+
 	return o
 }

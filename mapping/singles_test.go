@@ -71,6 +71,7 @@ func TestByPostDate(t *testing.T) {
 	if got, want := order(false), []int{20, 11, 9, 5, 3}; !slices.Equal(got, want) {
 		t.Errorf("one status: %v, want %v", got, want)
 	}
+
 	if got, want := order(true), []int{20, 11, 5, 9, 3}; !slices.Equal(got, want) {
 		t.Errorf("several statuses: %v, want %v", got, want)
 	}

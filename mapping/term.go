@@ -6,26 +6,29 @@ import (
 	"strings"
 )
 
-// TaxonomyLinks describes a taxonomy's wp/v2 routes, for the core-style _links of single-term responses.
+// TaxonomyLinks describes a taxonomy's wp/v2 routes, for the core-style _links of single-term
+// responses.
 type TaxonomyLinks struct {
 	// RESTBase is the taxonomy's wp/v2 route base, e.g. "tribe_events_cat" or "tags".
 	RESTBase string
-	// PostTypes are the wp/v2 route bases of the REST-enabled post types the taxonomy is attached to, in
-	// registration order, e.g. "posts", "tribe_events". Empty means no wp:post_type links.
+	// PostTypes are the wp/v2 route bases of the REST-enabled post types the taxonomy is attached to,
+	// in registration order, e.g. "posts", "tribe_events". Empty means no wp:post_type links.
 	PostTypes []string
 }
 
-// DefaultTaxonomyLinks returns the routes of the recorded site (WordPress 6.1, TEC 6.17.2): categories
-// on tribe_events and tec_calendar_embed, tags also on posts.
+// DefaultTaxonomyLinks returns the routes of the recorded site (WordPress 6.1, TEC 6.17.2):
+// categories on tribe_events and tec_calendar_embed, tags also on posts.
 func DefaultTaxonomyLinks() map[string]TaxonomyLinks {
 	return map[string]TaxonomyLinks{
-		TaxonomyCategory: {RESTBase: "tribe_events_cat", PostTypes: []string{"tribe_events", "tec_calendar_embed"}},
-		TaxonomyTag:      {RESTBase: "tags", PostTypes: []string{"posts", "tribe_events", "tec_calendar_embed"}},
+		TaxonomyCategory: {RESTBase: "tribe_events_cat",
+			PostTypes: []string{"tribe_events", "tec_calendar_embed"}},
+		TaxonomyTag: {RESTBase: "tags",
+			PostTypes: []string{"posts", "tribe_events", "tec_calendar_embed"}},
 	}
 }
 
-// termCollection is the v1 collection a term belongs to: "tags" for post tags, "categories" otherwise
-// (Post_Repository::prepare_terms_data falls back to categories too).
+// termCollection is the v1 collection a term belongs to: "tags" for post tags, "categories"
+// otherwise (Post_Repository::prepare_terms_data falls back to categories too).
 func termCollection(t *Term) string {
 	if t.Taxonomy == TaxonomyTag {
 		return "tags"
@@ -43,6 +46,7 @@ func (c *Context) termURLs(t *Term) Object {
 	if t.Parent != 0 {
 		o = append(o, KV{"up", c.restURL(coll + "/" + strconv.Itoa(t.Parent))})
 	}
+
 	return o
 }
 
@@ -81,18 +85,20 @@ func (c *Context) ArchiveTerm(t *Term) Object {
 	if t.Taxonomy != TaxonomyTag {
 		o = append(o, KV{"parent", t.Parent})
 	}
+
 	return append(o, KV{"meta", []any{}}, KV{"url", t.Link}, KV{"urls", c.termURLs(t)})
 }
 
 // TermLinks is the core-style _links object that single-term GET, create and update responses carry
-// (WP_REST_Terms_Controller::prepare_links, compacted by WP_REST_Server): self, collection, about, up
-// for a child term, wp:post_type and curies, all pointing at wp/v2 under wpRESTRoot (e.g.
+// (WP_REST_Terms_Controller::prepare_links, compacted by WP_REST_Server): self, collection, about,
+// up for a child term, wp:post_type and curies, all pointing at wp/v2 under wpRESTRoot (e.g.
 // "http://127.0.0.1:8080/wp-json").
 func (c *Context) TermLinks(t *Term, wpRESTRoot string) Object {
 	tl, ok := c.taxonomyLinks()[t.Taxonomy]
 	if !ok {
 		tl = TaxonomyLinks{RESTBase: t.Taxonomy}
 	}
+
 	v2 := strings.TrimRight(wpRESTRoot, "/") + "/wp/v2/"
 	href := func(u string) Object { return Object{{"href", u}} }
 	links := Object{
@@ -105,6 +111,7 @@ func (c *Context) TermLinks(t *Term, wpRESTRoot string) Object {
 		up := append(Object{{"embeddable", true}}, href(v2+tl.RESTBase+"/"+strconv.Itoa(t.Parent))...)
 		links = append(links, KV{"up", []Object{up}})
 	}
+
 	if len(tl.PostTypes) > 0 {
 		types := make([]Object, len(tl.PostTypes))
 		for i, pt := range tl.PostTypes {
@@ -113,6 +120,7 @@ func (c *Context) TermLinks(t *Term, wpRESTRoot string) Object {
 		curie := Object{{"name", "wp"}, {"href", "https://api.w.org/{rel}"}, {"templated", true}}
 		links = append(links, KV{"wp:post_type", types}, KV{"curies", []Object{curie}})
 	}
+
 	return links
 }
 
@@ -124,7 +132,8 @@ func (c *Context) taxonomyLinks() map[string]TaxonomyLinks {
 }
 
 // postTerms returns the terms of p in a taxonomy as embedded in an event, ordered by name like
-// wp_get_post_terms (case-insensitive, as MySQL's collation; ties by ID). Unknown term IDs are skipped.
+// wp_get_post_terms (case-insensitive, as MySQL's collation; ties by ID). Unknown term IDs are
+// skipped.
 func (c *Context) postTerms(p *Post, taxonomy string) []Object {
 	var terms []*Term
 	for _, id := range p.Terms[taxonomy] {
@@ -132,6 +141,7 @@ func (c *Context) postTerms(p *Post, taxonomy string) []Object {
 			terms = append(terms, t)
 		}
 	}
+
 	sort.SliceStable(terms, func(i, j int) bool {
 		a, b := strings.ToLower(terms[i].Name), strings.ToLower(terms[j].Name)
 		if a != b {
@@ -143,5 +153,6 @@ func (c *Context) postTerms(p *Post, taxonomy string) []Object {
 	for i, t := range terms {
 		out[i] = c.EventTerm(t)
 	}
+
 	return out
 }

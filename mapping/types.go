@@ -1,11 +1,11 @@
 // Package mapping translates between WordPress objects (posts, post meta, terms, media) and the
-// representations of The Events Calendar REST API v1. It is pure: no I/O, no logging, no imports of the
-// project's other packages but its own mapping/php. Every function takes what it needs as arguments
-// (site settings, clock).
+// representations of The Events Calendar REST API v1. It is pure: no I/O, no logging, no imports of
+// the project's other packages but its own mapping/php. Every function takes what it needs as
+// arguments (site settings, clock).
 package mapping
 
-// Post is one WordPress post (event, venue or organizer) as the catalog holds it: the wp/v2 fields plus
-// what the calshim WordPress plugin adds under the `calshim` REST field.
+// Post is one WordPress post (event, venue or organizer) as the catalog holds it: the wp/v2 fields
+// plus what the calshim WordPress plugin adds under the `calshim` REST field.
 type Post struct {
 	ID          int
 	Type        string // post type, e.g. "tribe_events"
@@ -17,13 +17,13 @@ type Post struct {
 	ModifiedGMT string
 	Slug        string
 	Link        string // permalink
-	Title       string // post_title through the_title filters (texturized), never "Protected: "-prefixed
+	Title       string // post_title through the_title filters (texturized), no "Protected: " prefix
 	Content     string // post_content through the_content filters, "" when empty
-	Excerpt     string // explicit post_excerpt through the excerpt filters; "" when there is no explicit excerpt
-	// ExcerptText is the plain text JSON-LD describes the post with: the explicit excerpt, else the first
-	// 55 words of the content (wp_trim_excerpt), without tags.
+	Excerpt     string // explicit post_excerpt through the excerpt filters, else ""
+	// ExcerptText is the plain text JSON-LD describes the post with: the explicit excerpt, else the
+	// first 55 words of the content (wp_trim_excerpt), without tags.
 	ExcerptText   string
-	Password      string // post_password; "" when not protected or when the catalog credential cannot see it
+	Password      string // post_password; "" when unprotected or hidden from the catalog credential
 	Protected     bool   // the post has a password (true even when Password is unknown)
 	MenuOrder     int
 	Parent        int
@@ -31,8 +31,8 @@ type Post struct {
 	// Meta holds every row of each exposed meta key, in row order (a key may have several rows:
 	// _EventCost, _EventOrganizerID, _tribe_aggregator_global_id_lineage).
 	Meta map[string][]string
-	// Terms holds the term IDs of the post per role: keys TaxonomyCategory and TaxonomyTag, whatever the
-	// upstream taxonomies are called.
+	// Terms holds the term IDs of the post per role: keys TaxonomyCategory and TaxonomyTag, whatever
+	// the upstream taxonomies are called.
 	Terms map[string][]int
 	// Derived holds what list filters read on every request, computed once by Derive when the post
 	// enters the catalog.

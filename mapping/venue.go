@@ -6,17 +6,18 @@ import (
 	"calshim/mapping/php"
 )
 
-// Venue is the v1 representation of a venue (reference §4.2, Post_Repository::get_venue_data) as the
+// Venue is the v1 representation of a venue (Post_Repository::get_venue_data) as the
 // venue routes return it: the post fields, image and address meta with every empty value removed
-// (author "0", zip "0", no image…), json_ld in the single context, then show_map, show_map_link (TEC
-// truthiness, true when unset) and the global IDs. A password-protected venue is blanked (reference
-// §4.6, name key "venue" → []) unless Unlocked says the viewer may see it.
+// (author "0", zip "0", no image…), json_ld in the single context, then show_map, show_map_link
+// (TEC truthiness, true when unset) and the global IDs. A password-protected venue is blanked
+// (Main::filter_out_password_protected_data, which also sets the name key "venue" to []) unless
+// Unlocked says the viewer may see it.
 func (c *Context) Venue(p *Post) Object {
 	return c.venue(p, c.passwordOK(p))
 }
 
-// venue renders a venue; passwordOK is false for venues nested in an event, whose password the original
-// never accepts from the request.
+// venue renders a venue; passwordOK is false for venues nested in an event, whose password the
+// original never accepts from the request.
 func (c *Context) venue(p *Post, passwordOK bool) Object {
 	o := Object{
 		{"id", p.ID},
@@ -46,6 +47,7 @@ func (c *Context) venue(p *Post, passwordOK bool) Object {
 	if c.jsonLD(p, passwordOK) {
 		o = append(o, KV{"json_ld", c.venueLD(p)})
 	}
+
 	o = filterEmpty(o)
 	o = append(o,
 		KV{"show_map", truthyOrTrue(p, "_VenueShowMap")},
@@ -55,6 +57,7 @@ func (c *Context) venue(p *Post, passwordOK bool) Object {
 	if p.Protected && !passwordOK {
 		return Blank(o)
 	}
+
 	return o
 }
 

@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// TestWindowRecordedExamples reproduces the effective dates in the rest_url of the original's recorded
-// responses (shared/spec/examples, now = 2026-11-22 18:54:25 UTC, site America/New_York).
+// TestWindowRecordedExamples reproduces the effective dates in the rest_url of the original's
+// recorded responses (shared/spec/examples, now = 2026-11-22 18:54:25 UTC, site America/New_York).
 func TestWindowRecordedExamples(t *testing.T) {
 	ny := mustLocalizeZone(t, "America/New_York")
 	for _, tc := range []struct {
@@ -42,9 +42,11 @@ func TestWindowDefaults(t *testing.T) {
 	if got, want := DefaultStart(stNow, ny), "2026-11-21 18:59:00"; got != want {
 		t.Errorf("DefaultStart = %q, want %q", got, want)
 	}
+
 	if got, want := DefaultEnd(stNow), "2028-11-22 18:54:25"; got != want {
 		t.Errorf("DefaultEnd = %q, want %q", got, want)
 	}
+
 	// +24 months from a leap day overflows as PHP does.
 	if got, want := DefaultEnd(time.Date(2028, 2, 29, 12, 0, 0, 0, time.UTC)), "2030-03-01 12:00:00"; got != want {
 		t.Errorf("DefaultEnd(2028-02-29) = %q, want %q", got, want)
@@ -59,6 +61,7 @@ func TestWindowReferenceExamples(t *testing.T) {
 	if got, want := DefaultStart(june, ny), "2024-06-09 19:59:00"; got != want {
 		t.Errorf("DefaultStart = %q, want %q", got, want)
 	}
+
 	for _, tc := range []struct {
 		name string
 		q    WindowQuery
@@ -88,10 +91,12 @@ func TestWindowEastOfUTC(t *testing.T) {
 	if got, want := DefaultStart(stNow, tokyo), "2026-11-22 08:59:00"; got != want {
 		t.Errorf("DefaultStart = %q, want %q", got, want)
 	}
+
 	want := Window{StartDate: "2026-11-22 00:00:00", EndDate: "2028-11-22 23:59:59"}
 	if got := EffectiveWindow(WindowQuery{}, stNow, tokyo); got != want {
 		t.Errorf("EffectiveWindow = %+v, want %+v", got, want)
 	}
+
 	utc := mustLocalizeZone(t, "UTC")
 	want = Window{StartDate: "2026-11-21 00:00:00", EndDate: "2028-11-22 23:59:59"}
 	if got := EffectiveWindow(WindowQuery{}, stNow, utc); got != want {
@@ -113,6 +118,7 @@ func TestWindowDST(t *testing.T) {
 			t.Errorf("DefaultStart(%s) = %q, want %q", tc.now, got, tc.want)
 		}
 	}
+
 	for in, want := range map[string]string{
 		"2026-11-01 05:30:00":       "2026-11-01 01:30:00", // EDT
 		"2026-11-01 06:30:00":       "2026-11-01 01:30:00", // EST: the hour repeats
@@ -154,6 +160,7 @@ func TestWindowCutoff(t *testing.T) {
 			t.Errorf("EndOfDay(%q, %q) = %q, want %q", tc.v, tc.cutoff, got, tc.eod)
 		}
 	}
+
 	ny := mustLocalizeZone(t, "America/New_York")
 	q := WindowQuery{StartDate: "2026-12-01", StartDateInQuery: true, EndsAfter: "2026-12-05", Cutoff: "06:00"}
 	want := Window{StartDate: "2026-12-01 06:00:00", EndsAfter: "2026-12-06 05:59:59"}
@@ -163,8 +170,8 @@ func TestWindowCutoff(t *testing.T) {
 }
 
 // TestWindowSteps covers how Archive_Event::get treats include (the default window replaces any
-// start_date/end_date), starts_*/ends_* (start_date/end_date dropped unless in the query string) and
-// the strict/inclusive switch.
+// start_date/end_date), starts_*/ends_* (start_date/end_date dropped unless in the query string)
+// and the strict/inclusive switch.
 func TestWindowSteps(t *testing.T) {
 	ny := mustLocalizeZone(t, "America/New_York")
 	for _, tc := range []struct {
@@ -258,9 +265,11 @@ func TestLoadZone(t *testing.T) {
 			t.Errorf("LoadZone(%q) offset = %d, want %d", tc.name, off, tc.off)
 		}
 	}
+
 	if loc := mustZone(t, "UTC+5.5"); loc.String() != "UTC+5.5" {
 		t.Errorf("LoadZone(UTC+5.5) is named %q", loc)
 	}
+
 	for _, name := range []string{"", "Local", "UTCx", "UTC+", "UTC+abc", "UTC+0x1p3", "UTC+99", "Mars/Olympus", "EST5EDTX"} {
 		if _, err := LoadZone(name); err == nil {
 			t.Errorf("LoadZone(%q) succeeded", name)
@@ -288,16 +297,19 @@ func TestLocalizeZone(t *testing.T) {
 			t.Errorf("LocalizeZone(%q) = %v, %v, want %s", name, loc, err, want)
 		}
 	}
+
 	// An offset WordPress does not offer stays fixed.
 	loc, err := LocalizeZone("UTC+3.2")
 	if _, off := stNow.In(loc).Zone(); err != nil || off != 11520 {
 		t.Errorf("LocalizeZone(UTC+3.2) = %v, %v", loc, err)
 	}
+
 	// A UTC-5 site localizes with New York's daylight saving time, as TEC does.
 	summer := time.Date(2026, 7, 10, 12, 0, 0, 0, time.UTC)
 	if got, want := DefaultStart(summer, mustLocalizeZone(t, "UTC-5")), "2026-07-09 19:59:00"; got != want {
 		t.Errorf("DefaultStart for a UTC-5 site in July = %q, want %q", got, want)
 	}
+
 	if _, err := LocalizeZone("Nowhere/Special"); err == nil {
 		t.Error("LocalizeZone(Nowhere/Special) succeeded")
 	}

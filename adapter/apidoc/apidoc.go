@@ -1,12 +1,14 @@
-// Package apidoc holds the v1 route table — every route, in registration order, with its endpoints and their
-// arguments — and generates from it the API's two self-descriptions: the namespace index WordPress serves at
-// GET {ns} and the OpenAPI document TEC serves at GET {ns}/doc (Swagger_Documentation). The router reads
-// the same table (Routes) for the path patterns and methods of every route.
+// Package apidoc holds the v1 route table — every route, in registration order, with its endpoints
+// and their arguments — and generates from it the API's two self-descriptions: the namespace index
+// WordPress serves at GET {ns} and the OpenAPI document TEC serves at GET {ns}/doc
+// (Swagger_Documentation). The router reads the same table (Routes) for the path patterns and
+// methods of every route.
 //
-// Both documents reproduce the original's bodies key by key, in key order, including its typos ("The
-// organizer post status" on venues, "The event category slug" for parent). Only the namespace, the URLs,
-// the computed date defaults and the language of the descriptions vary, through Options. One deliberate
-// difference: /doc keeps the port in servers[0].url, which the original drops.
+// Both documents reproduce the original's bodies key by key, in key order, including its typos
+// ("The organizer post status" on venues, "The event category slug" for parent). Only the
+// namespace, the URLs, the computed date defaults and the language of the descriptions vary,
+// through Options. One deliberate difference: /doc keeps the port in servers[0].url, which the
+// original drops.
 package apidoc
 
 import (
@@ -19,27 +21,28 @@ import (
 
 // Options are what the two documents depend on besides the table.
 type Options struct {
-	// Namespace is the served namespace without slashes around it, e.g. "cal/events/v1" or an alias such as
-	// "tribe/events/v1". It names every route key, the namespace fields and the default of the index's
-	// own "namespace" argument.
+	// Namespace is the served namespace without slashes around it, e.g. "cal/events/v1" or an alias
+	// such as "tribe/events/v1". It names every route key, the namespace fields and the default of the
+	// index's own "namespace" argument.
 	Namespace string
 	// RESTRoot is the absolute REST root URL the request came in on, with its trailing slash, e.g.
 	// "http://127.0.0.1:8080/wp-json/" or, in a language variant, "http://example.com/de/wp-json/". A
 	// missing trailing slash is added.
 	RESTRoot string
 	// Defaults returns the computed defaults of the event archive's start_date and end_date
-	// ("Y-m-d H:i:s"), as the archive would apply them at this moment. It is called once per Index. nil
-	// shows both arguments without a default.
+	// ("Y-m-d H:i:s"), as the archive would apply them at this moment. It is called once per Index.
+	// nil shows both arguments without a default.
 	Defaults func() (start, end string)
-	// PerPage is the default per_page of every list; 0 means 10. The index shows it as a string ("10"), as
-	// the original does: it shows the raw option value.
+	// PerPage is the default per_page of every list; 0 means 10. The index shows it as a string
+	// ("10"), as the original does: it shows the raw option value.
 	PerPage int
-	// Translate returns the text to show for an English description or title (the English string is the
-	// message ID). nil shows English.
+	// Translate returns the text to show for an English description or title (the English string is
+	// the message ID). nil shows English.
 	Translate func(english string) string
 }
 
-// defaultPerPage is the per_page default of every list when Options.PerPage is 0 (the interface spec).
+// defaultPerPage is the per_page default of every list when Options.PerPage is 0 (the interface
+// spec).
 const defaultPerPage = 10
 
 // tr returns the translation of an English text.
@@ -55,19 +58,20 @@ func (o Options) nsURL() string {
 	return strings.TrimSuffix(o.RESTRoot, "/") + "/" + o.Namespace
 }
 
-// Route is one registered route: a path pattern inside the namespace and the endpoints (method groups)
-// registered on it, in registration order.
+// Route is one registered route: a path pattern inside the namespace and the endpoints (method
+// groups) registered on it, in registration order.
 type Route struct {
-	// Path is the route regex relative to the namespace, as the original registers it ("" for the namespace
-	// itself, "/events/(?P<id>\\d+)"). It is also a valid Go regexp; callers anchor it at both ends.
+	// Path is the route regex relative to the namespace, as the original registers it ("" for the
+	// namespace itself, "/events/(?P<id>\\d+)"). It is also a valid Go regexp; callers anchor it at
+	// both ends.
 	Path string
 	// DocPath is the route's path in /doc ("/events/{id}"); "" when /doc does not describe the route.
 	DocPath   string
 	Endpoints []Endpoint
 }
 
-// Methods returns the union of the endpoints' methods in registration order, as the index lists them and
-// as an Allow header would.
+// Methods returns the union of the endpoints' methods in registration order, as the index lists
+// them and as an Allow header would.
 func (r Route) Methods() []string {
 	var out []string
 	for _, e := range r.Endpoints {
@@ -77,6 +81,7 @@ func (r Route) Methods() []string {
 			}
 		}
 	}
+
 	return out
 }
 
@@ -87,8 +92,8 @@ func (r Route) HasVars() bool { return strings.Contains(r.Path, "(?P<") }
 type Endpoint struct {
 	Methods []string
 	Args    []Arg
-	// Doc is the endpoint's operation in /doc, under the verb of its first method; nil when /doc does not
-	// describe it (the original documents creation only under the {id} routes).
+	// Doc is the endpoint's operation in /doc, under the verb of its first method; nil when /doc does
+	// not describe it (the original documents creation only under the {id} routes).
 	Doc *Operation
 }
 
@@ -111,8 +116,8 @@ type Response struct {
 	List string
 }
 
-// Arg is one declared argument. The index shows its schema keys, the /doc parameters and request bodies
-// show type and description.
+// Arg is one declared argument. The index shows its schema keys, the /doc parameters and request
+// bodies show type and description.
 type Arg struct {
 	Name        string
 	Description string // English; "" shows none in the index and "No description provided" in /doc
@@ -124,12 +129,13 @@ type Arg struct {
 	// "string" (the original's swagger_type: "boolean" for has_events, "number" for geoloc_lat).
 	DocType string
 	// CSV marks a list that may be given as a comma-separated string and that /doc documents with
-	// style "form". (WordPress accepts CSV for every array argument; the original documents only these.)
+	// style "form". (WordPress accepts CSV for every array argument; the original documents only
+	// these.)
 	CSV bool
 	// In is the parameter location /doc shows: "path", or "" for "query".
 	In string
-	// Default is the default value: nil for none, a JSON value (1, "10", false), or one of the placeholders
-	// below, resolved per request. Use DefaultValue to read it.
+	// Default is the default value: nil for none, a JSON value (1, "10", false), or one of the
+	// placeholders below, resolved per request. Use DefaultValue to read it.
 	Default  any
 	Required bool
 	// Validate names the argument's validate_callback and Sanitize its sanitize_callback; the adapter
@@ -159,6 +165,7 @@ func (a Arg) DefaultValue(o Options) (any, bool) {
 	if !ok {
 		return a.Default, a.Default != nil
 	}
+
 	switch p {
 	case null:
 		return nil, true
@@ -171,13 +178,16 @@ func (a Arg) DefaultValue(o Options) (any, bool) {
 		}
 		return strconv.Itoa(n), true
 	}
+
 	if o.Defaults == nil {
 		return nil, false
 	}
+
 	start, end := o.Defaults()
 	if p == startDateDefault {
 		return start, true
 	}
+
 	return end, true
 }
 
@@ -191,6 +201,7 @@ func (a Arg) docType() string {
 	case a.Items != "":
 		return "array"
 	}
+
 	return "string"
 }
 
@@ -204,14 +215,18 @@ func Index(o Options) mapping.Object {
 		start, end := o.Defaults()
 		o.Defaults = func() (string, string) { return start, end } // one clock reading for the whole body
 	}
+
 	routes := make(mapping.Object, 0, len(table))
 	for _, r := range table {
 		routes = append(routes, mapping.KV{Key: "/" + o.Namespace + r.Path, Value: o.indexRoute(r)})
 	}
+
 	return mapping.Object{
 		{Key: "namespace", Value: o.Namespace},
 		{Key: "routes", Value: routes},
-		{Key: "_links", Value: mapping.Object{{Key: "up", Value: []mapping.Object{{{Key: "href", Value: o.RESTRoot}}}}}},
+		{Key: "_links", Value: mapping.Object{
+			{Key: "up", Value: []mapping.Object{{{Key: "href", Value: o.RESTRoot}}}},
+		}},
 	}
 }
 
@@ -222,10 +237,13 @@ func Doc(o Options) mapping.Object {
 		{Key: "info", Value: mapping.Object{
 			{Key: "version", Value: "1.0.0"},
 			{Key: "title", Value: o.tr("The Events Calendar REST API")},
-			{Key: "description", Value: o.tr("The Events Calendar REST API allows accessing upcoming events information easily and conveniently.")},
+			{Key: "description",
+				Value: o.tr("The Events Calendar REST API allows accessing upcoming events information " +
+					"easily and conveniently.")},
 		}},
 		{Key: "components", Value: mapping.Object{{Key: "schemas", Value: o.schemas()}}},
-		// The original builds this URL from the home host without its port (a bug); calshim keeps the port.
+		// The original builds this URL from the home host without its port (a bug); calshim keeps the
+		// port.
 		{Key: "servers", Value: []mapping.Object{{{Key: "url", Value: o.nsURL() + "/"}}}},
 		{Key: "paths", Value: o.paths()},
 	}

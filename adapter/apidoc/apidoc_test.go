@@ -13,7 +13,8 @@ import (
 	"calshim/mapping"
 )
 
-// The recorded responses of the original (internal/testdata/examples/001-index.json and 003-doc.json).
+// The recorded responses of the original (internal/testdata/examples/001-index.json and
+// 003-doc.json).
 const (
 	recordedNS   = "tribe/events/v1"
 	recordedRoot = "http://127.0.0.1:8881/wp-json/"
@@ -122,7 +123,8 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
-// TestTranslate checks that every description and the title go through Translate and nothing else does.
+// TestTranslate checks that every description and the title go through Translate and nothing else
+// does.
 func TestTranslate(t *testing.T) {
 	en := Options{Namespace: "cal/events/v1", RESTRoot: "http://x/de/wp-json/", Defaults: recordedDefaults}
 	de := en
@@ -165,6 +167,7 @@ func TestRoutes(t *testing.T) {
 	if got, want := len(routes), 15; got != want {
 		t.Fatalf("len(Routes()) = %d, want %d", got, want)
 	}
+
 	for _, tc := range []struct {
 		path    string
 		route   string
@@ -250,6 +253,7 @@ func rewrite(v any, r *strings.Replacer) any {
 	case string:
 		return r.Replace(v)
 	}
+
 	return v
 }
 

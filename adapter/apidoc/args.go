@@ -1,11 +1,11 @@
 package apidoc
 
 // Argument declarations, per resource, as the original registers them (the READ_args and
-// EDIT_args of its endpoint classes; the recorded namespace index wins where they differ). Each read
-// argument names its validate_callback and sanitize_callback (Validate, Sanitize), which the adapter's
-// argument pipeline runs. The descriptions are English message IDs, typos included. Fields lists hold
-// the arguments of a write without the identifier and with none required: required(...) marks the
-// ones creation needs, edit routes prepend their identifier.
+// EDIT_args of its endpoint classes; the recorded namespace index wins where they differ). Each
+// read argument names its validate_callback and sanitize_callback (Validate, Sanitize), which the
+// adapter's argument pipeline runs. The descriptions are English message IDs, typos included.
+// Fields lists hold the arguments of a write without the identifier and with none required:
+// required(...) marks the ones creation needs, edit routes prepend their identifier.
 
 // namespaceArgs are the arguments WordPress declares on the namespace route itself.
 var namespaceArgs = []Arg{
@@ -31,7 +31,8 @@ var eventArchiveArgs = []Arg{
 	{Name: "ends_before", Description: "Events that end before the specified date", Validate: "time"},
 	{Name: "ends_after", Description: "Events that end after the specified date", Validate: "time"},
 	{Name: "strict_dates", Default: "false", Keys: defaultDescType, Validate: "string",
-		Description: "Dates set using the start_date/end_date, starts_*/ends_* are set to start at the specified times. The default behavior is to include the entire days."},
+		Description: "Dates set using the start_date/end_date, starts_*/ends_* are set to start at the " +
+			"specified times. The default behavior is to include the entire days."},
 	{Name: "search", Type: "string", Keys: defaultDescType, Validate: "string",
 		Description: "Events should contain the specified string in the title or description"},
 	{Name: "categories", Items: "integer", CSV: true, Keys: defaultDescType,
@@ -49,14 +50,18 @@ var eventArchiveArgs = []Arg{
 	{Name: "status", Format: "string", Validate: "event_status_list",
 		Description: "The event post status"},
 	{Name: "geoloc", Type: "boolean",
-		Description: "Requires Events Calendar Pro. Events should be filtered by whether their venue has geolocation data"},
+		Description: "Requires Events Calendar Pro. Events should be filtered by whether their venue " +
+			"has geolocation data"},
 	{Name: "geoloc_lat", Format: "double", DocType: "number",
-		Description: "Requires Events Calendar Pro. Events should be filtered by their venue latitude location, must also provide geoloc_lng"},
+		Description: "Requires Events Calendar Pro. Events should be filtered by their venue latitude " +
+			"location, must also provide geoloc_lng"},
 	{Name: "geoloc_lng", Format: "double", DocType: "number",
-		Description: "Requires Events Calendar Pro. Events should be filtered by their venue longitude location, must also provide geoloc_lat"},
+		Description: "Requires Events Calendar Pro. Events should be filtered by their venue longitude " +
+			"location, must also provide geoloc_lat"},
 	{Name: "include", Items: "integer", CSV: true, Keys: defaultDescType,
 		Validate: "positive_int_list", Sanitize: "list_to_array",
-		Description: "Include events with one of the post IDs specified in the array of CSV list, date filters will be ignored."},
+		Description: "Include events with one of the post IDs specified in the array of CSV list, date " +
+			"filters will be ignored."},
 	{Name: "post_parent", Type: "integer", Validate: "event_id",
 		Description: "Events should be filtered by their post_parent being the specified one."},
 	{Name: "ticketed", Type: "boolean", Validate: "supports_ticketed",
@@ -69,7 +74,8 @@ var eventIDArgs = []Arg{
 	{Name: "password", Type: "string", Description: "The event password", In: "path", Validate: "string"},
 }
 
-// eventSlugArgs identify an event by slug (read and delete; the by-slug edit takes the plain slug field).
+// eventSlugArgs identify an event by slug (read and delete; the by-slug edit takes the plain slug
+// field).
 var eventSlugArgs = []Arg{
 	{Name: "slug", Type: "string", Description: "the event post name", In: "path", Required: true},
 }
@@ -114,8 +120,8 @@ var eventFields = []Arg{
 		Description: "The event organizer IDs or data"},
 }
 
-// linkedArchiveArgs returns the arguments of GET /venues or /organizers, which differ only in wording.
-// The status description says "organizer" on both, as in the original.
+// linkedArchiveArgs returns the arguments of GET /venues or /organizers, which differ only in
+// wording. The status description says "organizer" on both, as in the original.
 func linkedArchiveArgs(postType, perPage, search, event, hasEvents, upcoming string) []Arg {
 	return []Arg{
 		{Name: "page", Default: 1, Type: "integer", Keys: defaultDescType, Validate: "positive_int",
@@ -148,11 +154,14 @@ var organizerArchiveArgs = linkedArchiveArgs("organizer",
 	"Organizers should have upcoming events associated to them")
 
 var (
-	venueIDArgs   = []Arg{{Name: "id", Type: "integer", Description: "the venue post ID", In: "path", Required: true}}
-	venueSlugArgs = []Arg{{Name: "slug", Type: "string", Description: "the venue post name", In: "path", Required: true}}
+	venueIDArgs = []Arg{{Name: "id", Type: "integer", Description: "the venue post ID", In: "path",
+		Required: true}}
+	venueSlugArgs = []Arg{{Name: "slug", Type: "string", Description: "the venue post name",
+		In: "path", Required: true}}
 )
 
-// venueFields are the fields of a venue write. The image description says "organizer", as in the original.
+// venueFields are the fields of a venue write. The image description says "organizer", as in the
+// original.
 var venueFields = []Arg{
 	{Name: "author", Validate: "user_id", Type: "integer", Description: "The venue author ID"},
 	{Name: "date", Validate: "time", Type: "string", Description: "The venue publication date"},
@@ -190,8 +199,10 @@ var venueFields = []Arg{
 }
 
 var (
-	organizerIDArgs   = []Arg{{Name: "id", Type: "integer", Description: "the organizer post ID", In: "path", Required: true}}
-	organizerSlugArgs = []Arg{{Name: "slug", Type: "string", Description: "the organizer post name", In: "path", Required: true}}
+	organizerIDArgs = []Arg{{Name: "id", Type: "integer", Description: "the organizer post ID",
+		In: "path", Required: true}}
+	organizerSlugArgs = []Arg{{Name: "slug", Type: "string", Description: "the organizer post name",
+		In: "path", Required: true}}
 )
 
 // organizerFields are the fields of an organizer write; all declare a null default.
@@ -244,24 +255,31 @@ func termArchiveArgs(perPage, taxonomy string, withParent bool) []Arg {
 		{Name: "post", Type: "integer", Keys: defaultDescType, Validate: "event_id",
 			Description: "Limit result set to terms assigned to a specific post"},
 		{Name: "event", Type: "integer", Keys: defaultDescType, Validate: "event_id",
-			Description: `Limit result set to terms assigned to a specific event (an alias of the "post" parameter)`},
+			Description: `Limit result set to terms assigned to a specific event ` +
+				`(an alias of the "post" parameter)`},
 		{Name: "slug", Type: "string", Keys: defaultDescType, Validate: "string",
 			Description: "Limit result set to terms with a specific slug"},
 	}
 	if !withParent {
 		args = without(args, "parent")
 	}
+
 	return args
 }
 
 var (
-	categoryArchiveArgs = termArchiveArgs("The number of event categories to return on each page", "event_category", true)
-	tagArchiveArgs      = termArchiveArgs("The number of event tags to return on each page", "post_tag", false)
-	categoryIDArgs      = []Arg{{Name: "id", Type: "integer", Description: "the event category term ID", In: "path", Required: true}}
-	tagIDArgs           = []Arg{{Name: "id", Type: "integer", Description: "the event tag term ID", In: "path", Required: true}}
+	categoryArchiveArgs = termArchiveArgs("The number of event categories to return on each page",
+		"event_category", true)
+	tagArchiveArgs = termArchiveArgs("The number of event tags to return on each page",
+		"post_tag", false)
+	categoryIDArgs = []Arg{{Name: "id", Type: "integer",
+		Description: "the event category term ID", In: "path", Required: true}}
+	tagIDArgs = []Arg{{Name: "id", Type: "integer", Description: "the event tag term ID",
+		In: "path", Required: true}}
 )
 
-// categoryFields are the fields of a category write. parent's description is the original's copy-paste.
+// categoryFields are the fields of a category write. parent's description is the original's
+// copy-paste.
 var categoryFields = []Arg{
 	{Name: "name", Validate: "non_empty_string", Type: "string",
 		Description: "The event category name"},
@@ -289,8 +307,8 @@ func concat(lists ...[]Arg) []Arg {
 	return out
 }
 
-// required returns a copy of args with the named arguments required. It panics on an unknown name: the
-// table is static, so that is a programming error the tests catch.
+// required returns a copy of args with the named arguments required. It panics on an unknown name:
+// the table is static, so that is a programming error the tests catch.
 func required(args []Arg, names ...string) []Arg {
 	out := concat(args)
 	for _, n := range names {

@@ -27,6 +27,7 @@ func (o Options) paths() mapping.Object {
 		}
 		out = append(out, mapping.KV{Key: r.DocPath, Value: ops})
 	}
+
 	return out
 }
 
@@ -37,6 +38,7 @@ func (o Options) operation(e Endpoint) mapping.Object {
 	if params == nil {
 		params = e.Args
 	}
+
 	if len(params) > 0 {
 		list := make([]mapping.Object, 0, len(params))
 		for _, a := range params {
@@ -44,29 +46,35 @@ func (o Options) operation(e Endpoint) mapping.Object {
 		}
 		op = append(op, mapping.KV{Key: "parameters", Value: list})
 	}
+
 	if e.Doc.Body != nil {
 		props := make(mapping.Object, 0, len(e.Doc.Body))
 		for _, a := range e.Doc.Body {
 			props = append(props, mapping.KV{Key: a.Name, Value: o.bodyProperty(a)})
 		}
 		schema := mapping.Object{{Key: "type", Value: "object"}, {Key: "properties", Value: props}}
-		form := mapping.Object{{Key: "application/x-www-form-urlencoded", Value: mapping.Object{{Key: "schema", Value: schema}}}}
-		op = append(op, mapping.KV{Key: "requestBody", Value: mapping.Object{{Key: "content", Value: form}}})
+		form := mapping.Object{{Key: "application/x-www-form-urlencoded",
+			Value: mapping.Object{{Key: "schema", Value: schema}}}}
+		body := mapping.Object{{Key: "content", Value: form}}
+		op = append(op, mapping.KV{Key: "requestBody", Value: body})
 	}
+
 	responses := make(mapping.Object, 0, len(e.Doc.Responses))
 	for _, r := range e.Doc.Responses {
 		responses = append(responses, mapping.KV{Key: r.Status, Value: o.response(r)})
 	}
+
 	return append(op, mapping.KV{Key: "responses", Value: responses})
 }
 
-// parameter returns one /doc parameter (TEC's swaggerize_args: its defaults merged with the non-false
-// keys, which is why "explode": false never shows next to "style": "form").
+// parameter returns one /doc parameter (TEC's swaggerize_args: its defaults merged with the
+// non-false keys, which is why "explode": false never shows next to "style": "form").
 func (o Options) parameter(a Arg) mapping.Object {
 	in := a.In
 	if in == "" {
 		in = "query"
 	}
+
 	p := mapping.Object{
 		{Key: "in", Value: in},
 		{Key: "schema", Value: o.typeSchema(a)},
@@ -77,6 +85,7 @@ func (o Options) parameter(a Arg) mapping.Object {
 	if a.CSV {
 		p = append(p, mapping.KV{Key: "style", Value: "form"})
 	}
+
 	return p
 }
 
@@ -107,11 +116,16 @@ func (o Options) response(r Response) mapping.Object {
 	if r.Schema == "" {
 		return out
 	}
+
 	schema := mapping.Object{{Key: "$ref", Value: schemaRef(r.Schema)}}
 	if r.List != "" {
-		schema = mapping.Object{{Key: "title", Value: r.List}, {Key: "type", Value: "array"}, {Key: "items", Value: schema}}
+		schema = mapping.Object{{Key: "title", Value: r.List}, {Key: "type", Value: "array"},
+			{Key: "items", Value: schema}}
 	}
-	json := mapping.Object{{Key: "application/json", Value: mapping.Object{{Key: "schema", Value: schema}}}}
+
+	json := mapping.Object{
+		{Key: "application/json", Value: mapping.Object{{Key: "schema", Value: schema}}},
+	}
 	return append(out, mapping.KV{Key: "content", Value: json})
 }
 

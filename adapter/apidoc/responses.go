@@ -14,17 +14,20 @@ const (
 )
 
 var docResponses = []Response{
-	{Status: "200", Description: "Returns the documentation for The Events Calendar REST API in Swagger consumable format."},
+	{Status: "200", Description: "Returns the documentation for The Events Calendar REST API in " +
+		"Swagger consumable format."},
 }
 
 var eventResponses = resourceResponses{
 	archive: []Response{
-		{Status: "200", Description: "Returns all the upcoming events matching the search criteria", Schema: "Event", List: "events"},
+		{Status: "200", Description: "Returns all the upcoming events matching the search criteria",
+			Schema: "Event", List: "events"},
 		{Status: "400", Description: badQuery},
 		{Status: "404", Description: pageNotFound},
 	},
 	get: []Response{
-		{Status: "200", Description: "Returns the data of the event with the specified post ID", Schema: "Event"},
+		{Status: "200", Description: "Returns the data of the event with the specified post ID",
+			Schema: "Event"},
 		{Status: "400", Description: "The event post ID is missing."},
 		{Status: "403", Description: "The event with the specified ID is not accessible."},
 		{Status: "404", Description: "An event with the specified ID does not exist."},
@@ -46,12 +49,14 @@ var eventResponses = resourceResponses{
 
 var venueResponses = resourceResponses{
 	archive: []Response{
-		{Status: "200", Description: "Returns all the venues matching the search criteria", Schema: "Venue", List: "venues"},
+		{Status: "200", Description: "Returns all the venues matching the search criteria",
+			Schema: "Venue", List: "venues"},
 		{Status: "400", Description: badQuery},
 		{Status: "404", Description: pageNotFound},
 	},
 	get: []Response{
-		{Status: "200", Description: "Returns the data of the venue with the specified post ID", Schema: "Venue"},
+		{Status: "200", Description: "Returns the data of the venue with the specified post ID",
+			Schema: "Venue"},
 		{Status: "400", Description: "The venue post ID is missing."},
 		{Status: "403", Description: "The venue with the specified ID is not accessible."},
 		{Status: "404", Description: "A venue with the specified post ID does not exist."},
@@ -74,12 +79,14 @@ var venueResponses = resourceResponses{
 // organizerResponses: the original documents no 200 for an organizer update.
 var organizerResponses = resourceResponses{
 	archive: []Response{
-		{Status: "200", Description: "Returns all the organizers matching the search criteria", Schema: "Organizer", List: "organizers"},
+		{Status: "200", Description: "Returns all the organizers matching the search criteria",
+			Schema: "Organizer", List: "organizers"},
 		{Status: "400", Description: badQuery},
 		{Status: "404", Description: pageNotFound},
 	},
 	get: []Response{
-		{Status: "200", Description: "Returns the data of the organizer with the specified post ID", Schema: "Organizer"},
+		{Status: "200", Description: "Returns the data of the organizer with the specified post ID",
+			Schema: "Organizer"},
 		{Status: "400", Description: "The organizer post ID is missing."},
 		{Status: "403", Description: "The organizer with the specified ID is not accessible."},
 		{Status: "404", Description: "An organizer with the specified event does not exist."},
@@ -92,7 +99,8 @@ var organizerResponses = resourceResponses{
 	delete: []Response{
 		{Status: "200", Description: "Deletes an organizer and returns its data", Schema: "Organizer"},
 		{Status: "400", Description: "The organizer post ID is missing or does not exist."},
-		{Status: "403", Description: "The current user cannot delete the organizer with the specified ID."},
+		{Status: "403", Description: "The current user cannot delete the organizer with the " +
+			"specified ID."},
 		{Status: "410", Description: "The organizer with the specified ID has been deleted already."},
 		{Status: "500", Description: "The organizer with the specified ID could not be deleted."},
 	},
@@ -100,12 +108,14 @@ var organizerResponses = resourceResponses{
 
 var categoryResponses = resourceResponses{
 	archive: []Response{
-		{Status: "200", Description: "Returns all the event categories matching the search criteria", Schema: "Term", List: "categories"},
+		{Status: "200", Description: "Returns all the event categories matching the search criteria",
+			Schema: "Term", List: "categories"},
 		{Status: "400", Description: badQuery},
 		{Status: "404", Description: pageNotFound},
 	},
 	get: []Response{
-		{Status: "200", Description: "Returns the data of the event category with the specified term ID", Schema: "Term"},
+		{Status: "200", Description: "Returns the data of the event category with the specified term ID",
+			Schema: "Term"},
 		{Status: "400", Description: "The event category term ID is missing."},
 		{Status: "404", Description: "An event category with the specified term ID does not exist."},
 	},
@@ -118,20 +128,26 @@ var categoryResponses = resourceResponses{
 	delete: []Response{
 		{Status: "200", Description: "Deletes an event category and returns its data", Schema: "Term"},
 		{Status: "400", Description: "The event category term ID is missing or does not exist."},
-		{Status: "403", Description: "The current user cannot delete the event category with the specified term ID."},
-		{Status: "410", Description: "The event category with the specified term ID has been deleted already."},
-		{Status: "500", Description: "The event category with the specified term ID could not be deleted."},
+		{Status: "403", Description: "The current user cannot delete the event category with the " +
+			"specified term ID."},
+		{Status: "410", Description: "The event category with the specified term ID has been deleted " +
+			"already."},
+		{Status: "500", Description: "The event category with the specified term ID could not be " +
+			"deleted."},
 	},
 }
 
 var tagResponses = resourceResponses{
 	archive: []Response{
-		{Status: "200", Description: "Returns all the event tags matching the search criteria", Schema: "Term", List: "tags"},
+		{Status: "200", Description: "Returns all the event tags matching the search criteria",
+			Schema: "Term", List: "tags"},
 		{Status: "400", Description: badQuery},
-		{Status: "404", Description: "No event tags match the query or the requested page was not found."},
+		{Status: "404", Description: "No event tags match the query or the requested page was " +
+			"not found."},
 	},
 	get: []Response{
-		{Status: "200", Description: "Returns the data of the event tag with the specified term ID", Schema: "Term"},
+		{Status: "200", Description: "Returns the data of the event tag with the specified term ID",
+			Schema: "Term"},
 		{Status: "400", Description: "The event tag term ID is missing."},
 		{Status: "404", Description: "An event tag with the specified term ID does not exist."},
 	},
@@ -144,8 +160,10 @@ var tagResponses = resourceResponses{
 	delete: []Response{
 		{Status: "200", Description: "Deletes an event tag and returns its data", Schema: "Term"},
 		{Status: "400", Description: "The event tag term ID is missing or does not exist."},
-		{Status: "403", Description: "The current user cannot delete the event tag with the specified term ID."},
-		{Status: "410", Description: "The event tag with the specified term ID has been deleted already."},
+		{Status: "403", Description: "The current user cannot delete the event tag with the specified " +
+			"term ID."},
+		{Status: "410", Description: "The event tag with the specified term ID has been deleted " +
+			"already."},
 		{Status: "500", Description: "The event tag with the specified term ID could not be deleted."},
 	},
 }

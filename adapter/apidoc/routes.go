@@ -9,9 +9,9 @@ var (
 )
 
 // table is every v1 route in the original's registration order, the namespace route first. /doc
-// documents each {id} and by-slug route's POST with the fields of a write as its request body; which
-// list, and whether it holds the identifier, varies by resource as in the original. Collection POSTs are
-// not documented.
+// documents each {id} and by-slug route's POST with the fields of a write as its request body;
+// which list, and whether it holds the identifier, varies by resource as in the original.
+// Collection POSTs are not documented.
 var table = []Route{
 	{Path: "", Endpoints: []Endpoint{
 		{Methods: read, Args: namespaceArgs},
@@ -56,21 +56,26 @@ var table = []Route{
 	}},
 
 	{Path: "/organizers", DocPath: "/organizers", Endpoints: []Endpoint{
-		{Methods: read, Args: organizerArchiveArgs, Doc: &Operation{Responses: organizerResponses.archive}},
+		{Methods: read, Args: organizerArchiveArgs,
+			Doc: &Operation{Responses: organizerResponses.archive}},
 		{Methods: create, Args: required(organizerFields, "organizer")},
 	}},
 	{Path: `/organizers/(?P<id>\d+)`, DocPath: "/organizers/{id}", Endpoints: []Endpoint{
 		{Methods: read, Args: organizerIDArgs, Doc: &Operation{Responses: organizerResponses.get}},
 		{Methods: remove, Args: organizerIDArgs, Doc: &Operation{Responses: organizerResponses.delete}},
 		{Methods: edit, Args: concat(organizerIDArgs, organizerFields),
-			Doc: &Operation{Params: organizerIDArgs, Body: concat(organizerIDArgs, organizerFields), Responses: organizerResponses.post}},
+			Doc: &Operation{Params: organizerIDArgs, Body: concat(organizerIDArgs, organizerFields),
+				Responses: organizerResponses.post}},
 	}},
-	{Path: `/organizers/by-slug/(?P<slug>[^/]+)`, DocPath: "/organizers/by-slug/{slug}", Endpoints: []Endpoint{
-		{Methods: read, Args: organizerSlugArgs, Doc: &Operation{Responses: organizerResponses.get}},
-		{Methods: remove, Args: organizerSlugArgs, Doc: &Operation{Responses: organizerResponses.delete}},
-		{Methods: edit, Args: concat(organizerSlugArgs, organizerFields),
-			Doc: &Operation{Params: organizerSlugArgs, Body: concat(organizerSlugArgs, organizerFields), Responses: organizerResponses.post}},
-	}},
+	{Path: `/organizers/by-slug/(?P<slug>[^/]+)`, DocPath: "/organizers/by-slug/{slug}",
+		Endpoints: []Endpoint{
+			{Methods: read, Args: organizerSlugArgs, Doc: &Operation{Responses: organizerResponses.get}},
+			{Methods: remove, Args: organizerSlugArgs,
+				Doc: &Operation{Responses: organizerResponses.delete}},
+			{Methods: edit, Args: concat(organizerSlugArgs, organizerFields),
+				Doc: &Operation{Params: organizerSlugArgs, Body: concat(organizerSlugArgs, organizerFields),
+					Responses: organizerResponses.post}},
+		}},
 
 	{Path: "/categories", DocPath: "/categories", Endpoints: []Endpoint{
 		{Methods: read, Args: categoryArchiveArgs, Doc: &Operation{Responses: categoryResponses.archive}},
@@ -79,7 +84,8 @@ var table = []Route{
 	{Path: `/categories/(?P<id>\d+)`, DocPath: "/categories/{id}", Endpoints: []Endpoint{
 		{Methods: read, Args: categoryIDArgs, Doc: &Operation{Responses: categoryResponses.get}},
 		{Methods: edit, Args: concat(categoryIDArgs, categoryFields),
-			Doc: &Operation{Params: categoryIDArgs, Body: concat(categoryIDArgs, categoryFields), Responses: categoryResponses.post}},
+			Doc: &Operation{Params: categoryIDArgs, Body: concat(categoryIDArgs, categoryFields),
+				Responses: categoryResponses.post}},
 		{Methods: remove, Args: categoryIDArgs, Doc: &Operation{Responses: categoryResponses.delete}},
 	}},
 
