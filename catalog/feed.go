@@ -154,19 +154,12 @@ func (c *Catalog) catchUp(ctx context.Context, cur *Snapshot, check bool) (*Snap
 		ids = cmsclient.IDsCount
 	}
 	for {
-		ch, err := c.client.Changes(ctx, c.feed.seq.Load(), ids)
+		ch, err := c.changes(ctx, ids)
 		ids = cmsclient.IDsNone
-		var ue *cmsclient.Error
-		if errors.As(err, &ue) && ue.Status == http.StatusGone {
-			return nil, fmt.Errorf("%w: %s", errReload, ue.Message)
-		}
 		if err != nil {
-			return nil, fmt.Errorf("catalog: change feed: %w", err)
+			return nil, err
 		}
-		if ch.Log != c.feed.log || ch.Site != c.feed.site {
-			return nil, fmt.Errorf("%w: log %s of %s, the catalog has log %s of %s", errReload, ch.Log, ch.Site,
-				c.feed.log, c.feed.site)
-		}
+
 		if cur, err = c.apply(ctx, cur, ch); err != nil {
 			return nil, err
 		}
@@ -185,6 +178,25 @@ func (c *Catalog) catchUp(ctx context.Context, cur *Snapshot, check bool) (*Snap
 			return cur, nil
 		}
 	}
+}
+
+// changes asks the feed for what follows the catalog's sequence: a 410 (a since past the retention)
+// or an answer of another log or site means the catalog must be reloaded (errReload).
+func (c *Catalog) changes(ctx context.Context, ids string) (*cmsclient.Changes, error) {
+	ch, err := c.client.Changes(ctx, c.feed.seq.Load(), ids)
+	var ue *cmsclient.Error
+	if errors.As(err, &ue) && ue.Status == http.StatusGone {
+		return nil, fmt.Errorf("%w: %s", errReload, ue.Message)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("catalog: change feed: %w", err)
+	}
+
+	if ch.Log != c.feed.log || ch.Site != c.feed.site {
+		return nil, fmt.Errorf("%w: log %s of %s, the catalog has log %s of %s", errReload, ch.Log, ch.Site,
+			c.feed.log, c.feed.site)
+	}
+	return ch, nil
 }
 
 // reloadOptions are the settings whose change alters every post's link: the catalog reloads.

@@ -207,9 +207,9 @@ func (c *Catalog) Save() error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
+	defer func() { _ = os.Remove(tmp.Name()) }() // gone already once renamed into place
 	if err := writeFrames(tmp, d); err != nil {
-		tmp.Close()
+		_ = tmp.Close() // the write error is the one to report
 		return fmt.Errorf("catalog: snapshot: %w", err)
 	}
 	if err := tmp.Close(); err != nil {

@@ -22,7 +22,7 @@ import (
 func (c *Catalog) Run(ctx context.Context, onError func(error)) {
 	t := time.NewTicker(c.opt.PollInterval)
 	defer t.Stop()
-	defer c.Save()
+	defer func() { _ = c.Save() }() // best effort on the way out; Save logs nothing, the next start reloads
 	for {
 		select {
 		case <-ctx.Done():

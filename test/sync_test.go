@@ -446,12 +446,10 @@ type countingProxy struct {
 func newCountingProxy(t *testing.T) *countingProxy {
 	t.Helper()
 	target, _ := neturl.Parse(wpEnv["WP_URL"])
-	rp := httputil.NewSingleHostReverseProxy(target)
-	direct := rp.Director
-	rp.Director = func(r *http.Request) {
-		direct(r)
-		r.Host = target.Host // WordPress (Debian) picks its site by the Host header
-	}
+	rp := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
+		pr.SetURL(target)
+		pr.Out.Host = target.Host // WordPress (Debian) picks its site by the Host header
+	}}
 	p := &countingProxy{proxy: rp}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

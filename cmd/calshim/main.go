@@ -159,8 +159,9 @@ func loadAll(ctx context.Context, catalogs map[string]*catalog.Catalog, log *zap
 	return nil
 }
 
-// loadWithRetry starts the catalog (from its snapshot file, or by a full load), retrying while the upstream is not reachable yet (a sidecar may
-// start before its CMS), with a log line per failure. Configuration errors stop at once.
+// loadWithRetry starts the catalog (from its snapshot file, or by a full load), retrying while the
+// upstream is not reachable yet (a sidecar may start before its CMS), with a log line per failure.
+// Configuration errors stop at once.
 func loadWithRetry(ctx context.Context, cat *catalog.Catalog, log *zap.Logger) error {
 	for wait := 500 * time.Millisecond; ; wait = min(wait*2, 10*time.Second) {
 		err := cat.Start(ctx)

@@ -148,15 +148,6 @@ func plainToPretty(s string) string {
 	})
 }
 
-// truthy is PHP's tribe_is_truthy for the common spellings.
-func truthy(v string) bool {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "1", "true", "yes", "on", "y":
-		return true
-	}
-
-	return false
-}
 
 // filterDeliberate splits diffs into the reported ones and the names of the deliberate ones.
 func filterDeliberate(r *Request, diffs []Diff, table []*Deliberate) ([]Diff, []string) {

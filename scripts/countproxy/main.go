@@ -28,12 +28,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "countproxy:", err)
 		os.Exit(2)
 	}
-	rp := httputil.NewSingleHostReverseProxy(target)
-	direct := rp.Director
-	rp.Director = func(r *http.Request) {
-		direct(r)
-		r.Host = target.Host
-	}
+	rp := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
+		pr.SetURL(target)
+		pr.Out.Host = target.Host
+	}}
 	paths, err := os.Create(os.Args[3] + ".paths")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "countproxy:", err)
@@ -45,7 +43,7 @@ func main() {
 		mu.Lock()
 		n++
 		_ = os.WriteFile(os.Args[3], []byte(strconv.Itoa(n)), 0o644)
-		fmt.Fprintln(paths, time.Now().Format("15:04:05.000"), r.Method, r.URL.RequestURI())
+		_, _ = fmt.Fprintln(paths, time.Now().Format("15:04:05.000"), r.Method, r.URL.RequestURI())
 		mu.Unlock()
 		rp.ServeHTTP(w, r)
 	})
