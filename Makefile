@@ -50,7 +50,7 @@ $(GOLANGCI_LINT):
 	mv bin/.tools/golangci-lint $@
 
 # Everything: unit tests, then the black-box suite in test/ against a freshly seeded real WordPress.
-test: seed
+test: lint seed
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 
