@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strconv"
 )
@@ -126,13 +125,14 @@ func (c *Client) BulkPosts(ctx context.Context, postType string, from, to int) (
 	return out.Items, nil
 }
 
-// PostExists asks the plugin whether any post (of any type and status) has the ID: a 404 answer is
-// "no", any other answer an error.
+// PostExists asks the plugin whether any post (of any type and status) has the ID: its 404
+// calshim_no_post is "no", any other failure an error.
 func (c *Client) PostExists(ctx context.Context, id int) (bool, error) {
 	_, err := c.Get(ctx, sync1+"posts/"+strconv.Itoa(id), nil)
 	var e *Error
-	if errors.As(err, &e) && e.Status == http.StatusNotFound {
+	if errors.As(err, &e) && e.Code == "calshim_no_post" {
 		return false, nil
 	}
+	// Anything else (rest_no_route from an older plugin included) is an error, not an answer.
 	return err == nil, err
 }

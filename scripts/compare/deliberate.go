@@ -95,6 +95,7 @@ var deliberates = []*Deliberate{
 		Reason: "?namespace= naming a namespace calshim does not serve answers 404 (the original " +
 			"describes WordPress' other namespaces)",
 		Route: regexp.MustCompile(`^GET /$`),
+		Kinds: "status",
 		When: func(q url.Values) bool {
 			ns := q.Get("namespace")
 			return ns != "" && ns != "tribe/events/v1" && ns != "cal/events/v1"
@@ -147,7 +148,6 @@ func plainToPretty(s string) string {
 		return out
 	})
 }
-
 
 // filterDeliberate splits diffs into the reported ones and the names of the deliberate ones.
 func filterDeliberate(r *Request, diffs []Diff, table []*Deliberate) ([]Diff, []string) {
