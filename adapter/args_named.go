@@ -214,6 +214,24 @@ func isPHPInt(v any) bool {
 
 var listSep = regexp.MustCompile(`\s*,\s*`)
 
+// listItems returns the items of a list argument: a list as given, a map's values, a scalar split
+// by split.
+func listItems(v any, split func(string) []string) []any {
+	switch x := v.(type) {
+	case []any:
+		return x
+	case map[string]any:
+		return mapValues(x)
+	}
+
+	s, _ := scalar(v)
+	var items []any
+	for _, part := range split(s) {
+		items = append(items, part)
+	}
+	return items
+}
+
 // listToArray is Tribe__Utils__Array::list_to_array: nothing for an empty value; a string is URL
 // decoded and split on commas (spaces around them dropped); empty items are skipped and numeric
 // strings become numbers (json.Number here, so that they read as integers).
@@ -222,21 +240,12 @@ func listToArray(v any) []any {
 		return nil
 	}
 
-	var items []any
-	switch x := v.(type) {
-	case []any:
-		items = x
-	case map[string]any:
-		items = mapValues(x)
-	default:
-		s, _ := scalar(v)
+	items := listItems(v, func(s string) []string {
 		if dec, err := url.QueryUnescape(s); err == nil {
 			s = dec
 		}
-		for _, part := range listSep.Split(s, -1) {
-			items = append(items, part)
-		}
-	}
+		return listSep.Split(s, -1)
+	})
 
 	var out []any
 	for _, it := range items {

@@ -125,18 +125,7 @@ func termIDList(v any) []int {
 		return nil
 	}
 
-	var items []any
-	switch x := v.(type) {
-	case []any:
-		items = x
-	case map[string]any:
-		items = mapValues(x)
-	default:
-		s, _ := scalar(v)
-		for _, part := range idListSep.Split(s, -1) {
-			items = append(items, part)
-		}
-	}
+	items := listItems(v, func(s string) []string { return idListSep.Split(s, -1) })
 
 	var ids []int
 	for _, it := range items {
