@@ -112,8 +112,8 @@ type Mapping struct {
 	EventType     string `yaml:"event_type"`     // REST base of events
 	VenueType     string `yaml:"venue_type"`     // REST base of venues
 	OrganizerType string `yaml:"organizer_type"` // REST base of organizers
-	CategoryTax   string `yaml:"category_tax"`   // REST base of event categories
-	TagTax        string `yaml:"tag_tax"`        // REST base of tags (wp/v2 "tags" for post_tag)
+	CategoryBase  string `yaml:"category_tax"`   // REST base of event categories (the key keeps its first name)
+	TagBase       string `yaml:"tag_tax"`        // REST base of tags (wp/v2 "tags" for post_tag)
 }
 
 var (
@@ -132,7 +132,7 @@ func Default() Config {
 		Upstream:         Upstream{URL: "http://127.0.0.1:8881/wp-json", Timeout: 10 * time.Second, Concurrency: 4},
 		Catalog:          Catalog{PollInterval: time.Second, ReconcileEvery: 20, PerPage: 10, MaxPerPage: 50},
 		Mapping: Mapping{EventType: "tribe_events", VenueType: "tribe_venue", OrganizerType: "tribe_organizer",
-			CategoryTax: "tribe_events_cat", TagTax: "tags"},
+			CategoryBase: "tribe_events_cat", TagBase: "tags"},
 		Writes:        Writes{ImageMaxBytes: 10 << 20},
 		ResponseCache: ResponseCache{TTL: time.Minute, MaxEntries: 10000},
 	}
@@ -178,8 +178,8 @@ func envTable(c *Config) map[string]any {
 		"CALSHIM_MAPPING_EVENT_TYPE":         &c.Mapping.EventType,
 		"CALSHIM_MAPPING_VENUE_TYPE":         &c.Mapping.VenueType,
 		"CALSHIM_MAPPING_ORGANIZER_TYPE":     &c.Mapping.OrganizerType,
-		"CALSHIM_MAPPING_CATEGORY_TAXONOMY":  &c.Mapping.CategoryTax,
-		"CALSHIM_MAPPING_TAG_TAXONOMY":       &c.Mapping.TagTax,
+		"CALSHIM_MAPPING_CATEGORY_TAXONOMY":  &c.Mapping.CategoryBase,
+		"CALSHIM_MAPPING_TAG_TAXONOMY":       &c.Mapping.TagBase,
 		"CALSHIM_WRITES_IMAGE_ALLOW_PRIVATE": &c.Writes.ImageAllowPrivate,
 		"CALSHIM_WRITES_IMAGE_MAX_BYTES":     &c.Writes.ImageMaxBytes,
 		"CALSHIM_RESPONSE_CACHE_TTL":         &c.ResponseCache.TTL,

@@ -117,7 +117,7 @@ func newCatalogs(cfg config.Config, log *zap.Logger) map[string]*catalog.Catalog
 			Types: catalog.Types{
 				Event: cfg.Mapping.EventType, Venue: cfg.Mapping.VenueType, Organizer: cfg.Mapping.OrganizerType,
 				CategoryTax: "tribe_events_cat", TagTax: "post_tag",
-				CategoryBase: cfg.Mapping.CategoryTax, TagBase: cfg.Mapping.TagTax,
+				CategoryBase: cfg.Mapping.CategoryBase, TagBase: cfg.Mapping.TagBase,
 			},
 			PollInterval: cfg.Catalog.PollInterval, ReconcileEvery: cfg.Catalog.ReconcileEvery, PerPage: cfg.Catalog.PerPage,
 			Authenticated: cfg.Upstream.User != "", Multilingual: lang != "",
