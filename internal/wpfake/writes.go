@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,9 +31,10 @@ func (w Write) String() string { return w.Method + " " + w.Path }
 //   - POST, PUT or PATCH /wp/v2/{base}/{id}: the stored object, 200;
 //   - DELETE /wp/v2/{base}/{id}: with force, the object removed ({"deleted":true,"previous":…});
 //     without, its status set to "trash" and the object answered;
-//   - a "METHOD path" given to Refuse: that error.
+//   - a "METHOD path" given to Refuse: that error; an {id} the collection lacks: 404.
 //
-// Everything else falls through to the fake.
+// Everything else falls through to the fake. The hook runs before SetDown's failures: to make the
+// CMS unreachable, remove it (SetIntercept(nil)) as well.
 type Writes struct {
 	s      *Server
 	mu     sync.Mutex
@@ -102,7 +104,8 @@ func (w *Writes) serve(rw http.ResponseWriter, r *http.Request) bool {
 		}
 		ids := w.s.IDs(base)
 		if len(ids) == 0 {
-			w.s.tb.Fatalf("wpfake: no %s to copy", base)
+			writeError(rw, http.StatusInternalServerError, "wpfake", "no "+base+" to copy")
+			return true
 		}
 		w.mu.Lock()
 		w.next++
@@ -121,6 +124,10 @@ func (w *Writes) serve(rw http.ResponseWriter, r *http.Request) bool {
 	id, err := strconv.Atoi(idPart)
 	if err != nil {
 		return false
+	}
+	if !slices.Contains(w.s.IDs(base), id) {
+		writeError(rw, http.StatusNotFound, "rest_post_invalid_id", "Invalid post ID.")
+		return true
 	}
 	if r.Method != http.MethodDelete {
 		w.answer(rw, http.StatusOK, w.s.Item(base, id))
