@@ -99,49 +99,53 @@ func (w *Writes) serve(rw http.ResponseWriter, r *http.Request) bool {
 	}
 	base, idPart, hasID := strings.Cut(strings.TrimPrefix(r.URL.Path, prefix), "/")
 	if !hasID {
-		if r.Method != http.MethodPost {
-			return false
-		}
-		ids := w.s.IDs(base)
-		if len(ids) == 0 {
-			writeError(rw, http.StatusInternalServerError, "wpfake", "no "+base+" to copy")
-			return true
-		}
-		w.mu.Lock()
-		w.next++
-		id := w.next
-		w.mu.Unlock()
-		w.s.Clone(base, ids[0], id, func(o Object) {
-			for _, k := range []string{"name", "description", "slug"} {
-				if v, ok := body[k].(string); ok {
-					o[k] = v
-				}
-			}
-		})
-		w.answer(rw, http.StatusCreated, w.s.Item(base, id))
-		return true
+		return r.Method == http.MethodPost && w.create(rw, base, body)
 	}
 	id, err := strconv.Atoi(idPart)
 	if err != nil {
 		return false
 	}
-	if !slices.Contains(w.s.IDs(base), id) {
+	w.write(rw, r, base, id)
+	return true
+}
+
+// create answers POST /wp/v2/{base}.
+func (w *Writes) create(rw http.ResponseWriter, base string, body map[string]any) bool {
+	ids := w.s.IDs(base)
+	if len(ids) == 0 {
+		writeError(rw, http.StatusInternalServerError, "wpfake", "no "+base+" to copy")
+		return true
+	}
+	w.mu.Lock()
+	w.next++
+	id := w.next
+	w.mu.Unlock()
+	w.s.Clone(base, ids[0], id, func(o Object) {
+		for _, k := range []string{"name", "description", "slug"} {
+			if v, ok := body[k].(string); ok {
+				o[k] = v
+			}
+		}
+	})
+	w.answer(rw, http.StatusCreated, w.s.Item(base, id))
+	return true
+}
+
+// write answers an update or a delete of /wp/v2/{base}/{id}.
+func (w *Writes) write(rw http.ResponseWriter, r *http.Request, base string, id int) {
+	switch force := r.URL.Query().Get("force"); {
+	case !slices.Contains(w.s.IDs(base), id):
 		writeError(rw, http.StatusNotFound, "rest_post_invalid_id", "Invalid post ID.")
-		return true
-	}
-	if r.Method != http.MethodDelete {
+	case r.Method != http.MethodDelete:
 		w.answer(rw, http.StatusOK, w.s.Item(base, id))
-		return true
-	}
-	if r.URL.Query().Get("force") == "true" || r.URL.Query().Get("force") == "1" {
+	case force == "true" || force == "1":
 		prev := w.s.Item(base, id)
 		w.s.Delete(base, id)
 		w.answer(rw, http.StatusOK, Object{"deleted": true, "previous": prev})
-		return true
+	default:
+		w.s.Modify(base, id, func(o Object) { o["status"] = "trash" })
+		w.answer(rw, http.StatusOK, w.s.Item(base, id))
 	}
-	w.s.Modify(base, id, func(o Object) { o["status"] = "trash" })
-	w.answer(rw, http.StatusOK, w.s.Item(base, id))
-	return true
 }
 
 func (w *Writes) answer(rw http.ResponseWriter, status int, o Object) {
