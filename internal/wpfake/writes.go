@@ -1,0 +1,159 @@
+package wpfake
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Write is one wp/v2 write (POST, PUT, PATCH or DELETE) answered by Writes.
+type Write struct {
+	Method string
+	Path   string // e.g. "/wp-json/wp/v2/tribe_events/17"
+	Query  url.Values
+	Body   map[string]any // the JSON body decoded (nil when none)
+}
+
+func (w Write) String() string { return w.Method + " " + w.Path }
+
+// Writes answers wp/v2 writes in outline as WordPress does and records them, for tests of a client's
+// write path. It answers:
+//   - /wp/v2/users/me by the Authorization header from the map given to RecordWrites (a header not
+//     in it: 401 rest_not_logged_in);
+//   - POST /wp/v2/{base}: a copy of the collection's first object under a new ID (990501 up), with a
+//     string name, description or slug given taken over (terms), 201 and the object;
+//   - POST, PUT or PATCH /wp/v2/{base}/{id}: the stored object, 200;
+//   - DELETE /wp/v2/{base}/{id}: with force, the object removed ({"deleted":true,"previous":…});
+//     without, its status set to "trash" and the object answered;
+//   - a "METHOD path" given to Refuse: that error; an {id} the collection lacks: 404.
+//
+// Everything else falls through to the fake. The hook runs before SetDown's failures: to make the
+// CMS unreachable, remove it (SetIntercept(nil)) as well.
+type Writes struct {
+	s      *Server
+	mu     sync.Mutex
+	me     map[string]string
+	refuse map[string][2]string
+	writes []Write
+	next   int
+}
+
+// RecordWrites installs Writes as the fake's intercept hook (replacing any). me maps an Authorization
+// header to the users/me answer for it.
+func (s *Server) RecordWrites(me map[string]string) *Writes {
+	w := &Writes{s: s, me: me, refuse: map[string][2]string{}, next: 990500}
+	s.SetIntercept(w.serve)
+	return w
+}
+
+// Refuse makes the fake answer method path (e.g. "DELETE", "/wp-json/wp/v2/tribe_events/17") with
+// status and a WordPress error body of code; the write is still recorded.
+func (w *Writes) Refuse(method, path string, status int, code, message string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	b, _ := json.Marshal(map[string]any{"code": code, "message": message, "data": map[string]any{"status": status}})
+	w.refuse[method+" "+path] = [2]string{strconv.Itoa(status), string(b)}
+}
+
+// List returns the writes received so far, in arrival order.
+func (w *Writes) List() []Write {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]Write(nil), w.writes...)
+}
+
+func (w *Writes) serve(rw http.ResponseWriter, r *http.Request) bool {
+	const prefix = "/wp-json/wp/v2/"
+	rw.Header().Set("Content-Type", "application/json")
+	if r.URL.Path == prefix+"users/me" {
+		me, ok := w.me[r.Header.Get("Authorization")]
+		if !ok {
+			writeError(rw, http.StatusUnauthorized, "rest_not_logged_in", "You are not currently logged in.")
+			return true
+		}
+		_, _ = rw.Write([]byte(me))
+		return true
+	}
+	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions ||
+		!strings.HasPrefix(r.URL.Path, prefix) {
+		rw.Header().Del("Content-Type")
+		return false
+	}
+	var body map[string]any
+	raw, _ := io.ReadAll(r.Body)
+	_ = json.Unmarshal(raw, &body)
+	w.mu.Lock()
+	w.writes = append(w.writes, Write{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Body: body})
+	refusal, refused := w.refuse[r.Method+" "+r.URL.Path]
+	w.mu.Unlock()
+	if refused {
+		status, _ := strconv.Atoi(refusal[0])
+		writeJSON(rw, status, []byte(refusal[1]))
+		return true
+	}
+	base, idPart, hasID := strings.Cut(strings.TrimPrefix(r.URL.Path, prefix), "/")
+	if !hasID {
+		return r.Method == http.MethodPost && w.create(rw, base, body)
+	}
+	id, err := strconv.Atoi(idPart)
+	if err != nil {
+		return false
+	}
+	w.write(rw, r, base, id)
+	return true
+}
+
+// create answers POST /wp/v2/{base}.
+func (w *Writes) create(rw http.ResponseWriter, base string, body map[string]any) bool {
+	ids := w.s.IDs(base)
+	if len(ids) == 0 {
+		writeError(rw, http.StatusInternalServerError, "wpfake", "no "+base+" to copy")
+		return true
+	}
+	w.mu.Lock()
+	w.next++
+	id := w.next
+	w.mu.Unlock()
+	w.s.Clone(base, ids[0], id, func(o Object) {
+		for _, k := range []string{"name", "description", "slug"} {
+			if v, ok := body[k].(string); ok {
+				o[k] = v
+			}
+		}
+	})
+	w.answer(rw, http.StatusCreated, w.s.Item(base, id))
+	return true
+}
+
+// write answers an update or a delete of /wp/v2/{base}/{id}.
+func (w *Writes) write(rw http.ResponseWriter, r *http.Request, base string, id int) {
+	switch force := r.URL.Query().Get("force"); {
+	case !slices.Contains(w.s.IDs(base), id):
+		writeError(rw, http.StatusNotFound, "rest_post_invalid_id", "Invalid post ID.")
+	case r.Method != http.MethodDelete:
+		w.answer(rw, http.StatusOK, w.s.Item(base, id))
+	case force == "true" || force == "1":
+		prev := w.s.Item(base, id)
+		w.s.Delete(base, id)
+		w.answer(rw, http.StatusOK, Object{"deleted": true, "previous": prev})
+	default:
+		w.s.Modify(base, id, func(o Object) { o["status"] = "trash" })
+		w.answer(rw, http.StatusOK, w.s.Item(base, id))
+	}
+}
+
+func (w *Writes) answer(rw http.ResponseWriter, status int, o Object) {
+	b, err := json.Marshal(o)
+	if err != nil {
+		w.s.tb.Errorf("wpfake: %v", err)
+		writeError(rw, http.StatusInternalServerError, "wpfake", fmt.Sprint(err))
+		return
+	}
+	writeJSON(rw, status, b)
+}
