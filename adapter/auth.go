@@ -18,13 +18,13 @@ import (
 	"calshim/mapping"
 )
 
-// viewerTTL is how long the capabilities of a credential are trusted before the CMS is asked again: a
-// role change in WordPress reaches calshim within this time.
+// viewerTTL is how long the capabilities of a credential are trusted before the CMS is asked again:
+// a role change in WordPress reaches calshim within this time.
 const viewerTTL = 30 * time.Second
 
-// viewer is who is calling: nil for an anonymous caller (no credentials). Capabilities come from the
-// CMS itself (GET /wp/v2/users/me?context=edit with the caller's credentials), so calshim never decides
-// more than WordPress would.
+// viewer is who is calling: nil for an anonymous caller (no credentials). Capabilities come from
+// the CMS itself (GET /wp/v2/users/me?context=edit with the caller's credentials), so calshim never
+// decides more than WordPress would.
 type viewer struct {
 	ID   int
 	Caps map[string]bool
@@ -65,9 +65,9 @@ func credentials(r *request) cmsclient.Credentials {
 }
 
 // resolveViewer identifies the caller of r. No credentials (a cookie without a nonce included, as
-// WordPress treats it): anonymous (nil, nil). Credentials WordPress rejects: its own answer (401 for a
-// bad password, 403 rest_cookie_invalid_nonce for a bad nonce), as WordPress answers every request
-// carrying them.
+// WordPress treats it): anonymous (nil, nil). Credentials WordPress rejects: its own answer (401
+// for a bad password, 403 rest_cookie_invalid_nonce for a bad nonce), as WordPress answers every
+// request carrying them.
 func (s *Server) resolveViewer(r *request) (*viewer, error) {
 	creds := credentials(r)
 	if creds.Empty() {
@@ -106,9 +106,9 @@ func (s *Server) resolveViewer(r *request) (*viewer, error) {
 // readAllCap is the capability of the plugin's calshim_reader role.
 const readAllCap = "calshim_read_all"
 
-// forMethod returns the viewer as WordPress sees it for a request of method: the must-use plugin grants
-// holders of calshim_read_all the edit and read_private capabilities of the three post types while
-// serving a GET or HEAD (Calshim_Bridge::grant_read_caps), which users/me does not list.
+// forMethod returns the viewer as WordPress sees it for a request of method: the must-use plugin
+// grants holders of calshim_read_all the edit and read_private capabilities of the three post types
+// while serving a GET or HEAD (Calshim_Bridge::grant_read_caps), which users/me does not list.
 func (v *viewer) forMethod(method string) *viewer {
 	if v == nil || !v.Caps[readAllCap] || (method != http.MethodGet && method != http.MethodHead) {
 		return v
@@ -131,8 +131,8 @@ func forbidden(v *viewer) *apiError {
 	return newError(status, "rest_forbidden", "Sorry, you are not allowed to do that.")
 }
 
-// postCaps are the primitive capabilities of one post type (capability_type tribe_event/tribe_events
-// and so on), as WordPress' map_meta_cap uses them.
+// postCaps are the primitive capabilities of one post type (capability_type
+// tribe_event/tribe_events and so on), as WordPress' map_meta_cap uses them.
 type postCaps struct{ plural string }
 
 func (c postCaps) cap(action string) string { return action + "_" + c.plural }

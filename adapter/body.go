@@ -32,10 +32,10 @@ var errJSONDepth = &apiError{Status: http.StatusBadRequest, Code: "rest_invalid_
 	Extra: mapping.Object{{Key: "json_error_code", Value: 1}, {Key: "json_error_message", Value: "Maximum stack depth exceeded"}}}
 
 // readBody parses a write's body into parameters, as WordPress does: a JSON object when the content
-// type is application/json (malformed → rest_invalid_json; a valid non-object is ignored), PHP-style
-// form fields for application/x-www-form-urlencoded, nothing for other types. JSON values keep their
-// JSON types (json.Number, bool, nil, []any, map[string]any) so type checks can tell "1" from 1;
-// form values are strings, []any lists ("a[]=") and map[string]any ("a[k]=").
+// type is application/json (malformed → rest_invalid_json; a valid non-object is ignored),
+// PHP-style form fields for application/x-www-form-urlencoded, nothing for other types. JSON values
+// keep their JSON types (json.Number, bool, nil, []any, map[string]any) so type checks can tell "1"
+// from 1; form values are strings, []any lists ("a[]=") and map[string]any ("a[k]=").
 func readBody(req *http.Request) (Params, error) {
 	if req.Body == nil {
 		return nil, nil
@@ -63,8 +63,9 @@ func readBody(req *http.Request) (Params, error) {
 	return nil, nil
 }
 
-// parseMultipart reads the fields of a multipart/form-data body as PHP fills $_POST from it (same key
-// syntax as forms); file parts are ignored, as $_POST does. A malformed body yields what was read.
+// parseMultipart reads the fields of a multipart/form-data body as PHP fills $_POST from it (same
+// key syntax as forms); file parts are ignored, as $_POST does. A malformed body yields what was
+// read.
 func parseMultipart(raw []byte, boundary string) Params {
 	root := map[string]any{}
 	mr := multipart.NewReader(bytes.NewReader(raw), boundary)
@@ -114,9 +115,9 @@ func parseJSONBody(raw []byte) (Params, error) {
 	return Params(obj), nil
 }
 
-// tooDeepAt returns the offset where raw opens its (maxJSONDepth+1)th nested array or object, or -1.
-// PHP's parser reports whichever comes first, too deep or a syntax error, so the offset is compared
-// with the decoder's.
+// tooDeepAt returns the offset where raw opens its (maxJSONDepth+1)th nested array or object, or
+// -1. PHP's parser reports whichever comes first, too deep or a syntax error, so the offset is
+// compared with the decoder's.
 func tooDeepAt(raw []byte) int {
 	depth, inString, escaped := 0, false, false
 	for i, c := range raw {
@@ -163,8 +164,8 @@ func parseForm(raw string) Params {
 	return Params(root)
 }
 
-// splitFormKey splits "a[b][]" into "a" and ["b", ""]. A key without a closing bracket is taken whole,
-// as PHP does.
+// splitFormKey splits "a[b][]" into "a" and ["b", ""]. A key without a closing bracket is taken
+// whole, as PHP does.
 func splitFormKey(key string) (string, []string) {
 	i := strings.IndexByte(key, '[')
 	if i <= 0 {

@@ -109,7 +109,8 @@ func (s *Server) accessLog(gc *gin.Context) {
 		zap.String("cache", gc.GetString("cache")))
 }
 
-// recoverPanic turns a handler panic into the 500 error body and a log line, never a dropped connection.
+// recoverPanic turns a handler panic into the 500 error body and a log line, never a dropped
+// connection.
 func (s *Server) recoverPanic(gc *gin.Context) {
 	defer func() {
 		if v := recover(); v != nil {

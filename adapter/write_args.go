@@ -26,7 +26,8 @@ func (p Params) given(name string) (any, bool) {
 
 func (r *request) given(name string) (any, bool) { return r.params.given(name) }
 
-// hasType is WordPress' rest_validate_value_from_schema for the three scalar types the original uses.
+// hasType is WordPress' rest_validate_value_from_schema for the three scalar types the original
+// uses.
 func hasType(v any, typ string) bool {
 	switch typ {
 	case "string":

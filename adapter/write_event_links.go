@@ -8,10 +8,11 @@ import (
 	"strings"
 )
 
-// How an event names its venue and organizers (reference §6.5): IDs, {id} objects, creation payloads.
+// How an event names its venue and organizers (reference §6.5): IDs, {id} objects, creation
+// payloads.
 
-// validLink is the validator of an event's venue / organizer argument: empty; a CSV or list of IDs of
-// that type; or objects, each {id} of that type or a creation payload with a non-empty name.
+// validLink is the validator of an event's venue / organizer argument: empty; a CSV or list of IDs
+// of that type; or objects, each {id} of that type or a creation payload with a non-empty name.
 func (k linkedKind) validLink(r *request, v any) bool {
 	if isEmptyValue(v) || allEmpty(v) {
 		return true

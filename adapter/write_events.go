@@ -42,8 +42,8 @@ func updateEvent(s *Server, r *request) (*response, error) {
 }
 
 // deleteEvent answers DELETE /events/{id} and /events/by-slug/{slug}: the event goes to the trash
-// (never deleted for good, `force` is ignored) and the trashed event is returned; 410 when it is there
-// already.
+// (never deleted for good, `force` is ignored) and the trashed event is returned; 410 when it is
+// there already.
 func deleteEvent(s *Server, r *request) (*response, error) {
 	p, err := s.eventForWrite(r, "delete")
 	if err != nil {
@@ -96,7 +96,8 @@ func (r *request) eventResponse(id int, status int) (*response, error) {
 }
 
 // saveEvent creates (p nil) or updates an event from r's arguments: linked terms, venue, organizers
-// and image are resolved (and created) first, then the post and its meta are written in one wp/v2 call.
+// and image are resolved (and created) first, then the post and its meta are written in one wp/v2
+// call.
 func (t *tx) saveEvent(p *mapping.Post) (int, error) {
 	r, create := t.r, p == nil
 	body, meta := map[string]any{}, map[string]any{}
@@ -135,10 +136,11 @@ func (t *tx) saveEvent(p *mapping.Post) (int, error) {
 	return id, err
 }
 
-// keepEndUTC stores again the UTC end of an event whose end was before its start. The original keeps
-// the UTC end given there (the wall end moves to the start), but the calendar plugin, when active on
-// the CMS, recomputes both UTC dates from the wall times after every wp/v2 update that sets them
-// (Tribe__Events__Editor__Meta::add_utc_dates); a write of the UTC end alone escapes that.
+// keepEndUTC stores again the UTC end of an event whose end was before its start. The original
+// keeps the UTC end given there (the wall end moves to the start), but the calendar plugin, when
+// active on the CMS, recomputes both UTC dates from the wall times after every wp/v2 update that
+// sets them (Tribe__Events__Editor__Meta::add_utc_dates); a write of the UTC end alone escapes
+// that.
 func (t *tx) keepEndUTC(id int, meta map[string]any) error {
 	endUTC, ok := meta["_EventEndDateUTC"].(string)
 	if !ok || meta["_EventEndDate"] != meta["_EventStartDate"] || endUTC == meta["_EventStartDateUTC"] {
@@ -149,9 +151,9 @@ func (t *tx) keepEndUTC(id int, meta map[string]any) error {
 	return err
 }
 
-// publishLinked publishes the draft venue and organizers of an event that was just published, as TEC
-// does (publishAssociatedTypes). It is a consequence of the event's save, which stands: a refusal by the
-// CMS leaves that venue or organizer as it was.
+// publishLinked publishes the draft venue and organizers of an event that was just published, as
+// TEC does (publishAssociatedTypes). It is a consequence of the event's save, which stands: a
+// refusal by the CMS leaves that venue or organizer as it was.
 func (t *tx) publishLinked(p *mapping.Post, meta map[string]any) {
 	var ids []string
 	for _, key := range []string{"_EventVenueID", "_EventOrganizerID"} {
@@ -285,8 +287,8 @@ func costItems(v any) []any {
 	return []any{v}
 }
 
-// eventTerms resolves categories and tags: IDs of existing terms (unknown IDs skipped), else slugs or
-// names, created when missing. Given but empty removes them all; absent leaves them.
+// eventTerms resolves categories and tags: IDs of existing terms (unknown IDs skipped), else slugs
+// or names, created when missing. Given but empty removes them all; absent leaves them.
 func (t *tx) eventTerms(body, _ map[string]any) error {
 	types := t.r.snap.Types()
 	for _, k := range []termKind{categories, tags} {
@@ -321,9 +323,9 @@ func (t *tx) eventTerms(body, _ map[string]any) error {
 	return nil
 }
 
-// resolveTerm finds a term of k by ID, slug or name, creating it (as the caller) when a name is new.
-// The original turns an existing tag given by name into a new tag named after its ID; calshim assigns
-// the existing tag (README).
+// resolveTerm finds a term of k by ID, slug or name, creating it (as the caller) when a name is
+// new. The original turns an existing tag given by name into a new tag named after its ID; calshim
+// assigns the existing tag (README).
 func (t *tx) resolveTerm(k termKind, item string) (int, error) {
 	terms := k.terms(t.r)
 	if n, err := strconv.Atoi(item); err == nil {

@@ -22,12 +22,13 @@ const (
 	imageFetchTimeout    = 15 * time.Second
 )
 
-// imageTypes are the content types accepted for fetched images, with the extension given to the upload.
+// imageTypes are the content types accepted for fetched images, with the extension given to the
+// upload.
 var imageTypes = map[string]string{"image/jpeg": ".jpg", "image/png": ".png", "image/gif": ".gif", "image/webp": ".webp"}
 
-// isImage is the validator of an event's image: the ID of an image attachment, or an http(s) URL when
-// the caller may upload files (the original: a contributor sending a URL gets 400). An empty string
-// fails.
+// isImage is the validator of an event's image: the ID of an image attachment, or an http(s) URL
+// when the caller may upload files (the original: a contributor sending a URL gets 400). An empty
+// string fails.
 func isImage(r *request, v any) bool {
 	s, ok := v.(string)
 	if !ok {
@@ -115,8 +116,8 @@ func (t *tx) resolveImage(v string) (int, error) {
 	return m.ID, nil
 }
 
-// attachmentByURL finds an existing attachment whose file URL is u (a media search by file name, then
-// an exact comparison).
+// attachmentByURL finds an existing attachment whose file URL is u (a media search by file name,
+// then an exact comparison).
 func (t *tx) attachmentByURL(u string) int {
 	base := strings.TrimSuffix(path.Base(u), path.Ext(u))
 	if base == "" || base == "." || base == "/" {
@@ -136,8 +137,8 @@ func (t *tx) attachmentByURL(u string) int {
 }
 
 // fetchImage downloads an image for upload: http(s) only, no loopback, private, link-local or
-// multicast address (checked on the resolved address of every connection, redirects included, so DNS
-// tricks do not help) unless Options.ImageAllowPrivate, at most Options.ImageMaxBytes, an image
+// multicast address (checked on the resolved address of every connection, redirects included, so
+// DNS tricks do not help) unless Options.ImageAllowPrivate, at most Options.ImageMaxBytes, an image
 // content type.
 func (s *Server) fetchImage(ctx context.Context, raw string) (data []byte, ctype, name string, err error) {
 	u, err := url.Parse(raw)
@@ -173,8 +174,9 @@ func (s *Server) fetchImage(ctx context.Context, raw string) (data []byte, ctype
 	return data, ctype, name + ext, nil
 }
 
-// imageClient is the HTTP client of image downloads. Its dialer checks the address it actually connects
-// to, so neither a redirect nor a DNS answer can lead it to a refused one; no proxy is used.
+// imageClient is the HTTP client of image downloads. Its dialer checks the address it actually
+// connects to, so neither a redirect nor a DNS answer can lead it to a refused one; no proxy is
+// used.
 func (s *Server) imageClient() *http.Client {
 	dialer := &net.Dialer{Timeout: 5 * time.Second, Control: func(_, address string, _ syscall.RawConn) error {
 		host, _, _ := net.SplitHostPort(address)

@@ -212,8 +212,8 @@ func (t *tx) linkedFields(k linkedKind, p *mapping.Post, blank bool, in Params, 
 	return nil
 }
 
-// venueMaps stores the venue's map flags ("1" or the string "false", on by default; mirrored into the
-// _EventShowMap keys as TEC does) and its derived state/province.
+// venueMaps stores the venue's map flags ("1" or the string "false", on by default; mirrored into
+// the _EventShowMap keys as TEC does) and its derived state/province.
 func venueMaps(in Params, p *mapping.Post, meta map[string]any) {
 	flags := []struct{ param, venueKey, eventKey string }{
 		{"show_map", "_VenueShowMap", "_EventShowMap"},

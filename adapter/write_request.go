@@ -12,8 +12,8 @@ import (
 
 // prepare completes a request before its handler runs: it identifies the caller (auth.go) and, for
 // writes, merges the body into the parameters (body.go). A read whose caller cannot be identified
-// because the CMS is unreachable is served as anonymous, which never shows more than it should; a write
-// then fails with 503.
+// because the CMS is unreachable is served as anonymous, which never shows more than it should; a
+// write then fails with 503.
 func (s *Server) prepare(r *request) error {
 	if err := s.identify(r); err != nil {
 		return err
@@ -29,9 +29,9 @@ func (s *Server) prepare(r *request) error {
 	return nil
 }
 
-// identify resolves the caller of r (auth.go). WordPress checks credentials before it dispatches, so
-// rejected ones answer its error on every request, reads and OPTIONS included; a caller that cannot
-// be identified because the CMS is unreachable reads as anonymous.
+// identify resolves the caller of r (auth.go). WordPress checks credentials before it dispatches,
+// so rejected ones answer its error on every request, reads and OPTIONS included; a caller that
+// cannot be identified because the CMS is unreachable reads as anonymous.
 func (s *Server) identify(r *request) error {
 	r.cms = s.catalog(r.lang).Client()
 	v, err := s.resolveViewer(r)
@@ -61,9 +61,9 @@ func (s *Server) noRoute(gc *gin.Context, lang string) error {
 	return errNoRoute
 }
 
-// methodOverride applies WordPress' method override (WP_REST_Server::serve_request): a `_method` query
-// parameter, else an X-HTTP-Method-Override header, replaces the request method — clients behind
-// proxies that only pass GET and POST send their PUT, PATCH and DELETE this way.
+// methodOverride applies WordPress' method override (WP_REST_Server::serve_request): a `_method`
+// query parameter, else an X-HTTP-Method-Override header, replaces the request method — clients
+// behind proxies that only pass GET and POST send their PUT, PATCH and DELETE this way.
 func methodOverride(gc *gin.Context) {
 	m := gc.Query("_method")
 	if m == "" {

@@ -26,8 +26,9 @@ func (k termKind) mayManage(v *viewer) bool {
 	return v.canAll("edit_tribe_events", "manage_categories")
 }
 
-// create answers POST /categories and /tags: 201, the term with core's _links, and a Location header
-// pointing at the core route, as the original (which delegates to the core terms controller).
+// create answers POST /categories and /tags: 201, the term with core's _links, and a Location
+// header pointing at the core route, as the original (which delegates to the core terms
+// controller).
 func (k termKind) create(s *Server, r *request) (*response, error) {
 	if err := checkArgs(r); err != nil {
 		return nil, err
@@ -65,8 +66,8 @@ func (k termKind) update(s *Server, r *request) (*response, error) {
 	return k.termResponse(r, term.ID, http.StatusOK)
 }
 
-// remove answers DELETE /categories/{id} and /tags/{id}: always a permanent delete; the answer is the
-// term as it was, without _links.
+// remove answers DELETE /categories/{id} and /tags/{id}: always a permanent delete; the answer is
+// the term as it was, without _links.
 func (k termKind) remove(s *Server, r *request) (*response, error) {
 	term, err := k.forWrite(r, false)
 	if err != nil {
@@ -85,8 +86,8 @@ func (k termKind) remove(s *Server, r *request) (*response, error) {
 	return &response{status: http.StatusOK, body: before}, nil
 }
 
-// forWrite validates the term ID (400 before permission, as the original), the arguments of an update
-// (withArgs), then the permission.
+// forWrite validates the term ID (400 before permission, as the original), the arguments of an
+// update (withArgs), then the permission.
 func (k termKind) forWrite(r *request, withArgs bool) (*mapping.Term, error) {
 	id, _ := strconv.Atoi(r.vars["id"])
 	term, ok := r.snap.Term(id)

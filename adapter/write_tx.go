@@ -17,14 +17,14 @@ import (
 	"calshim/mapping/php"
 )
 
-// refreshTimeout bounds the read-back after a write; it runs even when the client has gone away, so the
-// catalog never misses a change that was made.
+// refreshTimeout bounds the read-back after a write; it runs even when the client has gone away, so
+// the catalog never misses a change that was made.
 const refreshTimeout = 20 * time.Second
 
-// tx is one write request's conversation with the CMS: every call carries the caller's credentials, and
-// every post it touches is re-read into the catalog when it ends (done), whether the write as a whole
-// succeeded or not — a venue created before the event was refused is in the CMS, so it is in the
-// catalog too.
+// tx is one write request's conversation with the CMS: every call carries the caller's credentials,
+// and every post it touches is re-read into the catalog when it ends (done), whether the write as a
+// whole succeeded or not — a venue created before the event was refused is in the CMS, so it is in
+// the catalog too.
 type tx struct {
 	s       *Server
 	r       *request
@@ -75,9 +75,9 @@ func (t *tx) savePost(postType string, id int, body map[string]any) (int, error)
 	return saved.ID, nil
 }
 
-// typedMeta returns body with its meta in the types the CMS declares for them (the caller's meta map
-// is left as it is: later steps read it as written). A new post has no meta to delete: deletions are
-// left out, as wp/v2 refuses to delete a boolean key that has no valid stored value.
+// typedMeta returns body with its meta in the types the CMS declares for them (the caller's meta
+// map is left as it is: later steps read it as written). A new post has no meta to delete:
+// deletions are left out, as wp/v2 refuses to delete a boolean key that has no valid stored value.
 func (t *tx) typedMeta(postType string, id int, body map[string]any) (map[string]any, error) {
 	meta, _ := body["meta"].(map[string]any)
 	if len(meta) == 0 && (id == 0 || postType != t.r.snap.Types().Event) {
@@ -143,9 +143,9 @@ func (t *tx) touch(postType string, id int, answer json.RawMessage) {
 	}
 }
 
-// done re-reads what the write touched (and every term) into the catalog and points the request at the
-// new snapshot, so the response and the next read show the write. err is the write's own outcome: it
-// wins over a failed refresh, which is logged (the next poll catches up).
+// done re-reads what the write touched (and every term) into the catalog and points the request at
+// the new snapshot, so the response and the next read show the write. err is the write's own
+// outcome: it wins over a failed refresh, which is logged (the next poll catches up).
 func (t *tx) done(err error) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.r.gc.Request.Context()), refreshTimeout)
 	defer cancel()
@@ -189,10 +189,10 @@ func (t *tx) upstreamError(err error) error {
 	return e
 }
 
-// scaleStatus is the original's status scale-back (reference §6.1), always judged with the event post
-// type's publish capability: publishers get what they ask for (publish by default); others get pending
-// instead of publish/future, draft by default. ok is false when nothing was asked on an update, which
-// then keeps the status (only given fields change).
+// scaleStatus is the original's status scale-back (reference §6.1), always judged with the event
+// post type's publish capability: publishers get what they ask for (publish by default); others get
+// pending instead of publish/future, draft by default. ok is false when nothing was asked on an
+// update, which then keeps the status (only given fields change).
 func scaleStatus(in Params, v *viewer, create bool) (string, bool) {
 	status, asked := in.given("status")
 	s, _ := scalar(status)
@@ -211,8 +211,8 @@ func scaleStatus(in Params, v *viewer, create bool) (string, bool) {
 }
 
 // postDates turns `date` and `date_utc` into wp/v2's date and date_gmt. date is read in loc; events
-// keep the wall time the value names (a timestamp's UTC one, as the original), venues and organizers
-// express it in loc (inLoc).
+// keep the wall time the value names (a timestamp's UTC one, as the original), venues and
+// organizers express it in loc (inLoc).
 func postDates(in Params, now time.Time, body map[string]any, loc *time.Location, inLoc bool) {
 	if v, ok := in.given("date"); ok {
 		s, _ := scalar(v)

@@ -12,13 +12,13 @@ import (
 	"calshim/mapping"
 )
 
-// Run polls upstream every PollInterval until ctx ends, through the plugin's change feed (feed.go) or,
-// without it, through wp/v2: each poll then fetches posts modified since the previous poll by the
-// upstream's clock (wp/v2 modified_after), reloads the terms, and checks totals to notice permanent
-// deletions; a mismatch (or every ReconcileEvery polls) triggers a full ID reconciliation.
-// Errors are recorded for readiness and the next poll retries: reads keep being served meanwhile.
-// onError, when not nil, is told about each failed poll. The catalog is saved to its snapshot file
-// now and then while it changes, and when ctx ends.
+// Run polls upstream every PollInterval until ctx ends, through the plugin's change feed (feed.go)
+// or, without it, through wp/v2: each poll then fetches posts modified since the previous poll by
+// the upstream's clock (wp/v2 modified_after), reloads the terms, and checks totals to notice
+// permanent deletions; a mismatch (or every ReconcileEvery polls) triggers a full ID
+// reconciliation. Errors are recorded for readiness and the next poll retries: reads keep being
+// served meanwhile. onError, when not nil, is told about each failed poll. The catalog is saved to
+// its snapshot file now and then while it changes, and when ctx ends.
 func (c *Catalog) Run(ctx context.Context, onError func(error)) {
 	t := time.NewTicker(c.opt.PollInterval)
 	defer t.Stop()
@@ -54,8 +54,8 @@ func (c *Catalog) Poll(ctx context.Context) (err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.polls++
-	// A failed poll drops the changes it had read, so it must not move the modified_after marks either:
-	// the next poll asks for those changes again.
+	// A failed poll drops the changes it had read, so it must not move the modified_after marks
+	// either: the next poll asks for those changes again.
 	since := maps.Clone(c.since)
 	defer func() {
 		if err != nil {
@@ -110,10 +110,10 @@ func (c *Catalog) loadV2Posts(ctx context.Context) (map[int]*mapping.Post, error
 	return posts, nil
 }
 
-// pollType applies one post type's changes to posts and reports whether anything changed. It reads the
-// upstream clock first (with the count), so that whatever is modified while this poll runs is asked for
-// again by the next one. The clock is the upstream's, not the newest "modified" seen: a scheduled post's
-// modification time lies in the future and would hide every change until then.
+// pollType applies one post type's changes to posts and reports whether anything changed. It reads
+// the upstream clock first (with the count), so that whatever is modified while this poll runs is
+// asked for again by the next one. The clock is the upstream's, not the newest "modified" seen: a
+// scheduled post's modification time lies in the future and would hide every change until then.
 func (c *Catalog) pollType(ctx context.Context, typ string, posts map[int]*mapping.Post) (bool, error) {
 	total, clock, err := c.count(ctx, typ)
 	if err != nil {
@@ -152,8 +152,8 @@ func (c *Catalog) pollType(ctx context.Context, typ string, posts map[int]*mappi
 
 // due returns the scheduled posts of typ whose publication time has come by the upstream clock and
 // that fresh does not hold. WordPress' cron publishes a scheduled post by changing its status alone
-// (wp_publish_post): its modification time stays that of its last edit and the totals do not move, so
-// only re-reading it shows the change — once per poll while the cron is late.
+// (wp_publish_post): its modification time stays that of its last edit and the totals do not move,
+// so only re-reading it shows the change — once per poll while the cron is late.
 func (c *Catalog) due(typ string, clock time.Time, posts, fresh map[int]*mapping.Post) []int {
 	now := clock.UTC().Format(time.DateTime)
 	var ids []int
@@ -165,7 +165,8 @@ func (c *Catalog) due(typ string, clock time.Time, posts, fresh map[int]*mapping
 	return ids
 }
 
-// count asks upstream how many posts of a type exist in the statuses the catalog holds, and its clock.
+// count asks upstream how many posts of a type exist in the statuses the catalog holds, and its
+// clock.
 func (c *Catalog) count(ctx context.Context, typ string) (int, time.Time, error) {
 	n, date, err := c.client.CountPosts(ctx, typ, c.statuses())
 	if err != nil {
@@ -174,11 +175,11 @@ func (c *Catalog) count(ctx context.Context, typ string) (int, time.Time, error)
 	return n, date, nil
 }
 
-// reconcile drops posts of typ that upstream no longer lists (deleted permanently, or moved to a status
-// the catalog does not hold), and reads those it lists but the catalog lacks: a post created with an
-// explicit past date (an import, a back-dated entry) gets that date as its modification time, and a
-// scheduled post published while the catalog holds published posts only keeps its own, so
-// modified_after does not return them.
+// reconcile drops posts of typ that upstream no longer lists (deleted permanently, or moved to a
+// status the catalog does not hold), and reads those it lists but the catalog lacks: a post created
+// with an explicit past date (an import, a back-dated entry) gets that date as its modification
+// time, and a scheduled post published while the catalog holds published posts only keeps its own,
+// so modified_after does not return them.
 func (c *Catalog) reconcile(ctx context.Context, typ string, posts map[int]*mapping.Post) (bool, error) {
 	items, err := c.client.Posts(ctx, typ, cmsclient.PostQuery{Statuses: c.statuses(), IDsOnly: true})
 	if err != nil {

@@ -27,13 +27,14 @@ func (c *Catalog) Client() *cmsclient.Client { return c.client }
 
 // Refresh re-reads the given posts (from the write's own answer when it carries the post, else from
 // upstream with the service credential; and, with terms, every term: names, counts) and publishes a
-// new snapshot at once, so that a write is visible to the next read of this replica (read-your-writes)
-// without waiting for the poll. A post upstream no longer has
-// (deleted permanently, or in a status the catalog does not hold) leaves the catalog. Featured images
-// the posts now use are loaded too.
+// new snapshot at once, so that a write is visible to the next read of this replica
+// (read-your-writes) without waiting for the poll. A post upstream no longer has (deleted
+// permanently, or in a status the catalog does not hold) leaves the catalog. Featured images the
+// posts now use are loaded too.
 //
-// The upstream reads happen outside the catalog lock, so concurrent writes refresh in parallel; a post
-// the catalog meanwhile holds in a newer version (a poll or another write got there first) is kept.
+// The upstream reads happen outside the catalog lock, so concurrent writes refresh in parallel; a
+// post the catalog meanwhile holds in a newer version (a poll or another write got there first) is
+// kept.
 func (c *Catalog) Refresh(ctx context.Context, terms bool, refs ...PostRef) error {
 	if c.snap.Load() == nil {
 		return errors.New("catalog: refresh before load")
@@ -91,8 +92,8 @@ func (c *Catalog) readPosts(ctx context.Context, refs []PostRef) (map[int]*mappi
 	return fetched, gone, nil
 }
 
-// readPost reads one post; nil when upstream answers 404 (deleted for good) or has it in a status the
-// catalog does not hold.
+// readPost reads one post; nil when upstream answers 404 (deleted for good) or has it in a status
+// the catalog does not hold.
 func (c *Catalog) readPost(ctx context.Context, ref PostRef) (*mapping.Post, error) {
 	if ref.Answer != nil {
 		// An answer without what the catalog needs (no calshim field) is read again below.

@@ -45,11 +45,11 @@ func EventZone(tz string, site *time.Location) *time.Location {
 	return site
 }
 
-// NewEventDates computes the stored date meta from the start and end wall times (already expressed in
-// the event's time zone), as Tribe__Events__API::saveEventMeta does: all-day events span whole days
-// (from the start day's cutoff to one second before the cutoff after the end day), an end before the
-// start becomes the start, UTC values are the wall times read in tz (siteTZ when tz is ""), and the
-// abbreviation is the zone's at the start (a "UTC±h" zone is its own abbreviation).
+// NewEventDates computes the stored date meta from the start and end wall times (already expressed
+// in the event's time zone), as Tribe__Events__API::saveEventMeta does: all-day events span whole
+// days (from the start day's cutoff to one second before the cutoff after the end day), an end
+// before the start becomes the start, UTC values are the wall times read in tz (siteTZ when tz is
+// ""), and the abbreviation is the zone's at the start (a "UTC±h" zone is its own abbreviation).
 func NewEventDates(start, end time.Time, allDay bool, tz, siteTZ, cutoff string, site *time.Location) EventDates {
 	if tz == "" {
 		tz = siteTZ
@@ -86,8 +86,8 @@ func wallIn(wall string, loc *time.Location) time.Time {
 
 // CostCurrency derives _EventCurrencySymbol and _EventCurrencyPosition from cost values, as TEC's
 // Tribe__Cost_Utils::parse_currency_symbol/position do: the text around the single number of each
-// value ("20$" → "$", "postfix"; "€ 5" → "€", "prefix"). Values must agree on the symbol; values without
-// exactly one number, or plain numbers, give no symbol (ok false).
+// value ("20$" → "$", "postfix"; "€ 5" → "€", "prefix"). Values must agree on the symbol; values
+// without exactly one number, or plain numbers, give no symbol (ok false).
 func CostCurrency(values []string) (symbol, position string, ok bool) {
 	for i, v := range values {
 		m := costParts.FindStringSubmatch(strings.TrimSpace(v))
@@ -118,8 +118,8 @@ func StateProvince(state, province, country string) string {
 	return province
 }
 
-// SanitizeURL is esc_url_raw's cleaning of a URL for storage: characters that cannot appear in a URL are
-// dropped, and a URL without a scheme gets "http://".
+// SanitizeURL is esc_url_raw's cleaning of a URL for storage: characters that cannot appear in a
+// URL are dropped, and a URL without a scheme gets "http://".
 func SanitizeURL(u string) string {
 	u = strings.TrimSpace(u)
 	if u == "" {
