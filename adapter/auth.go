@@ -73,10 +73,12 @@ func (s *Server) resolveViewer(r *request) (*viewer, error) {
 	if creds.Empty() {
 		return nil, nil
 	}
+
 	key := credentialKey(creds)
 	if v, ok := s.viewers.cache.Get(key); ok {
 		return v.(*viewer).forMethod(r.method), nil
 	}
+
 	res, err := r.cms.Me(r.gc.Request.Context(), creds)
 	var ue *cmsclient.Error
 	if errors.As(err, &ue) && ue.Code == "rest_not_logged_in" {
@@ -85,19 +87,24 @@ func (s *Server) resolveViewer(r *request) (*viewer, error) {
 		s.viewers.cache.SetDefault(key, (*viewer)(nil))
 		return nil, nil
 	}
+
 	if errors.As(err, &ue) && (ue.Status == http.StatusUnauthorized || ue.Code == "rest_cookie_invalid_nonce") {
 		return nil, newError(ue.Status, ue.Code, ue.Message)
 	}
+
 	if err != nil {
 		return nil, err
 	}
+
 	var me struct {
 		ID   int             `json:"id"`
 		Caps map[string]bool `json:"capabilities"`
 	}
+
 	if err := json.Unmarshal(res.Body, &me); err != nil {
 		return nil, err
 	}
+
 	v := &viewer{ID: me.ID, Caps: me.Caps, creds: creds}
 	s.viewers.cache.SetDefault(key, v)
 	return v.forMethod(r.method), nil
@@ -113,12 +120,14 @@ func (v *viewer) forMethod(method string) *viewer {
 	if v == nil || !v.Caps[readAllCap] || (method != http.MethodGet && method != http.MethodHead) {
 		return v
 	}
+
 	granted := &viewer{ID: v.ID, Caps: maps.Clone(v.Caps), creds: v.creds}
 	for _, plural := range []string{"tribe_events", "tribe_venues", "tribe_organizers"} {
 		for _, action := range []string{"edit", "edit_others", "edit_private", "edit_published", "read_private"} {
 			granted.Caps[action+"_"+plural] = true
 		}
 	}
+
 	return granted
 }
 
@@ -171,15 +180,18 @@ func (v *viewer) mayAct(p *mapping.Post, action string) bool {
 	if v == nil || !v.can(c.cap(action)) {
 		return false
 	}
+
 	if p.Author != v.ID && !v.can(c.cap(action+"_others")) {
 		return false
 	}
+
 	switch p.Status {
 	case "publish", "future":
 		return v.can(c.cap(action + "_published"))
 	case "private":
 		return v.can(c.cap(action + "_private"))
 	}
+
 	return true
 }
 

@@ -41,9 +41,11 @@ func (s *Server) render(gc *gin.Context, rt *route, res *response, err error) *r
 				header{"X-TEC-TotalPages", strconv.Itoa(*res.totalPages)})
 		}
 	}
+
 	if rt != nil {
 		headers = append(headers, header{"Allow", allow(gc, rt)})
 	}
+
 	if _, ok := gc.GetQuery("_envelope"); ok {
 		env := mapping.Object{}
 		for _, h := range headers {
@@ -56,6 +58,7 @@ func (s *Server) render(gc *gin.Context, rt *route, res *response, err error) *r
 		body = mapping.Object{{Key: "body", Value: body}, {Key: "status", Value: status}, {Key: "headers", Value: env}}
 		status, headers = http.StatusOK, nil
 	}
+
 	return &rendered{status: status, headers: headers, body: mapping.EncodeJSON(body)}
 }
 
@@ -71,11 +74,13 @@ func (s *Server) send(gc *gin.Context, out *rendered) {
 	for _, kv := range out.headers {
 		h.Set(kv.name, kv.value)
 	}
+
 	corsHeaders(gc)
 	if cacheHeaders(gc, out) {
 		gc.Status(http.StatusNotModified)
 		return
 	}
+
 	gc.Status(out.status)
 	if gc.Request.Method != http.MethodHead {
 		_, _ = gc.Writer.Write(out.body)
@@ -131,15 +136,19 @@ func (s *Server) readyz(gc *gin.Context) {
 	if snap := s.cat.Snapshot(); snap != nil {
 		body["timezone"] = snap.Site.Timezone // the site's, as the catalog last read it
 	}
+
 	if h.Sync.Unconfirmed {
 		body["note"] = "serving the local snapshot: upstream has not answered since calshim started"
 	}
+
 	if !h.LastPollOK.IsZero() {
 		body["staleness_seconds"] = time.Since(h.LastPollOK).Seconds()
 	}
+
 	status := http.StatusOK
 	if !h.Loaded {
 		status = http.StatusServiceUnavailable
 	}
+
 	gc.JSON(status, body)
 }

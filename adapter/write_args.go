@@ -40,6 +40,7 @@ func hasType(v any, typ string) bool {
 		_, ok := asBool(v)
 		return ok
 	}
+
 	return true
 }
 
@@ -54,10 +55,12 @@ func asInt(v any) (int, bool) {
 	default:
 		return 0, false
 	}
+
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || f != float64(int64(f)) || f > 1<<53 || f < -(1<<53) {
 		return 0, false
 	}
+
 	return int(f), true
 }
 
@@ -96,17 +99,21 @@ func items(v any) []any {
 		}
 		return out
 	}
+
 	s, ok := scalar(v)
 	if !ok {
 		return []any{v}
 	}
+
 	if strings.TrimSpace(s) == "" {
 		return []any{}
 	}
+
 	var out []any
 	for _, part := range strings.Split(s, ",") {
 		out = append(out, strings.TrimSpace(part))
 	}
+
 	return out
 }
 
@@ -127,6 +134,7 @@ func isEmptyValue(v any) bool {
 	case map[string]any:
 		return len(x) == 0
 	}
+
 	return false
 }
 

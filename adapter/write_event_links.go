@@ -17,9 +17,11 @@ func (k linkedKind) validLink(r *request, v any) bool {
 	if isEmptyValue(v) || allEmpty(v) {
 		return true
 	}
+
 	if m, ok := v.(map[string]any); ok {
 		return k.validObject(r, m)
 	}
+
 	for _, item := range items(v) {
 		if m, ok := item.(map[string]any); ok {
 			if !k.validObject(r, m) {
@@ -29,6 +31,7 @@ func (k linkedKind) validLink(r *request, v any) bool {
 			return false
 		}
 	}
+
 	return true
 }
 
@@ -54,6 +57,7 @@ func allEmpty(v any) bool {
 	default:
 		return false
 	}
+
 	return !slices.ContainsFunc(members, func(m any) bool { return !isEmptyValue(m) })
 }
 
@@ -68,9 +72,11 @@ func (t *tx) linkFromObject(k linkedKind, m map[string]any) (int, error) {
 		n, _ := positiveInt(strings.TrimSpace(s))
 		return n, nil
 	}
+
 	if name, _ := Params(m).text(k.name); name == "" {
 		return 0, k.notCreated()
 	}
+
 	return t.saveLinked(k, nil, Params(m))
 }
 
@@ -82,6 +88,7 @@ func (t *tx) eventVenue(_, meta map[string]any) error {
 	if !ok || isEmptyValue(v) {
 		return nil
 	}
+
 	var id int
 	var err error
 	switch x := v.(type) {
@@ -96,9 +103,11 @@ func (t *tx) eventVenue(_, meta map[string]any) error {
 		}
 		id, _ = positiveInt(strings.TrimSpace(s))
 	}
+
 	if err != nil {
 		return err
 	}
+
 	meta["_EventVenueID"] = []string{strconv.Itoa(id)}
 	return nil
 }
@@ -111,6 +120,7 @@ func (t *tx) eventOrganizers(_, meta map[string]any) error {
 	if !ok {
 		return nil
 	}
+
 	var list []any
 	switch x := v.(type) {
 	case map[string]any:
@@ -128,6 +138,7 @@ func (t *tx) eventOrganizers(_, meta map[string]any) error {
 			list = []any{x}
 		}
 	}
+
 	ids := []string{}
 	for _, item := range list {
 		var id int
@@ -148,6 +159,7 @@ func (t *tx) eventOrganizers(_, meta map[string]any) error {
 		}
 		ids = append(ids, strconv.Itoa(id))
 	}
+
 	meta["_EventOrganizerID"] = ids
 	return nil
 }

@@ -15,14 +15,17 @@ func createEvent(s *Server, r *request) (*response, error) {
 	if err := checkArgs(r); err != nil {
 		return nil, err
 	}
+
 	if !r.viewer.can("edit_tribe_events") {
 		return nil, forbidden(r.viewer)
 	}
+
 	t := s.begin(r)
 	id, err := t.saveEvent(nil)
 	if err := t.done(err); err != nil {
 		return nil, err
 	}
+
 	return r.eventResponse(id, http.StatusCreated)
 }
 
@@ -33,11 +36,13 @@ func updateEvent(s *Server, r *request) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	t := s.begin(r)
 	id, err := t.saveEvent(p)
 	if err := t.done(err); err != nil {
 		return nil, err
 	}
+
 	return r.eventResponse(id, http.StatusOK)
 }
 
@@ -49,13 +54,16 @@ func deleteEvent(s *Server, r *request) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	if p.Status == "trash" {
 		return nil, newError(http.StatusGone, "event-is-in-trash", "The event is already trashed")
 	}
+
 	t := s.begin(r)
 	if err := t.done(t.trashPost(p.Type, p.ID)); err != nil {
 		return nil, err
 	}
+
 	return r.eventResponse(p.ID, http.StatusOK)
 }
 
@@ -72,14 +80,17 @@ func (s *Server) eventForWrite(r *request, action string) (*mapping.Post, error)
 		// with ID 0, not found after the arguments and the permission are checked.
 		findErr = notFoundf("rest-event-not-found", "Event with ID %d does not exist.", 0)
 	}
+
 	if action == "edit" {
 		if err := checkArgs(r); err != nil {
 			return nil, err
 		}
 	}
+
 	if findErr == nil && !r.viewer.mayAct(p, action) || findErr != nil && !r.viewer.can(action+"_tribe_events") {
 		return nil, forbidden(r.viewer)
 	}
+
 	return p, findErr
 }
 
@@ -105,6 +116,7 @@ func (t *tx) saveEvent(p *mapping.Post) (int, error) {
 	if status, ok := scaleStatus(r.params, r.viewer, create); ok {
 		body["status"] = status
 	}
+
 	tz, _ := r.params.text("timezone")
 	postDates(r.params, r.now, body, mapping.EventZone(tz, r.snap.Location), false)
 	eventDateMeta(r, p, meta)
@@ -115,24 +127,29 @@ func (t *tx) saveEvent(p *mapping.Post) (int, error) {
 	if v, ok := r.params.text("website"); ok && (v != "" || !create) {
 		meta["_EventURL"] = mapping.SanitizeURL(v)
 	}
+
 	steps := []func(map[string]any, map[string]any) error{t.eventImage, t.eventTerms, t.eventVenue, t.eventOrganizers}
 	for _, step := range steps {
 		if err := step(body, meta); err != nil {
 			return 0, err
 		}
 	}
+
 	body["meta"] = meta
 	id := 0
 	if !create {
 		id = p.ID
 	}
+
 	id, err := t.savePost(r.snap.Types().Event, id, body)
 	if err == nil {
 		err = t.keepEndUTC(id, meta)
 	}
+
 	if err == nil && body["status"] == "publish" {
 		t.publishLinked(p, meta)
 	}
+
 	return id, err
 }
 
@@ -163,6 +180,7 @@ func (t *tx) publishLinked(p *mapping.Post, meta map[string]any) {
 			ids = append(ids, p.Meta[key]...)
 		}
 	}
+
 	for _, s := range ids {
 		n, _ := strconv.Atoi(s)
 		if linked, ok := t.r.snap.Post(n); ok && (linked.Status == "draft" || linked.Status == "pending") {
@@ -190,6 +208,7 @@ func eventDateMeta(r *request, p *mapping.Post, meta map[string]any) {
 			allDay = v == "yes" || v == "1" || v == "true"
 		}
 	}
+
 	loc := mapping.EventZone(tz, r.snap.Location)
 	st, _ := php.ParseTime(start, r.now, loc)
 	en, _ := php.ParseTime(end, r.now, loc)
@@ -205,6 +224,7 @@ func eventDateMeta(r *request, p *mapping.Post, meta map[string]any) {
 	default:
 		meta["_EventAllDay"] = "no"
 	}
+
 	if d.Duration >= 0 {
 		meta["_EventDuration"] = strconv.Itoa(d.Duration)
 	}
@@ -261,12 +281,14 @@ func eventCost(in Params, create bool, meta map[string]any) {
 	if !ok {
 		return
 	}
+
 	rows := []string{}
 	for _, item := range costItems(v) {
 		if s, ok := scalar(item); ok && s != "" {
 			rows = append(rows, s)
 		}
 	}
+
 	meta["_EventCost"] = rows
 	if sym, pos, ok := mapping.CostCurrency(rows); ok {
 		meta["_EventCurrencySymbol"], meta["_EventCurrencyPosition"] = sym, pos
@@ -320,6 +342,7 @@ func (t *tx) eventTerms(body, _ map[string]any) error {
 		}
 		body[base] = ids
 	}
+
 	return nil
 }
 
@@ -336,11 +359,13 @@ func (t *tx) resolveTerm(k termKind, item string) (int, error) {
 		}
 		return 0, nil
 	}
+
 	for _, term := range terms {
 		if term.Slug == item || strings.EqualFold(term.Name, item) {
 			return term.ID, nil
 		}
 	}
+
 	id, err := t.createTerm(k, map[string]any{"name": item})
 	var exists *apiError
 	if errors.As(err, &exists) && exists.Code == "term_exists" {
@@ -348,6 +373,7 @@ func (t *tx) resolveTerm(k termKind, item string) (int, error) {
 		// the one named, as the original's Tribe__Terms::translate_terms_to_ids finds it.
 		return termID(exists), nil
 	}
+
 	return id, err
 }
 

@@ -38,10 +38,12 @@ func isImage(r *request, v any) bool {
 			return false
 		}
 	}
+
 	s = strings.TrimSpace(s)
 	if n, ok := positiveInt(s); ok {
 		return isImageAttachment(r, n)
 	}
+
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && r.viewer.can("upload_files")
 }
@@ -72,14 +74,17 @@ func (t *tx) linkedImage(in Params, body map[string]any) error {
 	if !ok {
 		return nil
 	}
+
 	if v == "" {
 		body["featured_media"] = 0
 		return nil
 	}
+
 	id, err := t.resolveImage(v)
 	if err != nil {
 		return err
 	}
+
 	body["featured_media"] = id
 	return nil
 }
@@ -90,29 +95,36 @@ func (t *tx) resolveImage(v string) (int, error) {
 	if n, ok := positiveInt(v); ok {
 		return n, nil
 	}
+
 	for _, p := range t.r.snap.Events {
 		if m, ok := t.r.snap.Media(p.FeaturedMedia); ok && m.URL == v {
 			return m.ID, nil
 		}
 	}
+
 	if id := t.attachmentByURL(v); id != 0 {
 		return id, nil
 	}
+
 	data, ctype, name, err := t.s.fetchImage(t.r.gc.Request.Context(), v)
 	if err != nil {
 		t.s.log.Info("image fetch refused") // the URL itself may carry secrets: not logged
 		return 0, invalidParam("image")
 	}
+
 	res, err := t.cat.Client().Upload(t.r.gc.Request.Context(), t.r.viewer.creds, name, ctype, data)
 	if err != nil {
 		return 0, t.upstreamError(err)
 	}
+
 	var m struct {
 		ID int `json:"id"`
 	}
+
 	if err := json.Unmarshal(res.Body, &m); err != nil {
 		return 0, err
 	}
+
 	return m.ID, nil
 }
 
@@ -123,6 +135,7 @@ func (t *tx) attachmentByURL(u string) int {
 	if base == "" || base == "." || base == "/" {
 		return 0
 	}
+
 	list, err := t.r.cms.SearchMedia(t.r.gc.Request.Context(), base)
 	if err != nil {
 		return 0
@@ -133,6 +146,7 @@ func (t *tx) attachmentByURL(u string) int {
 			return m.ID
 		}
 	}
+
 	return 0
 }
 
@@ -145,32 +159,39 @@ func (s *Server) fetchImage(ctx context.Context, raw string) (data []byte, ctype
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, "", "", errors.New("adapter: image URL must be http(s)")
 	}
+
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, "", "", err
 	}
+
 	res, err := s.imageClient().Do(req)
 	if err != nil {
 		return nil, "", "", err
 	}
+
 	defer res.Body.Close()
 	ctype, _, _ = mime.ParseMediaType(res.Header.Get("Content-Type"))
 	ext, ok := imageTypes[ctype]
 	if res.StatusCode != http.StatusOK || !ok {
 		return nil, "", "", fmt.Errorf("adapter: image answer %d %q", res.StatusCode, ctype)
 	}
+
 	limit := s.opt.ImageMaxBytes
 	if limit <= 0 {
 		limit = defaultImageMaxBytes
 	}
+
 	data, err = io.ReadAll(io.LimitReader(res.Body, limit+1))
 	if err != nil || int64(len(data)) > limit {
 		return nil, "", "", errors.New("adapter: image too large")
 	}
+
 	name = strings.TrimSuffix(path.Base(u.Path), path.Ext(u.Path))
 	if name == "" || name == "." || name == "/" {
 		name = "image"
 	}
+
 	return data, ctype, name + ext, nil
 }
 

@@ -30,14 +30,17 @@ func (k linkedKind) create(s *Server, r *request) (*response, error) {
 	if err := checkArgs(r); err != nil {
 		return nil, err
 	}
+
 	if !r.viewer.can(k.cap("edit")) {
 		return nil, forbidden(r.viewer)
 	}
+
 	t := s.begin(r)
 	id, err := t.saveLinked(k, nil, r.params)
 	if err := t.done(err); err != nil {
 		return nil, err
 	}
+
 	return k.response(r, id, http.StatusCreated)
 }
 
@@ -47,11 +50,13 @@ func (k linkedKind) update(s *Server, r *request) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	t := s.begin(r)
 	id, err := t.saveLinked(k, p, r.params)
 	if err := t.done(err); err != nil {
 		return nil, err
 	}
+
 	return k.response(r, id, http.StatusOK)
 }
 
@@ -61,17 +66,21 @@ func (k linkedKind) remove(s *Server, r *request) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	if p.Status == "trash" {
 		return nil, newError(http.StatusGone, k.name+"-is-in-trash", "The "+k.name+" is already trashed")
 	}
+
 	t := s.begin(r)
 	err = t.trashPost(p.Type, p.ID)
 	if err == nil {
 		t.unlink(k, p.ID)
 	}
+
 	if err := t.done(err); err != nil {
 		return nil, err
 	}
+
 	return k.response(r, p.ID, http.StatusOK)
 }
 
@@ -82,14 +91,17 @@ func (k linkedKind) forWrite(r *request, action string) (*mapping.Post, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	if action == "edit" {
 		if err := checkArgs(r); err != nil {
 			return nil, err
 		}
 	}
+
 	if !r.viewer.mayAct(p, action) {
 		return nil, forbidden(r.viewer)
 	}
+
 	return p, nil
 }
 
@@ -102,11 +114,13 @@ func (k linkedKind) find(r *request) (*mapping.Post, error) {
 		}
 		return p, nil
 	}
+
 	id, _ := strconv.Atoi(r.vars["id"])
 	p, found := r.snap.Post(id)
 	if !found || p.Type != k.typ(r) {
 		return nil, invalidParam("id")
 	}
+
 	return p, nil
 }
 
@@ -130,6 +144,7 @@ func (t *tx) saveLinked(k linkedKind, p *mapping.Post, in Params) (int, error) {
 			return t.saveDuplicate(k, dup, in)
 		}
 	}
+
 	body := map[string]any{}
 	postFields(in, body, []fieldMap{{k.name, "title"}, {"description", "content"}})
 	if title, ok := body["title"]; ok && create {
@@ -137,17 +152,21 @@ func (t *tx) saveLinked(k linkedKind, p *mapping.Post, in Params) (int, error) {
 		// post_name), so a draft has its slug too; WordPress sanitizes it as sanitize_title does.
 		body["slug"] = title
 	}
+
 	if status, ok := scaleStatus(in, r.viewer, create); ok {
 		body["status"] = status
 	}
+
 	postDates(in, r.now, body, r.snap.Location, true)
 	if err := t.linkedFields(k, p, create, in, body); err != nil {
 		return 0, err
 	}
+
 	id := 0
 	if !create {
 		id = p.ID
 	}
+
 	return t.savePost(k.typ(r), id, body)
 }
 
@@ -160,11 +179,13 @@ func (t *tx) findDuplicate(k linkedKind, in Params) *mapping.Post {
 	if dup := k.duplicate(t.r, name, desc); dup != nil || name == "" {
 		return dup
 	}
+
 	if err := t.cat.CatchUp(t.r.gc.Request.Context(), k.typ(t.r), name); err != nil {
 		route := zap.String("route", t.r.gc.GetString("route"))
 		t.s.log.Warn("duplicate search failed", route, zap.Error(err))
 		return nil
 	}
+
 	t.r.snap = t.cat.Snapshot()
 	return k.duplicate(t.r, name, desc)
 }
@@ -202,12 +223,15 @@ func (t *tx) linkedFields(k linkedKind, p *mapping.Post, blank bool, in Params, 
 			meta[f.target] = v
 		}
 	}
+
 	if k.name == "venue" {
 		venueMaps(in, p, meta)
 	}
+
 	if err := t.linkedImage(in, body); err != nil {
 		return err
 	}
+
 	body["meta"] = meta
 	return nil
 }
@@ -219,6 +243,7 @@ func venueMaps(in Params, p *mapping.Post, meta map[string]any) {
 		{"show_map", "_VenueShowMap", "_EventShowMap"},
 		{"show_map_link", "_VenueShowMapLink", "_EventShowMapLink"},
 	}
+
 	for _, f := range flags {
 		v, ok := in.text(f.param)
 		if !ok && p != nil {
@@ -230,16 +255,19 @@ func venueMaps(in Params, p *mapping.Post, meta map[string]any) {
 		}
 		meta[f.venueKey], meta[f.eventKey] = flag, flag
 	}
+
 	if v, ok := in.text("stateprovince"); ok && v != "" {
 		meta["_VenueStateProvince"] = v
 		return
 	}
+
 	_, sOK := in.given("state")
 	_, pOK := in.given("province")
 	_, cOK := in.given("country")
 	if p != nil && !sOK && !pOK && !cOK {
 		return
 	}
+
 	field := func(name, key string) string {
 		if v, ok := in.text(name); ok {
 			return v
@@ -250,6 +278,7 @@ func venueMaps(in Params, p *mapping.Post, meta map[string]any) {
 		}
 		return ""
 	}
+
 	sp := mapping.StateProvince(field("state", "_VenueState"), field("province", "_VenueProvince"), field("country", "_VenueCountry"))
 	meta["_VenueStateProvince"] = sp
 	if sp == "" && p != nil {

@@ -18,13 +18,16 @@ func (s *Server) prepare(r *request) error {
 	if err := s.identify(r); err != nil {
 		return err
 	}
+
 	if r.method == http.MethodGet {
 		return nil
 	}
+
 	body, err := readBody(r.gc.Request)
 	if err != nil {
 		return err
 	}
+
 	r.params = mergeParams(r.params, body)
 	return nil
 }
@@ -38,9 +41,11 @@ func (s *Server) identify(r *request) error {
 	if errors.Is(err, cmsclient.ErrUnavailable) && (r.method == http.MethodGet || r.method == http.MethodOptions) {
 		v, err = nil, nil
 	}
+
 	if err != nil {
 		return err
 	}
+
 	r.viewer = v
 	r.gc.Set(viewerKey, v)
 	if v != nil {
@@ -48,6 +53,7 @@ func (s *Server) identify(r *request) error {
 		// the same for logged-in users).
 		r.gc.Header("Cache-Control", "no-cache, must-revalidate, max-age=0, private")
 	}
+
 	return nil
 }
 

@@ -33,18 +33,22 @@ func (k termKind) create(s *Server, r *request) (*response, error) {
 	if err := checkArgs(r); err != nil {
 		return nil, err
 	}
+
 	if err := k.permitted(r); err != nil {
 		return nil, err
 	}
+
 	t := s.begin(r)
 	id, err := t.createTerm(k, k.body(r))
 	if err := t.done(err); err != nil {
 		return nil, err
 	}
+
 	res, err := k.termResponse(r, id, http.StatusCreated)
 	if err == nil {
 		res.headers = []header{{"Location", cmsclient.TermURL(r.snap.Site.Home+"/wp-json", k.base(r), id)}}
 	}
+
 	return res, err
 }
 
@@ -54,15 +58,18 @@ func (k termKind) update(s *Server, r *request) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	t := s.begin(r)
 	t.terms = true
 	save := func(ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials) (*cmsclient.Response, error) {
 		return c.SaveTermAs(ctx, cr, k.base(r), term.ID, k.body(r))
 	}
+
 	err = t.send(save, nil)
 	if err := t.done(err); err != nil {
 		return nil, err
 	}
+
 	return k.termResponse(r, term.ID, http.StatusOK)
 }
 
@@ -73,16 +80,19 @@ func (k termKind) remove(s *Server, r *request) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	before := r.ctx(true).ArchiveTerm(term)
 	t := s.begin(r)
 	t.terms = true
 	del := func(ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials) (*cmsclient.Response, error) {
 		return c.DeleteTermAs(ctx, cr, k.base(r), term.ID)
 	}
+
 	err = t.send(del, nil)
 	if err := t.done(err); err != nil {
 		return nil, err
 	}
+
 	return &response{status: http.StatusOK, body: before}, nil
 }
 
@@ -94,11 +104,13 @@ func (k termKind) forWrite(r *request, withArgs bool) (*mapping.Term, error) {
 	if !ok || !k.owns(r, term) {
 		return nil, invalidParam("id")
 	}
+
 	if withArgs {
 		if err := checkArgs(r); err != nil {
 			return nil, err
 		}
 	}
+
 	return term, k.permitted(r)
 }
 
@@ -121,9 +133,11 @@ func (k termKind) body(r *request) map[string]any {
 			body[f] = v
 		}
 	}
+
 	if v, ok := r.given("parent"); ok {
 		body["parent"], _ = asInt(v)
 	}
+
 	return body
 }
 
@@ -142,13 +156,16 @@ func (t *tx) createTerm(k termKind, body map[string]any) (int, error) {
 	var saved struct {
 		ID int `json:"id"`
 	}
+
 	t.terms = true
 	create := func(ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials) (*cmsclient.Response, error) {
 		return c.SaveTermAs(ctx, cr, k.base(t.r), 0, body)
 	}
+
 	if err := t.send(create, &saved); err != nil {
 		return 0, err
 	}
+
 	return saved.ID, nil
 }
 

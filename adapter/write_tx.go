@@ -58,19 +58,24 @@ func (t *tx) savePost(postType string, id int, body map[string]any) (int, error)
 	if err != nil {
 		return 0, err
 	}
+
 	var answer json.RawMessage
 	save := func(ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials) (*cmsclient.Response, error) {
 		return c.SavePostAs(ctx, cr, postType, id, body)
 	}
+
 	if err := t.send(save, &answer); err != nil {
 		return 0, err
 	}
+
 	var saved struct {
 		ID int `json:"id"`
 	}
+
 	if err := json.Unmarshal(answer, &saved); err != nil {
 		return 0, err
 	}
+
 	t.touch(postType, saved.ID, answer)
 	return saved.ID, nil
 }
@@ -83,23 +88,28 @@ func (t *tx) typedMeta(postType string, id int, body map[string]any) (map[string
 	if len(meta) == 0 && (id == 0 || postType != t.r.snap.Types().Event) {
 		return body, nil
 	}
+
 	types, err := t.cat.Client().MetaTypes(t.r.gc.Request.Context(), postType)
 	if err != nil {
 		return nil, t.upstreamError(err)
 	}
+
 	typed := maps.Clone(meta)
 	if typed == nil {
 		typed = map[string]any{}
 	}
+
 	if id == 0 {
 		maps.DeleteFunc(typed, func(_ string, v any) bool { return v == nil })
 	}
+
 	t.keepCost(postType, id, types, typed)
 	mapping.CoerceMeta(typed, types)
 	out := maps.Clone(body)
 	if len(typed) > 0 {
 		out["meta"] = typed
 	}
+
 	return out, nil
 }
 
@@ -125,10 +135,12 @@ func (t *tx) trashPost(postType string, id int) error {
 	trash := func(ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials) (*cmsclient.Response, error) {
 		return c.TrashPostAs(ctx, cr, postType, id)
 	}
+
 	err := t.send(trash, &answer)
 	if err != nil {
 		answer = nil // unknown outcome: the refresh reads the post again
 	}
+
 	t.touch(postType, id, answer)
 	return err
 }
@@ -153,10 +165,12 @@ func (t *tx) done(err error) error {
 	if rerr != nil {
 		t.s.log.Warn("catalog refresh after write failed", zap.String("route", t.r.gc.GetString("route")), zap.Error(rerr))
 	}
+
 	t.r.snap = t.cat.Snapshot()
 	if err != nil {
 		return err
 	}
+
 	return rerr
 }
 
@@ -168,6 +182,7 @@ func (t *tx) upstreamError(err error) error {
 	if !errors.As(err, &ue) {
 		return err
 	}
+
 	switch {
 	case ue.Status == http.StatusUnauthorized || ue.Status == http.StatusForbidden:
 		return forbidden(t.r.viewer)
@@ -183,6 +198,7 @@ func (t *tx) upstreamError(err error) error {
 	case ue.Code == "rest_invalid_param":
 		return newError(http.StatusBadRequest, ue.Code, ue.Message)
 	}
+
 	e := newError(ue.Status, ue.Code, ue.Message)
 	// An error WordPress raised without data (duplicate_term_slug) answers "data": null, as there.
 	e.NoData = len(ue.Data) == 0 || string(ue.Data) == "null"
@@ -207,6 +223,7 @@ func scaleStatus(in Params, v *viewer, create bool) (string, bool) {
 	case !canPublish && (s == "publish" || s == "future"):
 		return "pending", true
 	}
+
 	return s, true
 }
 
@@ -223,6 +240,7 @@ func postDates(in Params, now time.Time, body map[string]any, loc *time.Location
 			body["date"] = t.Format("2006-01-02T15:04:05")
 		}
 	}
+
 	if v, ok := in.given("date_utc"); ok {
 		s, _ := scalar(v)
 		if t, ok := php.ParseTime(s, now, time.UTC); ok {
@@ -244,6 +262,7 @@ func postFields(in Params, body map[string]any, fields []fieldMap) {
 			}
 		}
 	}
+
 	if v, ok := in.given("author"); ok {
 		body["author"], _ = asInt(v)
 	}

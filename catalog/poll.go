@@ -48,9 +48,11 @@ func (c *Catalog) Poll(ctx context.Context) (err error) {
 	if old == nil {
 		return c.Load(ctx)
 	}
+
 	if c.feed.on.Load() {
 		return c.pollFeed(ctx)
 	}
+
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.polls++
@@ -72,22 +74,27 @@ func (c *Catalog) Poll(ctx context.Context) (err error) {
 		}
 		changed = changed || n
 	}
+
 	terms, err := c.fetchTerms(ctx)
 	if err != nil {
 		return err
 	}
+
 	if !sameTerms(old.terms, terms) {
 		changed = true
 	} else {
 		terms = old.terms
 	}
+
 	media, err := c.fetchMedia(ctx, posts, old.media)
 	if err != nil {
 		return err
 	}
+
 	if !changed && len(media) == len(old.media) {
 		return nil
 	}
+
 	base := *old
 	base.Version++
 	c.snap.Store(build(base, posts, terms, media))
@@ -107,6 +114,7 @@ func (c *Catalog) loadV2Posts(ctx context.Context) (map[int]*mapping.Post, error
 		}
 		c.since[typ] = clock
 	}
+
 	return posts, nil
 }
 
@@ -119,6 +127,7 @@ func (c *Catalog) pollType(ctx context.Context, typ string, posts map[int]*mappi
 	if err != nil {
 		return false, err
 	}
+
 	// wp/v2 compares "after" (strictly greater) at one-second resolution: step back two seconds so a
 	// post saved in the same second as the last poll is not missed. Re-reading it is harmless.
 	after := c.since[typ].Add(-2 * time.Second)
@@ -126,9 +135,11 @@ func (c *Catalog) pollType(ctx context.Context, typ string, posts map[int]*mappi
 	if err := c.fetchPosts(ctx, typ, &after, fresh); err != nil {
 		return false, err
 	}
+
 	if err := c.fetchIDs(ctx, typ, c.due(typ, clock, posts, fresh), fresh); err != nil {
 		return false, err
 	}
+
 	c.since[typ] = clock
 	changed := false
 	for id, p := range fresh {
@@ -137,15 +148,18 @@ func (c *Catalog) pollType(ctx context.Context, typ string, posts map[int]*mappi
 			changed = true
 		}
 	}
+
 	have := 0
 	for _, p := range posts {
 		if p.Type == typ {
 			have++
 		}
 	}
+
 	if total == have && (c.opt.ReconcileEvery <= 0 || c.polls%c.opt.ReconcileEvery != 0) {
 		return changed, nil
 	}
+
 	removed, err := c.reconcile(ctx, typ, posts)
 	return changed || removed, err
 }
@@ -185,6 +199,7 @@ func (c *Catalog) reconcile(ctx context.Context, typ string, posts map[int]*mapp
 	if err != nil {
 		return false, fmt.Errorf("catalog: reconcile %s: %w", typ, err)
 	}
+
 	live := map[int]bool{}
 	for _, raw := range items {
 		var x struct {
@@ -195,6 +210,7 @@ func (c *Catalog) reconcile(ctx context.Context, typ string, posts map[int]*mapp
 		}
 		live[x.ID] = true
 	}
+
 	removed := false
 	for id, p := range posts {
 		if p.Type == typ && !live[id] {
@@ -202,15 +218,18 @@ func (c *Catalog) reconcile(ctx context.Context, typ string, posts map[int]*mapp
 			removed = true
 		}
 	}
+
 	var missing []int
 	for id := range live {
 		if _, ok := posts[id]; !ok {
 			missing = append(missing, id)
 		}
 	}
+
 	if err := c.fetchIDs(ctx, typ, missing, posts); err != nil {
 		return false, err
 	}
+
 	return removed || len(missing) > 0, nil
 }
 
@@ -229,5 +248,6 @@ func (c *Catalog) fetchIDs(ctx context.Context, typ string, ids []int, dst map[i
 			return err
 		}
 	}
+
 	return nil
 }

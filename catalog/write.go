@@ -39,10 +39,12 @@ func (c *Catalog) Refresh(ctx context.Context, terms bool, refs ...PostRef) erro
 	if c.snap.Load() == nil {
 		return errors.New("catalog: refresh before load")
 	}
+
 	fetched, gone, err := c.readPosts(ctx, refs)
 	if err != nil {
 		return err
 	}
+
 	var freshTerms map[int]*mapping.Term
 	if terms {
 		var err error
@@ -50,6 +52,7 @@ func (c *Catalog) Refresh(ctx context.Context, terms bool, refs ...PostRef) erro
 			return err
 		}
 	}
+
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old := c.snap.Load()
@@ -59,16 +62,20 @@ func (c *Catalog) Refresh(ctx context.Context, terms bool, refs ...PostRef) erro
 			posts[id] = p
 		}
 	}
+
 	for id := range gone {
 		delete(posts, id)
 	}
+
 	if freshTerms == nil {
 		freshTerms = old.terms
 	}
+
 	media, err := c.fetchMedia(ctx, posts, old.media)
 	if err != nil {
 		return err
 	}
+
 	base := *old
 	base.Version++
 	c.snap.Store(build(base, posts, freshTerms, media))
@@ -89,6 +96,7 @@ func (c *Catalog) readPosts(ctx context.Context, refs []PostRef) (map[int]*mappi
 			fetched[p.ID] = p
 		}
 	}
+
 	return fetched, gone, nil
 }
 
@@ -101,18 +109,22 @@ func (c *Catalog) readPost(ctx context.Context, ref PostRef) (*mapping.Post, err
 			return c.held(p), nil
 		}
 	}
+
 	res, err := c.client.Post(ctx, ref.Type, ref.ID)
 	var ue *cmsclient.Error
 	if errors.As(err, &ue) && (ue.Status == http.StatusNotFound || ue.Status == http.StatusUnauthorized || ue.Status == http.StatusForbidden) {
 		return nil, nil
 	}
+
 	if err != nil {
 		return nil, fmt.Errorf("catalog: refresh %s %d: %w", ref.Type, ref.ID, err)
 	}
+
 	p, err := c.decodePost(ref.Type, res.Body)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: refresh %s %d: %w", ref.Type, ref.ID, err)
 	}
+
 	return c.held(p), nil
 }
 
@@ -152,8 +164,10 @@ func (c *Catalog) CatchUp(ctx context.Context, typ, text string) error {
 			refs = append(refs, PostRef{Type: typ, ID: head.ID, Answer: raw})
 		}
 	}
+
 	if len(refs) == 0 {
 		return nil
 	}
+
 	return c.Refresh(ctx, false, refs...)
 }

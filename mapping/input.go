@@ -36,12 +36,15 @@ func EventZone(tz string, site *time.Location) *time.Location {
 	if tz == "" {
 		return site
 	}
+
 	if isUTCOffset(tz) {
 		return offsetZone(tz)
 	}
+
 	if loc, err := loadZone(tz); err == nil {
 		return loc
 	}
+
 	return site
 }
 
@@ -54,12 +57,14 @@ func NewEventDates(start, end time.Time, allDay bool, tz, siteTZ, cutoff string,
 	if tz == "" {
 		tz = siteTZ
 	}
+
 	loc := EventZone(tz, site)
 	s, e := start.Format(DBDateTimeLayout), end.Format(DBDateTimeLayout)
 	d := EventDates{Timezone: tz, AllDay: allDay, Duration: -1}
 	if allDay {
 		s, e = BeginningOfDay(s, start, cutoff), EndOfDay(e, end, cutoff)
 	}
+
 	su, eu := wallIn(s, loc), wallIn(e, loc)
 	// The UTC values are computed before an end before the start is moved to the start, so the UTC
 	// end keeps the end that was given (Tribe__Events__API::prepare_event_date_meta).
@@ -67,14 +72,17 @@ func NewEventDates(start, end time.Time, allDay bool, tz, siteTZ, cutoff string,
 	if eu.Before(su) {
 		e, eu = s, su
 	}
+
 	d.Start, d.End = s, e
 	if !allDay {
 		d.Duration = int(eu.Sub(su).Seconds())
 	}
+
 	d.Abbr, _ = su.Zone()
 	if isUTCOffset(tz) {
 		d.Abbr = tz
 	}
+
 	return d
 }
 
@@ -103,6 +111,7 @@ func CostCurrency(values []string) (symbol, position string, ok bool) {
 		}
 		symbol, position = sym, pos
 	}
+
 	return symbol, position, symbol != ""
 }
 
@@ -125,11 +134,13 @@ func SanitizeURL(u string) string {
 	if u == "" {
 		return ""
 	}
+
 	u = strings.ReplaceAll(u, " ", "%20")
 	u = urlJunk.ReplaceAllString(u, "")
 	if !strings.Contains(u, "://") && !strings.HasPrefix(u, "/") && !strings.HasPrefix(u, "#") && !strings.HasPrefix(u, "?") {
 		u = "http://" + u
 	}
+
 	return u
 }
 
@@ -167,6 +178,7 @@ func metaTruthy(v any) bool {
 			return true
 		}
 	}
+
 	return false
 }
 
@@ -178,11 +190,13 @@ func metaNumbers(v any) []int {
 	if s, ok := v.(string); ok {
 		rows = []string{s}
 	}
+
 	for _, r := range rows {
 		if n, err := strconv.Atoi(strings.TrimSpace(r)); err == nil {
 			out = append(out, n)
 		}
 	}
+
 	return out
 }
 
@@ -216,19 +230,23 @@ func offsetZone(tz string) *time.Location {
 	if !isUTCOffset(s) {
 		return time.UTC
 	}
+
 	if !strings.Contains(s, ":") {
 		s += ":00"
 	}
+
 	parts := strings.Split(strings.ReplaceAll(s, "UTC", ""), ":")
 	seconds := int(phpNumber(parts[0])*3600 + phpNumber(parts[1])*60)
 	name, ok := phpOffsetZones[seconds/60]
 	if !ok || seconds%60 != 0 {
 		return time.UTC
 	}
+
 	loc, err := loadZone(name)
 	if err != nil {
 		return time.UTC
 	}
+
 	return loc
 }
 
