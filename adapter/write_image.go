@@ -24,7 +24,12 @@ const (
 
 // imageTypes are the content types accepted for fetched images, with the extension given to the
 // upload.
-var imageTypes = map[string]string{"image/jpeg": ".jpg", "image/png": ".png", "image/gif": ".gif", "image/webp": ".webp"}
+var imageTypes = map[string]string{
+	"image/jpeg": ".jpg",
+	"image/png":  ".png",
+	"image/gif":  ".gif",
+	"image/webp": ".webp",
+}
 
 // isImage is the validator of an event's image: the ID of an image attachment, or an http(s) URL
 // when the caller may upload files (the original: a contributor sending a URL gets 400). An empty
@@ -45,7 +50,8 @@ func isImage(r *request, v any) bool {
 	}
 
 	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && r.viewer.can("upload_files")
+	isWeb := err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+	return isWeb && r.viewer.can("upload_files")
 }
 
 // isImageOrEmpty is the venue and organizer variant: "" is allowed (and clears the image).
@@ -154,7 +160,9 @@ func (t *tx) attachmentByURL(u string) int {
 // multicast address (checked on the resolved address of every connection, redirects included, so
 // DNS tricks do not help) unless Options.ImageAllowPrivate, at most Options.ImageMaxBytes, an image
 // content type.
-func (s *Server) fetchImage(ctx context.Context, raw string) (data []byte, ctype, name string, err error) {
+func (s *Server) fetchImage(
+	ctx context.Context, raw string,
+) (data []byte, ctype, name string, err error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, "", "", errors.New("adapter: image URL must be http(s)")
@@ -170,7 +178,10 @@ func (s *Server) fetchImage(ctx context.Context, raw string) (data []byte, ctype
 		return nil, "", "", err
 	}
 
-	defer res.Body.Close()
+	// The body is only read: by the time it is closed the image is in hand or refused, and a failed
+	// close changes neither.
+	defer func() { _ = res.Body.Close() }()
+
 	ctype, _, _ = mime.ParseMediaType(res.Header.Get("Content-Type"))
 	ext, ok := imageTypes[ctype]
 	if res.StatusCode != http.StatusOK || !ok {
@@ -199,20 +210,30 @@ func (s *Server) fetchImage(ctx context.Context, raw string) (data []byte, ctype
 // connects to, so neither a redirect nor a DNS answer can lead it to a refused one; no proxy is
 // used.
 func (s *Server) imageClient() *http.Client {
-	dialer := &net.Dialer{Timeout: 5 * time.Second, Control: func(_, address string, _ syscall.RawConn) error {
+	allowed := func(_, address string, _ syscall.RawConn) error {
 		host, _, _ := net.SplitHostPort(address)
 		ip := net.ParseIP(host)
-		if ip == nil || (!s.opt.ImageAllowPrivate && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() ||
-			ip.IsUnspecified() || ip.IsMulticast() || ip.IsLinkLocalMulticast())) {
+		if ip == nil || (!s.opt.ImageAllowPrivate && isNonPublic(ip)) {
 			return fmt.Errorf("adapter: image host address %s not allowed", host)
 		}
 		return nil
-	}}
-	return &http.Client{Timeout: imageFetchTimeout, Transport: &http.Transport{DialContext: dialer.DialContext, Proxy: nil},
+	}
+	dialer := &net.Dialer{Timeout: 5 * time.Second, Control: allowed}
+
+	return &http.Client{
+		Timeout:   imageFetchTimeout,
+		Transport: &http.Transport{DialContext: dialer.DialContext, Proxy: nil},
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= 3 || (req.URL.Scheme != "http" && req.URL.Scheme != "https") {
 				return errors.New("adapter: image redirect refused")
 			}
 			return nil
-		}}
+		},
+	}
+}
+
+// isNonPublic reports a loopback, private, link-local, unspecified or multicast address.
+func isNonPublic(ip net.IP) bool {
+	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() ||
+		ip.IsUnspecified() || ip.IsMulticast() || ip.IsLinkLocalMulticast()
 }
