@@ -54,7 +54,10 @@ func credentialKey(c cmsclient.Credentials) string {
 // credentials are the caller's, as WordPress reads them: the Authorization header, or its cookie
 // authentication — logged-in cookies with the nonce from X-WP-Nonce or the _wpnonce parameter.
 func credentials(r *request) cmsclient.Credentials {
-	c := cmsclient.Credentials{Authorization: r.gc.GetHeader("Authorization"), Nonce: r.gc.GetHeader("X-WP-Nonce")}
+	c := cmsclient.Credentials{
+		Authorization: r.gc.GetHeader("Authorization"),
+		Nonce:         r.gc.GetHeader("X-WP-Nonce"),
+	}
 	if c.Nonce == "" {
 		c.Nonce, _ = r.params.str("_wpnonce")
 	}
@@ -88,7 +91,8 @@ func (s *Server) resolveViewer(r *request) (*viewer, error) {
 		return nil, nil
 	}
 
-	if errors.As(err, &ue) && (ue.Status == http.StatusUnauthorized || ue.Code == "rest_cookie_invalid_nonce") {
+	if errors.As(err, &ue) &&
+		(ue.Status == http.StatusUnauthorized || ue.Code == "rest_cookie_invalid_nonce") {
 		return nil, newError(ue.Status, ue.Code, ue.Message)
 	}
 
@@ -123,7 +127,8 @@ func (v *viewer) forMethod(method string) *viewer {
 
 	granted := &viewer{ID: v.ID, Caps: maps.Clone(v.Caps), creds: v.creds}
 	for _, plural := range []string{"tribe_events", "tribe_venues", "tribe_organizers"} {
-		for _, action := range []string{"edit", "edit_others", "edit_private", "edit_published", "read_private"} {
+		actions := []string{"edit", "edit_others", "edit_private", "edit_published", "read_private"}
+		for _, action := range actions {
 			granted.Caps[action+"_"+plural] = true
 		}
 	}

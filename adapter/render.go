@@ -55,7 +55,11 @@ func (s *Server) render(gc *gin.Context, rt *route, res *response, err error) *r
 				env = append(env, mapping.KV{Key: h.name, Value: h.value})
 			}
 		}
-		body = mapping.Object{{Key: "body", Value: body}, {Key: "status", Value: status}, {Key: "headers", Value: env}}
+		body = mapping.Object{
+			{Key: "body", Value: body},
+			{Key: "status", Value: status},
+			{Key: "headers", Value: env},
+		}
 		status, headers = http.StatusOK, nil
 	}
 
@@ -69,8 +73,10 @@ func (s *Server) send(gc *gin.Context, out *rendered) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Robots-Tag", "noindex")
 	h.Set("Link", fmt.Sprintf("<%s>; rel=\"https://api.w.org/\"", s.linkRoot(gc.Request)))
-	h.Set("Access-Control-Expose-Headers", "X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages")
-	h.Set("Access-Control-Allow-Headers", "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type")
+	h.Set("Access-Control-Expose-Headers",
+		"X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages")
+	h.Set("Access-Control-Allow-Headers",
+		"Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type")
 	for _, kv := range out.headers {
 		h.Set(kv.name, kv.value)
 	}
@@ -119,7 +125,8 @@ func (s *Server) accessLog(gc *gin.Context) {
 func (s *Server) recoverPanic(gc *gin.Context) {
 	defer func() {
 		if v := recover(); v != nil {
-			s.log.Error("panic", zap.Any("panic", v), zap.String("route", gc.GetString("route")), zap.Stack("stack"))
+			s.log.Error("panic", zap.Any("panic", v), zap.String("route", gc.GetString("route")),
+				zap.Stack("stack"))
 			s.write(gc, nil, fmt.Errorf("panic: %v", v))
 			gc.Abort()
 		}

@@ -153,11 +153,14 @@ func isUserID(_ *request, v any) bool { n, ok := asInt(v); return ok && n > 0 }
 
 // postStatuses are the statuses registered on the original's site (get_post_stati): WordPress' own,
 // its user-request ones, and The Events Calendar's ignored and aggregator-record statuses.
-var postStatuses = map[string]bool{"publish": true, "future": true, "draft": true, "pending": true,
-	"private": true, "trash": true, "auto-draft": true, "inherit": true, "request-pending": true,
-	"request-confirmed": true, "request-failed": true, "request-completed": true, "tribe-ignored": true,
-	"tribe-ea-success": true, "tribe-ea-failed": true, "tribe-ea-schedule": true, "tribe-ea-pending": true,
-	"tribe-ea-draft": true}
+var postStatuses = map[string]bool{
+	"publish": true, "future": true, "draft": true, "pending": true,
+	"private": true, "trash": true, "auto-draft": true, "inherit": true,
+	"request-pending": true, "request-confirmed": true, "request-failed": true,
+	"request-completed": true, "tribe-ignored": true,
+	"tribe-ea-success": true, "tribe-ea-failed": true, "tribe-ea-schedule": true,
+	"tribe-ea-pending": true, "tribe-ea-draft": true,
+}
 
 func isPostStatus(_ *request, v any) bool { s, ok := v.(string); return ok && postStatuses[s] }
 

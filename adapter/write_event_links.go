@@ -66,7 +66,8 @@ func allEmpty(v any) bool {
 func (t *tx) linkFromObject(k linkedKind, m map[string]any) (int, error) {
 	if id, ok := Params(m).given("id"); ok && !isEmptyValue(id) {
 		if !isPostOf(t.r, id, k.typ(t.r)) {
-			return 0, newError(http.StatusBadRequest, "invalid-linked-post-id", "The provided linked post ID is not valid")
+			return 0, newError(http.StatusBadRequest, "invalid-linked-post-id",
+				"The provided linked post ID is not valid")
 		}
 		s, _ := scalar(id)
 		n, _ := positiveInt(strings.TrimSpace(s))

@@ -38,7 +38,8 @@ func (s *Server) prepare(r *request) error {
 func (s *Server) identify(r *request) error {
 	r.cms = s.catalog(r.lang).Client()
 	v, err := s.resolveViewer(r)
-	if errors.Is(err, cmsclient.ErrUnavailable) && (r.method == http.MethodGet || r.method == http.MethodOptions) {
+	readOnly := r.method == http.MethodGet || r.method == http.MethodOptions
+	if errors.Is(err, cmsclient.ErrUnavailable) && readOnly {
 		v, err = nil, nil
 	}
 
@@ -60,7 +61,12 @@ func (s *Server) identify(r *request) error {
 // noRoute is the answer to a request no route matches: WordPress' rest_no_route, unless the
 // credentials are rejected, which it checks first.
 func (s *Server) noRoute(gc *gin.Context, lang string) error {
-	r := &request{gc: gc, method: http.MethodGet, lang: lang, params: parseForm(gc.Request.URL.RawQuery)}
+	r := &request{
+		gc:     gc,
+		method: http.MethodGet,
+		lang:   lang,
+		params: parseForm(gc.Request.URL.RawQuery),
+	}
 	if err := s.identify(r); err != nil {
 		return err
 	}
