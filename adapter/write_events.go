@@ -87,7 +87,8 @@ func (s *Server) eventForWrite(r *request, action string) (*mapping.Post, error)
 		}
 	}
 
-	if findErr == nil && !r.viewer.mayAct(p, action) || findErr != nil && !r.viewer.can(action+"_tribe_events") {
+	if findErr == nil && !r.viewer.mayAct(p, action) ||
+		findErr != nil && !r.viewer.can(action+"_tribe_events") {
 		return nil, forbidden(r.viewer)
 	}
 
@@ -99,7 +100,8 @@ func (s *Server) eventForWrite(r *request, action string) (*mapping.Post, error)
 func (r *request) eventResponse(id int, status int) (*response, error) {
 	p, ok := r.snap.Post(id)
 	if !ok {
-		return nil, newError(http.StatusInternalServerError, "event-not-found", "The requested post ID does not exist or is not an event")
+		return nil, newError(http.StatusInternalServerError, "event-not-found",
+			"The requested post ID does not exist or is not an event")
 	}
 	ctx := r.ctx(false)
 	ctx.Unlocked = func(*mapping.Post) bool { return true }
@@ -112,7 +114,9 @@ func (r *request) eventResponse(id int, status int) (*response, error) {
 func (t *tx) saveEvent(p *mapping.Post) (int, error) {
 	r, create := t.r, p == nil
 	body, meta := map[string]any{}, map[string]any{}
-	postFields(r.params, body, []fieldMap{{"title", "title"}, {"description", "content"}, {"excerpt", "excerpt"}, {"slug", "slug"}})
+	postFields(r.params, body, []fieldMap{
+		{"title", "title"}, {"description", "content"}, {"excerpt", "excerpt"}, {"slug", "slug"},
+	})
 	if status, ok := scaleStatus(r.params, r.viewer, create); ok {
 		body["status"] = status
 	}
@@ -128,7 +132,9 @@ func (t *tx) saveEvent(p *mapping.Post) (int, error) {
 		meta["_EventURL"] = mapping.SanitizeURL(v)
 	}
 
-	steps := []func(map[string]any, map[string]any) error{t.eventImage, t.eventTerms, t.eventVenue, t.eventOrganizers}
+	steps := []func(map[string]any, map[string]any) error{
+		t.eventImage, t.eventTerms, t.eventVenue, t.eventOrganizers,
+	}
 	for _, step := range steps {
 		if err := step(body, meta); err != nil {
 			return 0, err
@@ -160,7 +166,8 @@ func (t *tx) saveEvent(p *mapping.Post) (int, error) {
 // that.
 func (t *tx) keepEndUTC(id int, meta map[string]any) error {
 	endUTC, ok := meta["_EventEndDateUTC"].(string)
-	if !ok || meta["_EventEndDate"] != meta["_EventStartDate"] || endUTC == meta["_EventStartDateUTC"] {
+	if !ok || meta["_EventEndDate"] != meta["_EventStartDate"] ||
+		endUTC == meta["_EventStartDateUTC"] {
 		return nil
 	}
 	fix := map[string]any{"meta": map[string]any{"_EventEndDateUTC": endUTC}}
@@ -183,7 +190,8 @@ func (t *tx) publishLinked(p *mapping.Post, meta map[string]any) {
 
 	for _, s := range ids {
 		n, _ := strconv.Atoi(s)
-		if linked, ok := t.r.snap.Post(n); ok && (linked.Status == "draft" || linked.Status == "pending") {
+		linked, ok := t.r.snap.Post(n)
+		if ok && (linked.Status == "draft" || linked.Status == "pending") {
 			_, _ = t.savePost(linked.Type, linked.ID, map[string]any{"status": "publish"})
 		}
 	}
@@ -212,7 +220,8 @@ func eventDateMeta(r *request, p *mapping.Post, meta map[string]any) {
 	loc := mapping.EventZone(tz, r.snap.Location)
 	st, _ := php.ParseTime(start, r.now, loc)
 	en, _ := php.ParseTime(end, r.now, loc)
-	d := mapping.NewEventDates(st, en, allDay, tz, r.snap.Site.Timezone, r.snap.MultiDayCutoff, r.snap.Location)
+	d := mapping.NewEventDates(st, en, allDay, tz,
+		r.snap.Site.Timezone, r.snap.MultiDayCutoff, r.snap.Location)
 	meta["_EventStartDate"], meta["_EventEndDate"] = d.Start, d.End
 	meta["_EventStartDateUTC"], meta["_EventEndDateUTC"] = d.StartUTC, d.EndUTC
 	meta["_EventTimezone"], meta["_EventTimezoneAbbr"] = d.Timezone, d.Abbr
@@ -243,7 +252,8 @@ func keep(v string, given bool, p *mapping.Post, key string) string {
 // "1"/"" for the map flags (created events default to off, QUIRK 15), "yes" or no row for hidden,
 // "1" or no row for featured, menu_order -1 for sticky.
 func eventFlags(in Params, create bool, body, meta map[string]any) {
-	for _, f := range []fieldMap{{"show_map", "_EventShowMap"}, {"show_map_link", "_EventShowMapLink"}} {
+	mapFlags := []fieldMap{{"show_map", "_EventShowMap"}, {"show_map_link", "_EventShowMapLink"}}
+	for _, f := range mapFlags {
 		if b, ok := in.truthy(f.param); ok || create {
 			meta[f.target] = ""
 			if b {

@@ -14,11 +14,15 @@ import (
 // §3.5, §3.6); website is URL-sanitized.
 func (k linkedKind) linkedMeta() []fieldMap {
 	if k.name == "venue" {
-		return []fieldMap{{"address", "_VenueAddress"}, {"city", "_VenueCity"}, {"country", "_VenueCountry"},
-			{"province", "_VenueProvince"}, {"state", "_VenueState"}, {"zip", "_VenueZip"}, {"phone", "_VenuePhone"},
-			{"website", "_VenueURL"}}
+		return []fieldMap{
+			{"address", "_VenueAddress"}, {"city", "_VenueCity"}, {"country", "_VenueCountry"},
+			{"province", "_VenueProvince"}, {"state", "_VenueState"}, {"zip", "_VenueZip"},
+			{"phone", "_VenuePhone"}, {"website", "_VenueURL"},
+		}
 	}
-	return []fieldMap{{"phone", "_OrganizerPhone"}, {"website", "_OrganizerWebsite"}, {"email", "_OrganizerEmail"}}
+	return []fieldMap{
+		{"phone", "_OrganizerPhone"}, {"website", "_OrganizerWebsite"}, {"email", "_OrganizerEmail"},
+	}
 }
 
 // cap is the general capability of an action on this kind, e.g. edit_tribe_venues.
@@ -127,7 +131,8 @@ func (k linkedKind) find(r *request) (*mapping.Post, error) {
 func (k linkedKind) response(r *request, id, status int) (*response, error) {
 	p, ok := r.snap.Post(id)
 	if !ok {
-		return nil, newError(http.StatusInternalServerError, k.name+"-not-found", "The requested post ID does not exist or is not an "+k.name)
+		return nil, newError(http.StatusInternalServerError, k.name+"-not-found",
+			"The requested post ID does not exist or is not an "+k.name)
 	}
 	ctx := r.ctx(false)
 	ctx.Unlocked = func(*mapping.Post) bool { return true }
@@ -209,7 +214,9 @@ func (t *tx) saveDuplicate(k linkedKind, dup *mapping.Post, in Params) (int, err
 // linkedFields puts the meta and image of a venue or organizer into a wp/v2 body. p is the post
 // updated (nil when its meta is written as on create); blank skips the empty values, as a new post
 // has nothing to clear.
-func (t *tx) linkedFields(k linkedKind, p *mapping.Post, blank bool, in Params, body map[string]any) error {
+func (t *tx) linkedFields(
+	k linkedKind, p *mapping.Post, blank bool, in Params, body map[string]any,
+) error {
 	meta := map[string]any{}
 	for _, f := range k.linkedMeta() {
 		v, ok := in.text(f.param)
@@ -279,7 +286,8 @@ func venueMaps(in Params, p *mapping.Post, meta map[string]any) {
 		return ""
 	}
 
-	sp := mapping.StateProvince(field("state", "_VenueState"), field("province", "_VenueProvince"), field("country", "_VenueCountry"))
+	sp := mapping.StateProvince(field("state", "_VenueState"), field("province", "_VenueProvince"),
+		field("country", "_VenueCountry"))
 	meta["_VenueStateProvince"] = sp
 	if sp == "" && p != nil {
 		meta["_VenueStateProvince"] = nil
@@ -308,7 +316,8 @@ func (k linkedKind) duplicate(r *request, name, desc string) *mapping.Post {
 func (t *tx) unlink(k linkedKind, id int) {
 	n := 0
 	for _, e := range t.r.snap.Events {
-		if n >= t.r.snap.PerPage || e.Status != "publish" || !k.idsOf([]*mapping.Post{e})[id] || !t.r.viewer.mayEdit(e) {
+		if n >= t.r.snap.PerPage || e.Status != "publish" || !k.idsOf([]*mapping.Post{e})[id] ||
+			!t.r.viewer.mayEdit(e) {
 			continue
 		}
 		n++
@@ -317,5 +326,6 @@ func (t *tx) unlink(k linkedKind, id int) {
 }
 
 func (k linkedKind) notCreated() error {
-	return newError(http.StatusBadRequest, "could-not-create-"+k.name, "The "+k.name+" could not be created from the provided data")
+	return newError(http.StatusBadRequest, "could-not-create-"+k.name,
+		"The "+k.name+" could not be created from the provided data")
 }
