@@ -46,7 +46,8 @@ func (k termKind) create(s *Server, r *request) (*response, error) {
 
 	res, err := k.termResponse(r, id, http.StatusCreated)
 	if err == nil {
-		res.headers = []header{{"Location", cmsclient.TermURL(r.snap.Site.Home+"/wp-json", k.base(r), id)}}
+		location := cmsclient.TermURL(r.snap.Site.Home+"/wp-json", k.base(r), id)
+		res.headers = []header{{"Location", location}}
 	}
 
 	return res, err
@@ -61,7 +62,9 @@ func (k termKind) update(s *Server, r *request) (*response, error) {
 
 	t := s.begin(r)
 	t.terms = true
-	save := func(ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials) (*cmsclient.Response, error) {
+	save := func(
+		ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials,
+	) (*cmsclient.Response, error) {
 		return c.SaveTermAs(ctx, cr, k.base(r), term.ID, k.body(r))
 	}
 
@@ -84,7 +87,9 @@ func (k termKind) remove(s *Server, r *request) (*response, error) {
 	before := r.ctx(true).ArchiveTerm(term)
 	t := s.begin(r)
 	t.terms = true
-	del := func(ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials) (*cmsclient.Response, error) {
+	del := func(
+		ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials,
+	) (*cmsclient.Response, error) {
 		return c.DeleteTermAs(ctx, cr, k.base(r), term.ID)
 	}
 
@@ -120,7 +125,8 @@ func (k termKind) permitted(r *request) error {
 		return forbidden(r.viewer)
 	}
 	if _, ok := r.given("parent"); ok && !k.hierarchical {
-		return newError(http.StatusBadRequest, "rest_taxonomy_not_hierarchical", "Cannot set parent term, taxonomy is not hierarchical.")
+		return newError(http.StatusBadRequest, "rest_taxonomy_not_hierarchical",
+			"Cannot set parent term, taxonomy is not hierarchical.")
 	}
 	return nil
 }
@@ -147,7 +153,8 @@ func (k termKind) termResponse(r *request, id, status int) (*response, error) {
 		return nil, invalidParam("id")
 	}
 	body := r.ctx(true).ArchiveTerm(term)
-	body = append(body, mapping.KV{Key: "_links", Value: r.ctx(true).TermLinks(term, r.snap.Site.Home+"/wp-json/")})
+	links := r.ctx(true).TermLinks(term, r.snap.Site.Home+"/wp-json/")
+	body = append(body, mapping.KV{Key: "_links", Value: links})
 	return &response{status: status, body: body}, nil
 }
 
@@ -158,7 +165,9 @@ func (t *tx) createTerm(k termKind, body map[string]any) (int, error) {
 	}
 
 	t.terms = true
-	create := func(ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials) (*cmsclient.Response, error) {
+	create := func(
+		ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials,
+	) (*cmsclient.Response, error) {
 		return c.SaveTermAs(ctx, cr, k.base(t.r), 0, body)
 	}
 

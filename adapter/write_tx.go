@@ -37,7 +37,9 @@ type tx struct {
 func (s *Server) begin(r *request) *tx { return &tx{s: s, r: r, cat: s.catalog(r.lang)} }
 
 // upstreamCall is one typed wp/v2 call made as the caller (a cmsclient *As method).
-type upstreamCall func(ctx context.Context, c *cmsclient.Client, creds cmsclient.Credentials) (*cmsclient.Response, error)
+type upstreamCall func(
+	ctx context.Context, c *cmsclient.Client, creds cmsclient.Credentials,
+) (*cmsclient.Response, error)
 
 // send makes one wp/v2 call as the caller and decodes the answer into out (when not nil).
 func (t *tx) send(call upstreamCall, out any) error {
@@ -60,7 +62,9 @@ func (t *tx) savePost(postType string, id int, body map[string]any) (int, error)
 	}
 
 	var answer json.RawMessage
-	save := func(ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials) (*cmsclient.Response, error) {
+	save := func(
+		ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials,
+	) (*cmsclient.Response, error) {
 		return c.SavePostAs(ctx, cr, postType, id, body)
 	}
 
@@ -132,7 +136,9 @@ func (t *tx) keepCost(postType string, id int, types map[string]string, meta map
 // trashPost moves a post to the trash (wp/v2 DELETE without force, which answers the trashed post).
 func (t *tx) trashPost(postType string, id int) error {
 	var answer json.RawMessage
-	trash := func(ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials) (*cmsclient.Response, error) {
+	trash := func(
+		ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials,
+	) (*cmsclient.Response, error) {
 		return c.TrashPostAs(ctx, cr, postType, id)
 	}
 
@@ -150,7 +156,8 @@ func (t *tx) trashPost(postType string, id int) error {
 // included, since the caller may edit it), so the refresh need not read it again.
 func (t *tx) touch(postType string, id int, answer json.RawMessage) {
 	t.touched = append(t.touched, catalog.PostRef{Type: postType, ID: id, Answer: answer})
-	if p, ok := t.r.snap.Post(id); ok && (len(p.Terms[mapping.TaxonomyCategory]) > 0 || len(p.Terms[mapping.TaxonomyTag]) > 0) {
+	if p, ok := t.r.snap.Post(id); ok &&
+		(len(p.Terms[mapping.TaxonomyCategory]) > 0 || len(p.Terms[mapping.TaxonomyTag]) > 0) {
 		t.terms = true
 	}
 }
@@ -163,7 +170,8 @@ func (t *tx) done(err error) error {
 	defer cancel()
 	rerr := t.cat.Refresh(ctx, t.terms, t.touched...)
 	if rerr != nil {
-		t.s.log.Warn("catalog refresh after write failed", zap.String("route", t.r.gc.GetString("route")), zap.Error(rerr))
+		t.s.log.Warn("catalog refresh after write failed",
+			zap.String("route", t.r.gc.GetString("route")), zap.Error(rerr))
 	}
 
 	t.r.snap = t.cat.Snapshot()
