@@ -22,7 +22,9 @@ import (
 func (c *Catalog) Run(ctx context.Context, onError func(error)) {
 	t := time.NewTicker(c.opt.PollInterval)
 	defer t.Stop()
-	defer func() { _ = c.Save() }() // best effort on the way out; Save logs nothing, the next start reloads
+	// Best effort on the way out: Save logs nothing, and the next start reloads.
+	defer func() { _ = c.Save() }()
+
 	for {
 		select {
 		case <-ctx.Done():
@@ -122,7 +124,9 @@ func (c *Catalog) loadV2Posts(ctx context.Context) (map[int]*mapping.Post, error
 // the upstream clock first (with the count), so that whatever is modified while this poll runs is
 // asked for again by the next one. The clock is the upstream's, not the newest "modified" seen: a
 // scheduled post's modification time lies in the future and would hide every change until then.
-func (c *Catalog) pollType(ctx context.Context, typ string, posts map[int]*mapping.Post) (bool, error) {
+func (c *Catalog) pollType(
+	ctx context.Context, typ string, posts map[int]*mapping.Post,
+) (bool, error) {
 	total, clock, err := c.count(ctx, typ)
 	if err != nil {
 		return false, err
@@ -194,7 +198,9 @@ func (c *Catalog) count(ctx context.Context, typ string) (int, time.Time, error)
 // with an explicit past date (an import, a back-dated entry) gets that date as its modification
 // time, and a scheduled post published while the catalog holds published posts only keeps its own,
 // so modified_after does not return them.
-func (c *Catalog) reconcile(ctx context.Context, typ string, posts map[int]*mapping.Post) (bool, error) {
+func (c *Catalog) reconcile(
+	ctx context.Context, typ string, posts map[int]*mapping.Post,
+) (bool, error) {
 	items, err := c.client.Posts(ctx, typ, cmsclient.PostQuery{Statuses: c.statuses(), IDsOnly: true})
 	if err != nil {
 		return false, fmt.Errorf("catalog: reconcile %s: %w", typ, err)
@@ -234,7 +240,9 @@ func (c *Catalog) reconcile(ctx context.Context, typ string, posts map[int]*mapp
 }
 
 // fetchIDs reads the posts of typ with the given IDs into dst, 100 per request.
-func (c *Catalog) fetchIDs(ctx context.Context, typ string, ids []int, dst map[int]*mapping.Post) error {
+func (c *Catalog) fetchIDs(
+	ctx context.Context, typ string, ids []int, dst map[int]*mapping.Post,
+) error {
 	slices.Sort(ids)
 	for len(ids) > 0 {
 		n := min(len(ids), 100)

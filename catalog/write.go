@@ -83,7 +83,9 @@ func (c *Catalog) Refresh(ctx context.Context, terms bool, refs ...PostRef) erro
 }
 
 // readPosts reads posts for Refresh: those upstream has, and the IDs of those it no longer has.
-func (c *Catalog) readPosts(ctx context.Context, refs []PostRef) (map[int]*mapping.Post, map[int]bool, error) {
+func (c *Catalog) readPosts(
+	ctx context.Context, refs []PostRef,
+) (map[int]*mapping.Post, map[int]bool, error) {
 	fetched, gone := map[int]*mapping.Post{}, map[int]bool{}
 	for _, ref := range refs {
 		p, err := c.readPost(ctx, ref)
@@ -112,7 +114,8 @@ func (c *Catalog) readPost(ctx context.Context, ref PostRef) (*mapping.Post, err
 
 	res, err := c.client.Post(ctx, ref.Type, ref.ID)
 	var ue *cmsclient.Error
-	if errors.As(err, &ue) && (ue.Status == http.StatusNotFound || ue.Status == http.StatusUnauthorized || ue.Status == http.StatusForbidden) {
+	if errors.As(err, &ue) && (ue.Status == http.StatusNotFound ||
+		ue.Status == http.StatusUnauthorized || ue.Status == http.StatusForbidden) {
 		return nil, nil
 	}
 

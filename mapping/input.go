@@ -53,7 +53,9 @@ func EventZone(tz string, site *time.Location) *time.Location {
 // days (from the start day's cutoff to one second before the cutoff after the end day), an end
 // before the start becomes the start, UTC values are the wall times read in tz (siteTZ when tz is
 // ""), and the abbreviation is the zone's at the start (a "UTC±h" zone is its own abbreviation).
-func NewEventDates(start, end time.Time, allDay bool, tz, siteTZ, cutoff string, site *time.Location) EventDates {
+func NewEventDates(
+	start, end time.Time, allDay bool, tz, siteTZ, cutoff string, site *time.Location,
+) EventDates {
 	if tz == "" {
 		tz = siteTZ
 	}
@@ -137,7 +139,8 @@ func SanitizeURL(u string) string {
 
 	u = strings.ReplaceAll(u, " ", "%20")
 	u = urlJunk.ReplaceAllString(u, "")
-	if !strings.Contains(u, "://") && !strings.HasPrefix(u, "/") && !strings.HasPrefix(u, "#") && !strings.HasPrefix(u, "?") {
+	if !strings.Contains(u, "://") && !strings.HasPrefix(u, "/") &&
+		!strings.HasPrefix(u, "#") && !strings.HasPrefix(u, "?") {
 		u = "http://" + u
 	}
 
@@ -215,7 +218,8 @@ func metaFirst(v any) any {
 // as paragraphs go (wpautop), compared case-insensitively as MySQL compares post_content.
 func SameContent(rendered, raw string) bool {
 	rendered, raw = strings.TrimSpace(rendered), strings.TrimSpace(raw)
-	return strings.EqualFold(rendered, raw) || strings.EqualFold(rendered, strings.TrimSpace(php.Wpautop(raw)))
+	return strings.EqualFold(rendered, raw) ||
+		strings.EqualFold(rendered, strings.TrimSpace(php.Wpautop(raw)))
 }
 
 // offsetZone is the zone the original saves a "UTC±h" event in
