@@ -218,7 +218,9 @@ func allow(gc *gin.Context, rt *route) string {
 const viewerKey = "calshim.viewer"
 
 // editContext reports whether the request asks for context=edit as a caller who may edit p: such
-// callers see a password-protected event, venue or organizer without its password (reference §3.3).
+// callers see a password-protected event, venue or organizer without its password (the original:
+// can_access_password_content in Single_Event::validate_event_accessible, Single_Venue::get and
+// Single_Organizer::get).
 func (r *request) editContext(p *mapping.Post) bool {
 	c, _ := r.params.str("context")
 	return c == "edit" && r.viewer.mayEdit(p)

@@ -8,8 +8,8 @@ import (
 	"strings"
 )
 
-// How an event names its venue and organizers (reference §6.5): IDs, {id} objects, creation
-// payloads.
+// How an event names its venue and organizers (the original: Linked_Post_Base::insert, called by
+// Single_Event::prepare_postarr): IDs, {id} objects, creation payloads.
 
 // validLink is the validator of an event's venue / organizer argument: empty; a CSV or list of IDs
 // of that type; or objects, each {id} of that type or a creation payload with a non-empty name.

@@ -30,7 +30,7 @@ func createEvent(s *Server, r *request) (*response, error) {
 }
 
 // updateEvent answers POST/PUT/PATCH /events/{id} and /events/by-slug/{slug}. Only the fields given
-// change (the original resets several omitted ones, reference §6.6; README).
+// change (the original's Single_Event::update resets several omitted ones; README).
 func updateEvent(s *Server, r *request) (*response, error) {
 	p, err := s.eventForWrite(r, "edit")
 	if err != nil {
@@ -197,9 +197,9 @@ func (t *tx) publishLinked(p *mapping.Post, meta map[string]any) {
 	}
 }
 
-// eventDateMeta writes the date meta (reference §6.3) when any of the date arguments is given. On
-// update the missing ones come from the stored event, so a new time zone alone re-reads the stored
-// wall times in it and keeps the UTC values consistent.
+// eventDateMeta writes the date meta (the fields of mapping.EventDates) when any of the date
+// arguments is given. On update the missing ones come from the stored event, so a new time zone
+// alone re-reads the stored wall times in it and keeps the UTC values consistent.
 func eventDateMeta(r *request, p *mapping.Post, meta map[string]any) {
 	start, sOK := r.params.text("start_date")
 	end, eOK := r.params.text("end_date")
@@ -249,8 +249,9 @@ func keep(v string, given bool, p *mapping.Post, key string) string {
 }
 
 // eventFlags stores show_map, show_map_link, hide_from_listings, featured and sticky as TEC does:
-// "1"/"" for the map flags (created events default to off, QUIRK 15), "yes" or no row for hidden,
-// "1" or no row for featured, menu_order -1 for sticky.
+// "1"/"" for the map flags (created events default to off: Single_Event::prepare_postarr stores
+// tribe_is_truthy of the absent flag), "yes" or no row for hidden, "1" or no row for featured,
+// menu_order -1 for sticky.
 func eventFlags(in Params, create bool, body, meta map[string]any) {
 	mapFlags := []fieldMap{{"show_map", "_EventShowMap"}, {"show_map_link", "_EventShowMapLink"}}
 	for _, f := range mapFlags {

@@ -10,8 +10,9 @@ import (
 	"calshim/mapping"
 )
 
-// linkedMeta maps the plain-text arguments of venues and organizers to their meta keys (reference
-// §3.5, §3.6); website is URL-sanitized.
+// linkedMeta maps the plain-text arguments of venues and organizers to their meta keys (the
+// original: Single_Venue::prepare_postarr and Single_Organizer::prepare_postarr); website is
+// URL-sanitized.
 func (k linkedKind) linkedMeta() []fieldMap {
 	if k.name == "venue" {
 		return []fieldMap{
@@ -311,8 +312,9 @@ func (k linkedKind) duplicate(r *request, name, desc string) *mapping.Post {
 }
 
 // unlink removes a trashed venue or organizer from the published events that point at it, as TEC
-// does (the whole _EventOrganizerID key for organizers, QUIRK 21; limited like the original to one
-// page of events). Events the caller may not edit are left alone: the CMS decides.
+// does (for organizers the whole _EventOrganizerID key is deleted, the event's other organizers
+// too; limited like the original to one page of events). Events the caller may not edit are left
+// alone: the CMS decides.
 func (t *tx) unlink(k linkedKind, id int) {
 	n := 0
 	for _, e := range t.r.snap.Events {

@@ -17,8 +17,9 @@ func (k termKind) base(r *request) string {
 	return r.snap.Types().TagBase
 }
 
-// mayManage is the original's permission for term writes (reference §2): edit_tribe_events and the
-// taxonomy's manage capability (publish_tribe_events for categories, manage_categories for tags).
+// mayManage is the original's permission for term writes (Term_Single_Base::can_manage_terms):
+// edit_tribe_events and the taxonomy's manage capability (publish_tribe_events for categories,
+// manage_categories for tags).
 func (k termKind) mayManage(v *viewer) bool {
 	if k.hierarchical {
 		return v.canAll("edit_tribe_events", "publish_tribe_events")

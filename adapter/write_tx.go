@@ -213,10 +213,10 @@ func (t *tx) upstreamError(err error) error {
 	return e
 }
 
-// scaleStatus is the original's status scale-back (reference §6.1), always judged with the event
-// post type's publish capability: publishers get what they ask for (publish by default); others get
-// pending instead of publish/future, draft by default. ok is false when nothing was asked on an
-// update, which then keeps the status (only given fields change).
+// scaleStatus is the original's status scale-back (Base::scale_back_post_status), always judged
+// with the event post type's publish capability: publishers get what they ask for (publish by
+// default); others get pending instead of publish/future, draft by default. ok is false when
+// nothing was asked on an update, which then keeps the status (only given fields change).
 func scaleStatus(in Params, v *viewer, create bool) (string, bool) {
 	status, asked := in.given("status")
 	s, _ := scalar(status)

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// EventDates is the date meta TEC stores for an event (reference §6.3, §7.2).
+// EventDates is the date meta TEC stores for an event.
 type EventDates struct {
 	Start, End       string // _EventStartDate, _EventEndDate: local wall time "Y-m-d H:i:s"
 	StartUTC, EndUTC string // _EventStartDateUTC, _EventEndDateUTC
@@ -119,7 +119,7 @@ func CostCurrency(values []string) (symbol, position string, ok bool) {
 
 var costParts = regexp.MustCompile(`^([^0-9]*?)\s*[0-9][0-9.,]*\s*([^0-9]*)$`)
 
-// StateProvince is the venue's stored _VenueStateProvince when none is given (reference §7.2): the
+// StateProvince is the venue's stored _VenueStateProvince when none is given: the
 // state for US addresses (or no country), else the province.
 func StateProvince(state, province, country string) string {
 	us := country == "" || country == "US" || country == "United States"
