@@ -58,12 +58,15 @@ func credentials(r *request) cmsclient.Credentials {
 		Authorization: r.gc.GetHeader("Authorization"),
 		Nonce:         r.gc.GetHeader("X-WP-Nonce"),
 	}
+
 	if c.Nonce == "" {
 		c.Nonce, _ = r.params.str("_wpnonce")
 	}
+
 	if cookie := r.gc.GetHeader("Cookie"); strings.Contains(cookie, "wordpress_logged_in_") {
 		c.Cookie = cookie
 	}
+
 	return c
 }
 

@@ -135,6 +135,7 @@ func (t *tx) saveEvent(p *mapping.Post) (int, error) {
 	steps := []func(map[string]any, map[string]any) error{
 		t.eventImage, t.eventTerms, t.eventVenue, t.eventOrganizers,
 	}
+
 	for _, step := range steps {
 		if err := step(body, meta); err != nil {
 			return 0, err

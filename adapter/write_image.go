@@ -218,6 +218,7 @@ func (s *Server) imageClient() *http.Client {
 		}
 		return nil
 	}
+
 	dialer := &net.Dialer{Timeout: 5 * time.Second, Control: allowed}
 
 	return &http.Client{

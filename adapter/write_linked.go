@@ -21,6 +21,7 @@ func (k linkedKind) linkedMeta() []fieldMap {
 			{"phone", "_VenuePhone"}, {"website", "_VenueURL"},
 		}
 	}
+
 	return []fieldMap{
 		{"phone", "_OrganizerPhone"}, {"website", "_OrganizerWebsite"}, {"email", "_OrganizerEmail"},
 	}

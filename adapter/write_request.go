@@ -67,9 +67,11 @@ func (s *Server) noRoute(gc *gin.Context, lang string) error {
 		lang:   lang,
 		params: parseForm(gc.Request.URL.RawQuery),
 	}
+
 	if err := s.identify(r); err != nil {
 		return err
 	}
+
 	return errNoRoute
 }
 

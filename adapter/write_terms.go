@@ -186,6 +186,7 @@ func writePermission(path string) func(v *viewer, method string) bool {
 		if method == http.MethodDelete {
 			action = "delete"
 		}
+
 		switch {
 		case hasPrefix(path, "/events"):
 			return v.can(action + "_tribe_events")

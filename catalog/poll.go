@@ -31,6 +31,7 @@ func (c *Catalog) Run(ctx context.Context, onError func(error)) {
 			return
 		case <-t.C:
 		}
+
 		if err := c.Poll(ctx); err != nil {
 			c.lastPollErr.Store(err.Error())
 			if onError != nil && ctx.Err() == nil {

@@ -94,6 +94,7 @@ func translator(po *gotext.Po) func(english string) string {
 	// lacks or leaves empty it returns the text itself. It is called through a method value: the
 	// message ID is a variable by design, which vet's printf check would flag.
 	get := po.Get
+
 	return func(english string) string {
 		if english == "" {
 			return "" // the empty ID is the catalog header
