@@ -18,13 +18,13 @@ import (
 	"calshim/mapping"
 )
 
-// viewerTTL is how long the capabilities of a credential are trusted before the CMS is asked again: a
-// role change in WordPress reaches calshim within this time.
+// viewerTTL is how long the capabilities of a credential are trusted before the CMS is asked again:
+// a role change in WordPress reaches calshim within this time.
 const viewerTTL = 30 * time.Second
 
-// viewer is who is calling: nil for an anonymous caller (no credentials). Capabilities come from the
-// CMS itself (GET /wp/v2/users/me?context=edit with the caller's credentials), so calshim never decides
-// more than WordPress would.
+// viewer is who is calling: nil for an anonymous caller (no credentials). Capabilities come from
+// the CMS itself (GET /wp/v2/users/me?context=edit with the caller's credentials), so calshim never
+// decides more than WordPress would.
 type viewer struct {
 	ID   int
 	Caps map[string]bool
@@ -54,29 +54,37 @@ func credentialKey(c cmsclient.Credentials) string {
 // credentials are the caller's, as WordPress reads them: the Authorization header, or its cookie
 // authentication — logged-in cookies with the nonce from X-WP-Nonce or the _wpnonce parameter.
 func credentials(r *request) cmsclient.Credentials {
-	c := cmsclient.Credentials{Authorization: r.gc.GetHeader("Authorization"), Nonce: r.gc.GetHeader("X-WP-Nonce")}
+	c := cmsclient.Credentials{
+		Authorization: r.gc.GetHeader("Authorization"),
+		Nonce:         r.gc.GetHeader("X-WP-Nonce"),
+	}
+
 	if c.Nonce == "" {
 		c.Nonce, _ = r.params.str("_wpnonce")
 	}
+
 	if cookie := r.gc.GetHeader("Cookie"); strings.Contains(cookie, "wordpress_logged_in_") {
 		c.Cookie = cookie
 	}
+
 	return c
 }
 
 // resolveViewer identifies the caller of r. No credentials (a cookie without a nonce included, as
-// WordPress treats it): anonymous (nil, nil). Credentials WordPress rejects: its own answer (401 for a
-// bad password, 403 rest_cookie_invalid_nonce for a bad nonce), as WordPress answers every request
-// carrying them.
+// WordPress treats it): anonymous (nil, nil). Credentials WordPress rejects: its own answer (401
+// for a bad password, 403 rest_cookie_invalid_nonce for a bad nonce), as WordPress answers every
+// request carrying them.
 func (s *Server) resolveViewer(r *request) (*viewer, error) {
 	creds := credentials(r)
 	if creds.Empty() {
 		return nil, nil
 	}
+
 	key := credentialKey(creds)
 	if v, ok := s.viewers.cache.Get(key); ok {
 		return v.(*viewer).forMethod(r.method), nil
 	}
+
 	res, err := r.cms.Me(r.gc.Request.Context(), creds)
 	var ue *cmsclient.Error
 	if errors.As(err, &ue) && ue.Code == "rest_not_logged_in" {
@@ -85,19 +93,25 @@ func (s *Server) resolveViewer(r *request) (*viewer, error) {
 		s.viewers.cache.SetDefault(key, (*viewer)(nil))
 		return nil, nil
 	}
-	if errors.As(err, &ue) && (ue.Status == http.StatusUnauthorized || ue.Code == "rest_cookie_invalid_nonce") {
+
+	if errors.As(err, &ue) &&
+		(ue.Status == http.StatusUnauthorized || ue.Code == "rest_cookie_invalid_nonce") {
 		return nil, newError(ue.Status, ue.Code, ue.Message)
 	}
+
 	if err != nil {
 		return nil, err
 	}
+
 	var me struct {
 		ID   int             `json:"id"`
 		Caps map[string]bool `json:"capabilities"`
 	}
+
 	if err := json.Unmarshal(res.Body, &me); err != nil {
 		return nil, err
 	}
+
 	v := &viewer{ID: me.ID, Caps: me.Caps, creds: creds}
 	s.viewers.cache.SetDefault(key, v)
 	return v.forMethod(r.method), nil
@@ -106,19 +120,22 @@ func (s *Server) resolveViewer(r *request) (*viewer, error) {
 // readAllCap is the capability of the plugin's calshim_reader role.
 const readAllCap = "calshim_read_all"
 
-// forMethod returns the viewer as WordPress sees it for a request of method: the must-use plugin grants
-// holders of calshim_read_all the edit and read_private capabilities of the three post types while
-// serving a GET or HEAD (Calshim_Bridge::grant_read_caps), which users/me does not list.
+// forMethod returns the viewer as WordPress sees it for a request of method: the must-use plugin
+// grants holders of calshim_read_all the edit and read_private capabilities of the three post types
+// while serving a GET or HEAD (Calshim_Bridge::grant_read_caps), which users/me does not list.
 func (v *viewer) forMethod(method string) *viewer {
 	if v == nil || !v.Caps[readAllCap] || (method != http.MethodGet && method != http.MethodHead) {
 		return v
 	}
+
 	granted := &viewer{ID: v.ID, Caps: maps.Clone(v.Caps), creds: v.creds}
 	for _, plural := range []string{"tribe_events", "tribe_venues", "tribe_organizers"} {
-		for _, action := range []string{"edit", "edit_others", "edit_private", "edit_published", "read_private"} {
+		actions := []string{"edit", "edit_others", "edit_private", "edit_published", "read_private"}
+		for _, action := range actions {
 			granted.Caps[action+"_"+plural] = true
 		}
 	}
+
 	return granted
 }
 
@@ -131,8 +148,8 @@ func forbidden(v *viewer) *apiError {
 	return newError(status, "rest_forbidden", "Sorry, you are not allowed to do that.")
 }
 
-// postCaps are the primitive capabilities of one post type (capability_type tribe_event/tribe_events
-// and so on), as WordPress' map_meta_cap uses them.
+// postCaps are the primitive capabilities of one post type (capability_type
+// tribe_event/tribe_events and so on), as WordPress' map_meta_cap uses them.
 type postCaps struct{ plural string }
 
 func (c postCaps) cap(action string) string { return action + "_" + c.plural }
@@ -171,15 +188,18 @@ func (v *viewer) mayAct(p *mapping.Post, action string) bool {
 	if v == nil || !v.can(c.cap(action)) {
 		return false
 	}
+
 	if p.Author != v.ID && !v.can(c.cap(action+"_others")) {
 		return false
 	}
+
 	switch p.Status {
 	case "publish", "future":
 		return v.can(c.cap(action + "_published"))
 	case "private":
 		return v.can(c.cap(action + "_private"))
 	}
+
 	return true
 }
 
@@ -201,7 +221,9 @@ func allow(gc *gin.Context, rt *route) string {
 const viewerKey = "calshim.viewer"
 
 // editContext reports whether the request asks for context=edit as a caller who may edit p: such
-// callers see a password-protected event, venue or organizer without its password (reference §3.3).
+// callers see a password-protected event, venue or organizer without its password (the original:
+// can_access_password_content in Single_Event::validate_event_accessible, Single_Venue::get and
+// Single_Organizer::get).
 func (r *request) editContext(p *mapping.Post) bool {
 	c, _ := r.params.str("context")
 	return c == "edit" && r.viewer.mayEdit(p)

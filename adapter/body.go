@@ -18,28 +18,44 @@ import (
 // organizers) is a few kilobytes.
 const maxBody = 1 << 20
 
-var errInvalidJSON = &apiError{Status: http.StatusBadRequest, Code: "rest_invalid_json", Message: "Invalid JSON body passed.",
-	Extra: mapping.Object{{Key: "json_error_code", Value: 4}, {Key: "json_error_message", Value: "Syntax error"}}}
+var errInvalidJSON = &apiError{
+	Status:  http.StatusBadRequest,
+	Code:    "rest_invalid_json",
+	Message: "Invalid JSON body passed.",
+	Extra: mapping.Object{
+		{Key: "json_error_code", Value: 4},
+		{Key: "json_error_message", Value: "Syntax error"},
+	},
+}
 
-var errUnreadableBody = newError(http.StatusBadRequest, "rest_invalid_body", "The request body could not be read.")
+var errUnreadableBody = newError(http.StatusBadRequest, "rest_invalid_body",
+	"The request body could not be read.")
 
 // maxJSONDepth is PHP's json_decode depth limit as WordPress decodes bodies (depth 512: at most 511
 // nested arrays and objects).
 const maxJSONDepth = 511
 
 // errJSONDepth is WordPress' answer to a body nested deeper than PHP decodes.
-var errJSONDepth = &apiError{Status: http.StatusBadRequest, Code: "rest_invalid_json", Message: "Invalid JSON body passed.",
-	Extra: mapping.Object{{Key: "json_error_code", Value: 1}, {Key: "json_error_message", Value: "Maximum stack depth exceeded"}}}
+var errJSONDepth = &apiError{
+	Status:  http.StatusBadRequest,
+	Code:    "rest_invalid_json",
+	Message: "Invalid JSON body passed.",
+	Extra: mapping.Object{
+		{Key: "json_error_code", Value: 1},
+		{Key: "json_error_message", Value: "Maximum stack depth exceeded"},
+	},
+}
 
 // readBody parses a write's body into parameters, as WordPress does: a JSON object when the content
-// type is application/json (malformed → rest_invalid_json; a valid non-object is ignored), PHP-style
-// form fields for application/x-www-form-urlencoded, nothing for other types. JSON values keep their
-// JSON types (json.Number, bool, nil, []any, map[string]any) so type checks can tell "1" from 1;
-// form values are strings, []any lists ("a[]=") and map[string]any ("a[k]=").
+// type is application/json (malformed → rest_invalid_json; a valid non-object is ignored),
+// PHP-style form fields for application/x-www-form-urlencoded, nothing for other types. JSON values
+// keep their JSON types (json.Number, bool, nil, []any, map[string]any) so type checks can tell "1"
+// from 1; form values are strings, []any lists ("a[]=") and map[string]any ("a[k]=").
 func readBody(req *http.Request) (Params, error) {
 	if req.Body == nil {
 		return nil, nil
 	}
+
 	raw, err := io.ReadAll(io.LimitReader(req.Body, maxBody+1))
 	if err != nil {
 		// A body that cannot be read (a malformed chunked encoding, a connection cut mid-body) is
@@ -48,9 +64,12 @@ func readBody(req *http.Request) (Params, error) {
 		// body in WordPress' form.
 		return nil, errUnreadableBody
 	}
+
 	if len(raw) > maxBody {
-		return nil, newError(http.StatusRequestEntityTooLarge, "rest_request_too_large", "The request body is too large.")
+		return nil, newError(http.StatusRequestEntityTooLarge, "rest_request_too_large",
+			"The request body is too large.")
 	}
+
 	ct, ctParams, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
 	switch ct {
 	case "application/json":
@@ -60,11 +79,13 @@ func readBody(req *http.Request) (Params, error) {
 	case "multipart/form-data":
 		return parseMultipart(raw, ctParams["boundary"]), nil
 	}
+
 	return nil, nil
 }
 
-// parseMultipart reads the fields of a multipart/form-data body as PHP fills $_POST from it (same key
-// syntax as forms); file parts are ignored, as $_POST does. A malformed body yields what was read.
+// parseMultipart reads the fields of a multipart/form-data body as PHP fills $_POST from it (same
+// key syntax as forms); file parts are ignored, as $_POST does. A malformed body yields what was
+// read.
 func parseMultipart(raw []byte, boundary string) Params {
 	root := map[string]any{}
 	mr := multipart.NewReader(bytes.NewReader(raw), boundary)
@@ -79,11 +100,15 @@ func parseMultipart(raw []byte, boundary string) Params {
 				setForm(root, name, path, string(val))
 			}
 		}
-		part.Close()
+		// The part reads from an in-memory buffer: closing it only skips to the next part and
+		// has no failure worth reporting.
+		_ = part.Close()
 	}
+
 	for k, v := range root {
 		root[k] = listify(v)
 	}
+
 	return Params(root)
 }
 
@@ -92,6 +117,7 @@ func parseJSONBody(raw []byte) (Params, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, nil
 	}
+
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
@@ -101,22 +127,26 @@ func parseJSONBody(raw []byte) (Params, error) {
 			err = errInvalidJSON
 		}
 	}
+
 	if deep := tooDeepAt(raw); deep >= 0 && (err == nil || deep < syntaxOffset(err, len(raw))) {
 		return nil, errJSONDepth
 	}
+
 	if err != nil {
 		return nil, errInvalidJSON
 	}
+
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return nil, nil
 	}
+
 	return Params(obj), nil
 }
 
-// tooDeepAt returns the offset where raw opens its (maxJSONDepth+1)th nested array or object, or -1.
-// PHP's parser reports whichever comes first, too deep or a syntax error, so the offset is compared
-// with the decoder's.
+// tooDeepAt returns the offset where raw opens its (maxJSONDepth+1)th nested array or object, or
+// -1. PHP's parser reports whichever comes first, too deep or a syntax error, so the offset is
+// compared with the decoder's.
 func tooDeepAt(raw []byte) int {
 	depth, inString, escaped := 0, false, false
 	for i, c := range raw {
@@ -137,6 +167,7 @@ func tooDeepAt(raw []byte) int {
 			depth--
 		}
 	}
+
 	return -1
 }
 
@@ -163,13 +194,14 @@ func parseForm(raw string) Params {
 	return Params(root)
 }
 
-// splitFormKey splits "a[b][]" into "a" and ["b", ""]. A key without a closing bracket is taken whole,
-// as PHP does.
+// splitFormKey splits "a[b][]" into "a" and ["b", ""]. A key without a closing bracket is taken
+// whole, as PHP does.
 func splitFormKey(key string) (string, []string) {
 	i := strings.IndexByte(key, '[')
 	if i <= 0 {
 		return key, nil
 	}
+
 	name, rest := key[:i], key[i:]
 	var path []string
 	for strings.HasPrefix(rest, "[") {
@@ -180,9 +212,11 @@ func splitFormKey(key string) (string, []string) {
 		path = append(path, rest[1:j])
 		rest = rest[j+1:]
 	}
+
 	if len(path) == 0 {
 		return key, nil
 	}
+
 	return name, path
 }
 
@@ -192,15 +226,18 @@ func setForm(m map[string]any, name string, path []string, val string) {
 		m[name] = val
 		return
 	}
+
 	child, ok := m[name].(map[string]any)
 	if !ok {
 		child = map[string]any{}
 		m[name] = child
 	}
+
 	key := path[0]
 	if key == "" {
 		key = strconv.Itoa(nextIndex(child))
 	}
+
 	setForm(child, key, path[1:], val)
 }
 
@@ -220,9 +257,11 @@ func listify(v any) any {
 	if !ok {
 		return v
 	}
+
 	for k, c := range m {
 		m[k] = listify(c)
 	}
+
 	list := make([]any, len(m))
 	for i := range list {
 		c, ok := m[strconv.Itoa(i)]
@@ -231,6 +270,7 @@ func listify(v any) any {
 		}
 		list[i] = c
 	}
+
 	return list
 }
 

@@ -41,9 +41,11 @@ func (s *Server) render(gc *gin.Context, rt *route, res *response, err error) *r
 				header{"X-TEC-TotalPages", strconv.Itoa(*res.totalPages)})
 		}
 	}
+
 	if rt != nil {
 		headers = append(headers, header{"Allow", allow(gc, rt)})
 	}
+
 	if _, ok := gc.GetQuery("_envelope"); ok {
 		env := mapping.Object{}
 		for _, h := range headers {
@@ -53,9 +55,14 @@ func (s *Server) render(gc *gin.Context, rt *route, res *response, err error) *r
 				env = append(env, mapping.KV{Key: h.name, Value: h.value})
 			}
 		}
-		body = mapping.Object{{Key: "body", Value: body}, {Key: "status", Value: status}, {Key: "headers", Value: env}}
+		body = mapping.Object{
+			{Key: "body", Value: body},
+			{Key: "status", Value: status},
+			{Key: "headers", Value: env},
+		}
 		status, headers = http.StatusOK, nil
 	}
+
 	return &rendered{status: status, headers: headers, body: mapping.EncodeJSON(body)}
 }
 
@@ -66,16 +73,20 @@ func (s *Server) send(gc *gin.Context, out *rendered) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Robots-Tag", "noindex")
 	h.Set("Link", fmt.Sprintf("<%s>; rel=\"https://api.w.org/\"", s.linkRoot(gc.Request)))
-	h.Set("Access-Control-Expose-Headers", "X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages")
-	h.Set("Access-Control-Allow-Headers", "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type")
+	h.Set("Access-Control-Expose-Headers",
+		"X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages")
+	h.Set("Access-Control-Allow-Headers",
+		"Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type")
 	for _, kv := range out.headers {
 		h.Set(kv.name, kv.value)
 	}
+
 	corsHeaders(gc)
 	if cacheHeaders(gc, out) {
 		gc.Status(http.StatusNotModified)
 		return
 	}
+
 	gc.Status(out.status)
 	if gc.Request.Method != http.MethodHead {
 		_, _ = gc.Writer.Write(out.body)
@@ -109,11 +120,13 @@ func (s *Server) accessLog(gc *gin.Context) {
 		zap.String("cache", gc.GetString("cache")))
 }
 
-// recoverPanic turns a handler panic into the 500 error body and a log line, never a dropped connection.
+// recoverPanic turns a handler panic into the 500 error body and a log line, never a dropped
+// connection.
 func (s *Server) recoverPanic(gc *gin.Context) {
 	defer func() {
 		if v := recover(); v != nil {
-			s.log.Error("panic", zap.Any("panic", v), zap.String("route", gc.GetString("route")), zap.Stack("stack"))
+			s.log.Error("panic", zap.Any("panic", v), zap.String("route", gc.GetString("route")),
+				zap.Stack("stack"))
 			s.write(gc, nil, fmt.Errorf("panic: %v", v))
 			gc.Abort()
 		}
@@ -130,15 +143,19 @@ func (s *Server) readyz(gc *gin.Context) {
 	if snap := s.cat.Snapshot(); snap != nil {
 		body["timezone"] = snap.Site.Timezone // the site's, as the catalog last read it
 	}
+
 	if h.Sync.Unconfirmed {
 		body["note"] = "serving the local snapshot: upstream has not answered since calshim started"
 	}
+
 	if !h.LastPollOK.IsZero() {
 		body["staleness_seconds"] = time.Since(h.LastPollOK).Seconds()
 	}
+
 	status := http.StatusOK
 	if !h.Loaded {
 		status = http.StatusServiceUnavailable
 	}
+
 	gc.JSON(status, body)
 }

@@ -26,7 +26,8 @@ func (p Params) given(name string) (any, bool) {
 
 func (r *request) given(name string) (any, bool) { return r.params.given(name) }
 
-// hasType is WordPress' rest_validate_value_from_schema for the three scalar types the original uses.
+// hasType is WordPress' rest_validate_value_from_schema for the three scalar types the original
+// uses.
 func hasType(v any, typ string) bool {
 	switch typ {
 	case "string":
@@ -39,6 +40,7 @@ func hasType(v any, typ string) bool {
 		_, ok := asBool(v)
 		return ok
 	}
+
 	return true
 }
 
@@ -53,10 +55,12 @@ func asInt(v any) (int, bool) {
 	default:
 		return 0, false
 	}
+
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || f != float64(int64(f)) || f > 1<<53 || f < -(1<<53) {
 		return 0, false
 	}
+
 	return int(f), true
 }
 
@@ -95,17 +99,21 @@ func items(v any) []any {
 		}
 		return out
 	}
+
 	s, ok := scalar(v)
 	if !ok {
 		return []any{v}
 	}
+
 	if strings.TrimSpace(s) == "" {
 		return []any{}
 	}
+
 	var out []any
 	for _, part := range strings.Split(s, ",") {
 		out = append(out, strings.TrimSpace(part))
 	}
+
 	return out
 }
 
@@ -126,6 +134,7 @@ func isEmptyValue(v any) bool {
 	case map[string]any:
 		return len(x) == 0
 	}
+
 	return false
 }
 
@@ -144,11 +153,14 @@ func isUserID(_ *request, v any) bool { n, ok := asInt(v); return ok && n > 0 }
 
 // postStatuses are the statuses registered on the original's site (get_post_stati): WordPress' own,
 // its user-request ones, and The Events Calendar's ignored and aggregator-record statuses.
-var postStatuses = map[string]bool{"publish": true, "future": true, "draft": true, "pending": true,
-	"private": true, "trash": true, "auto-draft": true, "inherit": true, "request-pending": true,
-	"request-confirmed": true, "request-failed": true, "request-completed": true, "tribe-ignored": true,
-	"tribe-ea-success": true, "tribe-ea-failed": true, "tribe-ea-schedule": true, "tribe-ea-pending": true,
-	"tribe-ea-draft": true}
+var postStatuses = map[string]bool{
+	"publish": true, "future": true, "draft": true, "pending": true,
+	"private": true, "trash": true, "auto-draft": true, "inherit": true,
+	"request-pending": true, "request-confirmed": true, "request-failed": true,
+	"request-completed": true, "tribe-ignored": true,
+	"tribe-ea-success": true, "tribe-ea-failed": true, "tribe-ea-schedule": true,
+	"tribe-ea-pending": true, "tribe-ea-draft": true,
+}
 
 func isPostStatus(_ *request, v any) bool { s, ok := v.(string); return ok && postStatuses[s] }
 

@@ -8,17 +8,20 @@ import (
 	"strings"
 )
 
-// How an event names its venue and organizers (reference §6.5): IDs, {id} objects, creation payloads.
+// How an event names its venue and organizers (the original: Linked_Post_Base::insert, called by
+// Single_Event::prepare_postarr): IDs, {id} objects, creation payloads.
 
-// validLink is the validator of an event's venue / organizer argument: empty; a CSV or list of IDs of
-// that type; or objects, each {id} of that type or a creation payload with a non-empty name.
+// validLink is the validator of an event's venue / organizer argument: empty; a CSV or list of IDs
+// of that type; or objects, each {id} of that type or a creation payload with a non-empty name.
 func (k linkedKind) validLink(r *request, v any) bool {
 	if isEmptyValue(v) || allEmpty(v) {
 		return true
 	}
+
 	if m, ok := v.(map[string]any); ok {
 		return k.validObject(r, m)
 	}
+
 	for _, item := range items(v) {
 		if m, ok := item.(map[string]any); ok {
 			if !k.validObject(r, m) {
@@ -28,6 +31,7 @@ func (k linkedKind) validLink(r *request, v any) bool {
 			return false
 		}
 	}
+
 	return true
 }
 
@@ -53,6 +57,7 @@ func allEmpty(v any) bool {
 	default:
 		return false
 	}
+
 	return !slices.ContainsFunc(members, func(m any) bool { return !isEmptyValue(m) })
 }
 
@@ -61,15 +66,18 @@ func allEmpty(v any) bool {
 func (t *tx) linkFromObject(k linkedKind, m map[string]any) (int, error) {
 	if id, ok := Params(m).given("id"); ok && !isEmptyValue(id) {
 		if !isPostOf(t.r, id, k.typ(t.r)) {
-			return 0, newError(http.StatusBadRequest, "invalid-linked-post-id", "The provided linked post ID is not valid")
+			return 0, newError(http.StatusBadRequest, "invalid-linked-post-id",
+				"The provided linked post ID is not valid")
 		}
 		s, _ := scalar(id)
 		n, _ := positiveInt(strings.TrimSpace(s))
 		return n, nil
 	}
+
 	if name, _ := Params(m).text(k.name); name == "" {
 		return 0, k.notCreated()
 	}
+
 	return t.saveLinked(k, nil, Params(m))
 }
 
@@ -81,6 +89,7 @@ func (t *tx) eventVenue(_, meta map[string]any) error {
 	if !ok || isEmptyValue(v) {
 		return nil
 	}
+
 	var id int
 	var err error
 	switch x := v.(type) {
@@ -95,9 +104,11 @@ func (t *tx) eventVenue(_, meta map[string]any) error {
 		}
 		id, _ = positiveInt(strings.TrimSpace(s))
 	}
+
 	if err != nil {
 		return err
 	}
+
 	meta["_EventVenueID"] = []string{strconv.Itoa(id)}
 	return nil
 }
@@ -110,6 +121,7 @@ func (t *tx) eventOrganizers(_, meta map[string]any) error {
 	if !ok {
 		return nil
 	}
+
 	var list []any
 	switch x := v.(type) {
 	case map[string]any:
@@ -127,6 +139,7 @@ func (t *tx) eventOrganizers(_, meta map[string]any) error {
 			list = []any{x}
 		}
 	}
+
 	ids := []string{}
 	for _, item := range list {
 		var id int
@@ -147,6 +160,7 @@ func (t *tx) eventOrganizers(_, meta map[string]any) error {
 		}
 		ids = append(ids, strconv.Itoa(id))
 	}
+
 	meta["_EventOrganizerID"] = ids
 	return nil
 }

@@ -15,47 +15,55 @@ func createEvent(s *Server, r *request) (*response, error) {
 	if err := checkArgs(r); err != nil {
 		return nil, err
 	}
+
 	if !r.viewer.can("edit_tribe_events") {
 		return nil, forbidden(r.viewer)
 	}
+
 	t := s.begin(r)
 	id, err := t.saveEvent(nil)
 	if err := t.done(err); err != nil {
 		return nil, err
 	}
+
 	return r.eventResponse(id, http.StatusCreated)
 }
 
 // updateEvent answers POST/PUT/PATCH /events/{id} and /events/by-slug/{slug}. Only the fields given
-// change (the original resets several omitted ones, reference §6.6; README).
+// change (the original's Single_Event::update resets several omitted ones; README).
 func updateEvent(s *Server, r *request) (*response, error) {
 	p, err := s.eventForWrite(r, "edit")
 	if err != nil {
 		return nil, err
 	}
+
 	t := s.begin(r)
 	id, err := t.saveEvent(p)
 	if err := t.done(err); err != nil {
 		return nil, err
 	}
+
 	return r.eventResponse(id, http.StatusOK)
 }
 
 // deleteEvent answers DELETE /events/{id} and /events/by-slug/{slug}: the event goes to the trash
-// (never deleted for good, `force` is ignored) and the trashed event is returned; 410 when it is there
-// already.
+// (never deleted for good, `force` is ignored) and the trashed event is returned; 410 when it is
+// there already.
 func deleteEvent(s *Server, r *request) (*response, error) {
 	p, err := s.eventForWrite(r, "delete")
 	if err != nil {
 		return nil, err
 	}
+
 	if p.Status == "trash" {
 		return nil, newError(http.StatusGone, "event-is-in-trash", "The event is already trashed")
 	}
+
 	t := s.begin(r)
 	if err := t.done(t.trashPost(p.Type, p.ID)); err != nil {
 		return nil, err
 	}
+
 	return r.eventResponse(p.ID, http.StatusOK)
 }
 
@@ -72,14 +80,18 @@ func (s *Server) eventForWrite(r *request, action string) (*mapping.Post, error)
 		// with ID 0, not found after the arguments and the permission are checked.
 		findErr = notFoundf("rest-event-not-found", "Event with ID %d does not exist.", 0)
 	}
+
 	if action == "edit" {
 		if err := checkArgs(r); err != nil {
 			return nil, err
 		}
 	}
-	if findErr == nil && !r.viewer.mayAct(p, action) || findErr != nil && !r.viewer.can(action+"_tribe_events") {
+
+	if findErr == nil && !r.viewer.mayAct(p, action) ||
+		findErr != nil && !r.viewer.can(action+"_tribe_events") {
 		return nil, forbidden(r.viewer)
 	}
+
 	return p, findErr
 }
 
@@ -88,7 +100,8 @@ func (s *Server) eventForWrite(r *request, action string) (*mapping.Post, error)
 func (r *request) eventResponse(id int, status int) (*response, error) {
 	p, ok := r.snap.Post(id)
 	if !ok {
-		return nil, newError(http.StatusInternalServerError, "event-not-found", "The requested post ID does not exist or is not an event")
+		return nil, newError(http.StatusInternalServerError, "event-not-found",
+			"The requested post ID does not exist or is not an event")
 	}
 	ctx := r.ctx(false)
 	ctx.Unlocked = func(*mapping.Post) bool { return true }
@@ -96,14 +109,18 @@ func (r *request) eventResponse(id int, status int) (*response, error) {
 }
 
 // saveEvent creates (p nil) or updates an event from r's arguments: linked terms, venue, organizers
-// and image are resolved (and created) first, then the post and its meta are written in one wp/v2 call.
+// and image are resolved (and created) first, then the post and its meta are written in one wp/v2
+// call.
 func (t *tx) saveEvent(p *mapping.Post) (int, error) {
 	r, create := t.r, p == nil
 	body, meta := map[string]any{}, map[string]any{}
-	postFields(r.params, body, []fieldMap{{"title", "title"}, {"description", "content"}, {"excerpt", "excerpt"}, {"slug", "slug"}})
+	postFields(r.params, body, []fieldMap{
+		{"title", "title"}, {"description", "content"}, {"excerpt", "excerpt"}, {"slug", "slug"},
+	})
 	if status, ok := scaleStatus(r.params, r.viewer, create); ok {
 		body["status"] = status
 	}
+
 	tz, _ := r.params.text("timezone")
 	postDates(r.params, r.now, body, mapping.EventZone(tz, r.snap.Location), false)
 	eventDateMeta(r, p, meta)
@@ -114,34 +131,44 @@ func (t *tx) saveEvent(p *mapping.Post) (int, error) {
 	if v, ok := r.params.text("website"); ok && (v != "" || !create) {
 		meta["_EventURL"] = mapping.SanitizeURL(v)
 	}
-	steps := []func(map[string]any, map[string]any) error{t.eventImage, t.eventTerms, t.eventVenue, t.eventOrganizers}
+
+	steps := []func(map[string]any, map[string]any) error{
+		t.eventImage, t.eventTerms, t.eventVenue, t.eventOrganizers,
+	}
+
 	for _, step := range steps {
 		if err := step(body, meta); err != nil {
 			return 0, err
 		}
 	}
+
 	body["meta"] = meta
 	id := 0
 	if !create {
 		id = p.ID
 	}
+
 	id, err := t.savePost(r.snap.Types().Event, id, body)
 	if err == nil {
 		err = t.keepEndUTC(id, meta)
 	}
+
 	if err == nil && body["status"] == "publish" {
 		t.publishLinked(p, meta)
 	}
+
 	return id, err
 }
 
-// keepEndUTC stores again the UTC end of an event whose end was before its start. The original keeps
-// the UTC end given there (the wall end moves to the start), but the calendar plugin, when active on
-// the CMS, recomputes both UTC dates from the wall times after every wp/v2 update that sets them
-// (Tribe__Events__Editor__Meta::add_utc_dates); a write of the UTC end alone escapes that.
+// keepEndUTC stores again the UTC end of an event whose end was before its start. The original
+// keeps the UTC end given there (the wall end moves to the start), but the calendar plugin, when
+// active on the CMS, recomputes both UTC dates from the wall times after every wp/v2 update that
+// sets them (Tribe__Events__Editor__Meta::add_utc_dates); a write of the UTC end alone escapes
+// that.
 func (t *tx) keepEndUTC(id int, meta map[string]any) error {
 	endUTC, ok := meta["_EventEndDateUTC"].(string)
-	if !ok || meta["_EventEndDate"] != meta["_EventStartDate"] || endUTC == meta["_EventStartDateUTC"] {
+	if !ok || meta["_EventEndDate"] != meta["_EventStartDate"] ||
+		endUTC == meta["_EventStartDateUTC"] {
 		return nil
 	}
 	fix := map[string]any{"meta": map[string]any{"_EventEndDateUTC": endUTC}}
@@ -149,9 +176,9 @@ func (t *tx) keepEndUTC(id int, meta map[string]any) error {
 	return err
 }
 
-// publishLinked publishes the draft venue and organizers of an event that was just published, as TEC
-// does (publishAssociatedTypes). It is a consequence of the event's save, which stands: a refusal by the
-// CMS leaves that venue or organizer as it was.
+// publishLinked publishes the draft venue and organizers of an event that was just published, as
+// TEC does (publishAssociatedTypes). It is a consequence of the event's save, which stands: a
+// refusal by the CMS leaves that venue or organizer as it was.
 func (t *tx) publishLinked(p *mapping.Post, meta map[string]any) {
 	var ids []string
 	for _, key := range []string{"_EventVenueID", "_EventOrganizerID"} {
@@ -161,17 +188,19 @@ func (t *tx) publishLinked(p *mapping.Post, meta map[string]any) {
 			ids = append(ids, p.Meta[key]...)
 		}
 	}
+
 	for _, s := range ids {
 		n, _ := strconv.Atoi(s)
-		if linked, ok := t.r.snap.Post(n); ok && (linked.Status == "draft" || linked.Status == "pending") {
+		linked, ok := t.r.snap.Post(n)
+		if ok && (linked.Status == "draft" || linked.Status == "pending") {
 			_, _ = t.savePost(linked.Type, linked.ID, map[string]any{"status": "publish"})
 		}
 	}
 }
 
-// eventDateMeta writes the date meta (reference §6.3) when any of the date arguments is given. On
-// update the missing ones come from the stored event, so a new time zone alone re-reads the stored
-// wall times in it and keeps the UTC values consistent.
+// eventDateMeta writes the date meta (the fields of mapping.EventDates) when any of the date
+// arguments is given. On update the missing ones come from the stored event, so a new time zone
+// alone re-reads the stored wall times in it and keeps the UTC values consistent.
 func eventDateMeta(r *request, p *mapping.Post, meta map[string]any) {
 	start, sOK := r.params.text("start_date")
 	end, eOK := r.params.text("end_date")
@@ -188,10 +217,12 @@ func eventDateMeta(r *request, p *mapping.Post, meta map[string]any) {
 			allDay = v == "yes" || v == "1" || v == "true"
 		}
 	}
+
 	loc := mapping.EventZone(tz, r.snap.Location)
 	st, _ := php.ParseTime(start, r.now, loc)
 	en, _ := php.ParseTime(end, r.now, loc)
-	d := mapping.NewEventDates(st, en, allDay, tz, r.snap.Site.Timezone, r.snap.MultiDayCutoff, r.snap.Location)
+	d := mapping.NewEventDates(st, en, allDay, tz,
+		r.snap.Site.Timezone, r.snap.MultiDayCutoff, r.snap.Location)
 	meta["_EventStartDate"], meta["_EventEndDate"] = d.Start, d.End
 	meta["_EventStartDateUTC"], meta["_EventEndDateUTC"] = d.StartUTC, d.EndUTC
 	meta["_EventTimezone"], meta["_EventTimezoneAbbr"] = d.Timezone, d.Abbr
@@ -203,6 +234,7 @@ func eventDateMeta(r *request, p *mapping.Post, meta map[string]any) {
 	default:
 		meta["_EventAllDay"] = "no"
 	}
+
 	if d.Duration >= 0 {
 		meta["_EventDuration"] = strconv.Itoa(d.Duration)
 	}
@@ -218,10 +250,12 @@ func keep(v string, given bool, p *mapping.Post, key string) string {
 }
 
 // eventFlags stores show_map, show_map_link, hide_from_listings, featured and sticky as TEC does:
-// "1"/"" for the map flags (created events default to off, QUIRK 15), "yes" or no row for hidden,
-// "1" or no row for featured, menu_order -1 for sticky.
+// "1"/"" for the map flags (created events default to off: Single_Event::prepare_postarr stores
+// tribe_is_truthy of the absent flag), "yes" or no row for hidden, "1" or no row for featured,
+// menu_order -1 for sticky.
 func eventFlags(in Params, create bool, body, meta map[string]any) {
-	for _, f := range []fieldMap{{"show_map", "_EventShowMap"}, {"show_map_link", "_EventShowMapLink"}} {
+	mapFlags := []fieldMap{{"show_map", "_EventShowMap"}, {"show_map_link", "_EventShowMapLink"}}
+	for _, f := range mapFlags {
 		if b, ok := in.truthy(f.param); ok || create {
 			meta[f.target] = ""
 			if b {
@@ -259,12 +293,14 @@ func eventCost(in Params, create bool, meta map[string]any) {
 	if !ok {
 		return
 	}
+
 	rows := []string{}
 	for _, item := range costItems(v) {
 		if s, ok := scalar(item); ok && s != "" {
 			rows = append(rows, s)
 		}
 	}
+
 	meta["_EventCost"] = rows
 	if sym, pos, ok := mapping.CostCurrency(rows); ok {
 		meta["_EventCurrencySymbol"], meta["_EventCurrencyPosition"] = sym, pos
@@ -285,8 +321,8 @@ func costItems(v any) []any {
 	return []any{v}
 }
 
-// eventTerms resolves categories and tags: IDs of existing terms (unknown IDs skipped), else slugs or
-// names, created when missing. Given but empty removes them all; absent leaves them.
+// eventTerms resolves categories and tags: IDs of existing terms (unknown IDs skipped), else slugs
+// or names, created when missing. Given but empty removes them all; absent leaves them.
 func (t *tx) eventTerms(body, _ map[string]any) error {
 	types := t.r.snap.Types()
 	for _, k := range []termKind{categories, tags} {
@@ -318,12 +354,13 @@ func (t *tx) eventTerms(body, _ map[string]any) error {
 		}
 		body[base] = ids
 	}
+
 	return nil
 }
 
-// resolveTerm finds a term of k by ID, slug or name, creating it (as the caller) when a name is new.
-// The original turns an existing tag given by name into a new tag named after its ID; calshim assigns
-// the existing tag (README).
+// resolveTerm finds a term of k by ID, slug or name, creating it (as the caller) when a name is
+// new. The original turns an existing tag given by name into a new tag named after its ID; calshim
+// assigns the existing tag (README).
 func (t *tx) resolveTerm(k termKind, item string) (int, error) {
 	terms := k.terms(t.r)
 	if n, err := strconv.Atoi(item); err == nil {
@@ -334,11 +371,13 @@ func (t *tx) resolveTerm(k termKind, item string) (int, error) {
 		}
 		return 0, nil
 	}
+
 	for _, term := range terms {
 		if term.Slug == item || strings.EqualFold(term.Name, item) {
 			return term.ID, nil
 		}
 	}
+
 	id, err := t.createTerm(k, map[string]any{"name": item})
 	var exists *apiError
 	if errors.As(err, &exists) && exists.Code == "term_exists" {
@@ -346,6 +385,7 @@ func (t *tx) resolveTerm(k termKind, item string) (int, error) {
 		// the one named, as the original's Tribe__Terms::translate_terms_to_ids finds it.
 		return termID(exists), nil
 	}
+
 	return id, err
 }
 

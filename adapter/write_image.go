@@ -22,12 +22,18 @@ const (
 	imageFetchTimeout    = 15 * time.Second
 )
 
-// imageTypes are the content types accepted for fetched images, with the extension given to the upload.
-var imageTypes = map[string]string{"image/jpeg": ".jpg", "image/png": ".png", "image/gif": ".gif", "image/webp": ".webp"}
+// imageTypes are the content types accepted for fetched images, with the extension given to the
+// upload.
+var imageTypes = map[string]string{
+	"image/jpeg": ".jpg",
+	"image/png":  ".png",
+	"image/gif":  ".gif",
+	"image/webp": ".webp",
+}
 
-// isImage is the validator of an event's image: the ID of an image attachment, or an http(s) URL when
-// the caller may upload files (the original: a contributor sending a URL gets 400). An empty string
-// fails.
+// isImage is the validator of an event's image: the ID of an image attachment, or an http(s) URL
+// when the caller may upload files (the original: a contributor sending a URL gets 400). An empty
+// string fails.
 func isImage(r *request, v any) bool {
 	s, ok := v.(string)
 	if !ok {
@@ -37,12 +43,15 @@ func isImage(r *request, v any) bool {
 			return false
 		}
 	}
+
 	s = strings.TrimSpace(s)
 	if n, ok := positiveInt(s); ok {
 		return isImageAttachment(r, n)
 	}
+
 	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && r.viewer.can("upload_files")
+	isWeb := err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+	return isWeb && r.viewer.can("upload_files")
 }
 
 // isImageOrEmpty is the venue and organizer variant: "" is allowed (and clears the image).
@@ -71,14 +80,17 @@ func (t *tx) linkedImage(in Params, body map[string]any) error {
 	if !ok {
 		return nil
 	}
+
 	if v == "" {
 		body["featured_media"] = 0
 		return nil
 	}
+
 	id, err := t.resolveImage(v)
 	if err != nil {
 		return err
 	}
+
 	body["featured_media"] = id
 	return nil
 }
@@ -89,39 +101,47 @@ func (t *tx) resolveImage(v string) (int, error) {
 	if n, ok := positiveInt(v); ok {
 		return n, nil
 	}
+
 	for _, p := range t.r.snap.Events {
 		if m, ok := t.r.snap.Media(p.FeaturedMedia); ok && m.URL == v {
 			return m.ID, nil
 		}
 	}
+
 	if id := t.attachmentByURL(v); id != 0 {
 		return id, nil
 	}
+
 	data, ctype, name, err := t.s.fetchImage(t.r.gc.Request.Context(), v)
 	if err != nil {
 		t.s.log.Info("image fetch refused") // the URL itself may carry secrets: not logged
 		return 0, invalidParam("image")
 	}
+
 	res, err := t.cat.Client().Upload(t.r.gc.Request.Context(), t.r.viewer.creds, name, ctype, data)
 	if err != nil {
 		return 0, t.upstreamError(err)
 	}
+
 	var m struct {
 		ID int `json:"id"`
 	}
+
 	if err := json.Unmarshal(res.Body, &m); err != nil {
 		return 0, err
 	}
+
 	return m.ID, nil
 }
 
-// attachmentByURL finds an existing attachment whose file URL is u (a media search by file name, then
-// an exact comparison).
+// attachmentByURL finds an existing attachment whose file URL is u (a media search by file name,
+// then an exact comparison).
 func (t *tx) attachmentByURL(u string) int {
 	base := strings.TrimSuffix(path.Base(u), path.Ext(u))
 	if base == "" || base == "." || base == "/" {
 		return 0
 	}
+
 	list, err := t.r.cms.SearchMedia(t.r.gc.Request.Context(), base)
 	if err != nil {
 		return 0
@@ -132,64 +152,89 @@ func (t *tx) attachmentByURL(u string) int {
 			return m.ID
 		}
 	}
+
 	return 0
 }
 
 // fetchImage downloads an image for upload: http(s) only, no loopback, private, link-local or
-// multicast address (checked on the resolved address of every connection, redirects included, so DNS
-// tricks do not help) unless Options.ImageAllowPrivate, at most Options.ImageMaxBytes, an image
+// multicast address (checked on the resolved address of every connection, redirects included, so
+// DNS tricks do not help) unless Options.ImageAllowPrivate, at most Options.ImageMaxBytes, an image
 // content type.
-func (s *Server) fetchImage(ctx context.Context, raw string) (data []byte, ctype, name string, err error) {
+func (s *Server) fetchImage(
+	ctx context.Context, raw string,
+) (data []byte, ctype, name string, err error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, "", "", errors.New("adapter: image URL must be http(s)")
 	}
+
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, "", "", err
 	}
+
 	res, err := s.imageClient().Do(req)
 	if err != nil {
 		return nil, "", "", err
 	}
-	defer res.Body.Close()
+
+	// The body is only read: by the time it is closed the image is in hand or refused, and a failed
+	// close changes neither.
+	defer func() { _ = res.Body.Close() }()
+
 	ctype, _, _ = mime.ParseMediaType(res.Header.Get("Content-Type"))
 	ext, ok := imageTypes[ctype]
 	if res.StatusCode != http.StatusOK || !ok {
 		return nil, "", "", fmt.Errorf("adapter: image answer %d %q", res.StatusCode, ctype)
 	}
+
 	limit := s.opt.ImageMaxBytes
 	if limit <= 0 {
 		limit = defaultImageMaxBytes
 	}
+
 	data, err = io.ReadAll(io.LimitReader(res.Body, limit+1))
 	if err != nil || int64(len(data)) > limit {
 		return nil, "", "", errors.New("adapter: image too large")
 	}
+
 	name = strings.TrimSuffix(path.Base(u.Path), path.Ext(u.Path))
 	if name == "" || name == "." || name == "/" {
 		name = "image"
 	}
+
 	return data, ctype, name + ext, nil
 }
 
-// imageClient is the HTTP client of image downloads. Its dialer checks the address it actually connects
-// to, so neither a redirect nor a DNS answer can lead it to a refused one; no proxy is used.
+// imageClient is the HTTP client of image downloads. Its dialer checks the address it actually
+// connects to, so neither a redirect nor a DNS answer can lead it to a refused one; no proxy is
+// used.
 func (s *Server) imageClient() *http.Client {
-	dialer := &net.Dialer{Timeout: 5 * time.Second, Control: func(_, address string, _ syscall.RawConn) error {
+	allowed := func(_, address string, _ syscall.RawConn) error {
 		host, _, _ := net.SplitHostPort(address)
 		ip := net.ParseIP(host)
-		if ip == nil || (!s.opt.ImageAllowPrivate && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() ||
-			ip.IsUnspecified() || ip.IsMulticast() || ip.IsLinkLocalMulticast())) {
+		if ip == nil || (!s.opt.ImageAllowPrivate && isNonPublic(ip)) {
 			return fmt.Errorf("adapter: image host address %s not allowed", host)
 		}
 		return nil
-	}}
-	return &http.Client{Timeout: imageFetchTimeout, Transport: &http.Transport{DialContext: dialer.DialContext, Proxy: nil},
+	}
+
+	dialer := &net.Dialer{Timeout: 5 * time.Second, Control: allowed}
+
+	return &http.Client{
+		Timeout:   imageFetchTimeout,
+		Transport: &http.Transport{DialContext: dialer.DialContext, Proxy: nil},
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= 3 || (req.URL.Scheme != "http" && req.URL.Scheme != "https") {
 				return errors.New("adapter: image redirect refused")
 			}
 			return nil
-		}}
+		},
+	}
+}
+
+// isNonPublic reports a loopback, private, link-local, unspecified or multicast address.
+func isNonPublic(ip net.IP) bool {
+	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() ||
+		ip.IsUnspecified() || ip.IsMulticast() || ip.IsLinkLocalMulticast()
 }

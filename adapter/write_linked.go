@@ -10,15 +10,21 @@ import (
 	"calshim/mapping"
 )
 
-// linkedMeta maps the plain-text arguments of venues and organizers to their meta keys (reference
-// §3.5, §3.6); website is URL-sanitized.
+// linkedMeta maps the plain-text arguments of venues and organizers to their meta keys (the
+// original: Single_Venue::prepare_postarr and Single_Organizer::prepare_postarr); website is
+// URL-sanitized.
 func (k linkedKind) linkedMeta() []fieldMap {
 	if k.name == "venue" {
-		return []fieldMap{{"address", "_VenueAddress"}, {"city", "_VenueCity"}, {"country", "_VenueCountry"},
-			{"province", "_VenueProvince"}, {"state", "_VenueState"}, {"zip", "_VenueZip"}, {"phone", "_VenuePhone"},
-			{"website", "_VenueURL"}}
+		return []fieldMap{
+			{"address", "_VenueAddress"}, {"city", "_VenueCity"}, {"country", "_VenueCountry"},
+			{"province", "_VenueProvince"}, {"state", "_VenueState"}, {"zip", "_VenueZip"},
+			{"phone", "_VenuePhone"}, {"website", "_VenueURL"},
+		}
 	}
-	return []fieldMap{{"phone", "_OrganizerPhone"}, {"website", "_OrganizerWebsite"}, {"email", "_OrganizerEmail"}}
+
+	return []fieldMap{
+		{"phone", "_OrganizerPhone"}, {"website", "_OrganizerWebsite"}, {"email", "_OrganizerEmail"},
+	}
 }
 
 // cap is the general capability of an action on this kind, e.g. edit_tribe_venues.
@@ -30,14 +36,17 @@ func (k linkedKind) create(s *Server, r *request) (*response, error) {
 	if err := checkArgs(r); err != nil {
 		return nil, err
 	}
+
 	if !r.viewer.can(k.cap("edit")) {
 		return nil, forbidden(r.viewer)
 	}
+
 	t := s.begin(r)
 	id, err := t.saveLinked(k, nil, r.params)
 	if err := t.done(err); err != nil {
 		return nil, err
 	}
+
 	return k.response(r, id, http.StatusCreated)
 }
 
@@ -47,11 +56,13 @@ func (k linkedKind) update(s *Server, r *request) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	t := s.begin(r)
 	id, err := t.saveLinked(k, p, r.params)
 	if err := t.done(err); err != nil {
 		return nil, err
 	}
+
 	return k.response(r, id, http.StatusOK)
 }
 
@@ -61,17 +72,21 @@ func (k linkedKind) remove(s *Server, r *request) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	if p.Status == "trash" {
 		return nil, newError(http.StatusGone, k.name+"-is-in-trash", "The "+k.name+" is already trashed")
 	}
+
 	t := s.begin(r)
 	err = t.trashPost(p.Type, p.ID)
 	if err == nil {
 		t.unlink(k, p.ID)
 	}
+
 	if err := t.done(err); err != nil {
 		return nil, err
 	}
+
 	return k.response(r, p.ID, http.StatusOK)
 }
 
@@ -82,14 +97,17 @@ func (k linkedKind) forWrite(r *request, action string) (*mapping.Post, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	if action == "edit" {
 		if err := checkArgs(r); err != nil {
 			return nil, err
 		}
 	}
+
 	if !r.viewer.mayAct(p, action) {
 		return nil, forbidden(r.viewer)
 	}
+
 	return p, nil
 }
 
@@ -102,18 +120,21 @@ func (k linkedKind) find(r *request) (*mapping.Post, error) {
 		}
 		return p, nil
 	}
+
 	id, _ := strconv.Atoi(r.vars["id"])
 	p, found := r.snap.Post(id)
 	if !found || p.Type != k.typ(r) {
 		return nil, invalidParam("id")
 	}
+
 	return p, nil
 }
 
 func (k linkedKind) response(r *request, id, status int) (*response, error) {
 	p, ok := r.snap.Post(id)
 	if !ok {
-		return nil, newError(http.StatusInternalServerError, k.name+"-not-found", "The requested post ID does not exist or is not an "+k.name)
+		return nil, newError(http.StatusInternalServerError, k.name+"-not-found",
+			"The requested post ID does not exist or is not an "+k.name)
 	}
 	ctx := r.ctx(false)
 	ctx.Unlocked = func(*mapping.Post) bool { return true }
@@ -130,6 +151,7 @@ func (t *tx) saveLinked(k linkedKind, p *mapping.Post, in Params) (int, error) {
 			return t.saveDuplicate(k, dup, in)
 		}
 	}
+
 	body := map[string]any{}
 	postFields(in, body, []fieldMap{{k.name, "title"}, {"description", "content"}})
 	if title, ok := body["title"]; ok && create {
@@ -137,17 +159,21 @@ func (t *tx) saveLinked(k linkedKind, p *mapping.Post, in Params) (int, error) {
 		// post_name), so a draft has its slug too; WordPress sanitizes it as sanitize_title does.
 		body["slug"] = title
 	}
+
 	if status, ok := scaleStatus(in, r.viewer, create); ok {
 		body["status"] = status
 	}
+
 	postDates(in, r.now, body, r.snap.Location, true)
 	if err := t.linkedFields(k, p, create, in, body); err != nil {
 		return 0, err
 	}
+
 	id := 0
 	if !create {
 		id = p.ID
 	}
+
 	return t.savePost(k.typ(r), id, body)
 }
 
@@ -160,11 +186,13 @@ func (t *tx) findDuplicate(k linkedKind, in Params) *mapping.Post {
 	if dup := k.duplicate(t.r, name, desc); dup != nil || name == "" {
 		return dup
 	}
+
 	if err := t.cat.CatchUp(t.r.gc.Request.Context(), k.typ(t.r), name); err != nil {
 		route := zap.String("route", t.r.gc.GetString("route"))
 		t.s.log.Warn("duplicate search failed", route, zap.Error(err))
 		return nil
 	}
+
 	t.r.snap = t.cat.Snapshot()
 	return k.duplicate(t.r, name, desc)
 }
@@ -188,7 +216,9 @@ func (t *tx) saveDuplicate(k linkedKind, dup *mapping.Post, in Params) (int, err
 // linkedFields puts the meta and image of a venue or organizer into a wp/v2 body. p is the post
 // updated (nil when its meta is written as on create); blank skips the empty values, as a new post
 // has nothing to clear.
-func (t *tx) linkedFields(k linkedKind, p *mapping.Post, blank bool, in Params, body map[string]any) error {
+func (t *tx) linkedFields(
+	k linkedKind, p *mapping.Post, blank bool, in Params, body map[string]any,
+) error {
 	meta := map[string]any{}
 	for _, f := range k.linkedMeta() {
 		v, ok := in.text(f.param)
@@ -202,23 +232,27 @@ func (t *tx) linkedFields(k linkedKind, p *mapping.Post, blank bool, in Params, 
 			meta[f.target] = v
 		}
 	}
+
 	if k.name == "venue" {
 		venueMaps(in, p, meta)
 	}
+
 	if err := t.linkedImage(in, body); err != nil {
 		return err
 	}
+
 	body["meta"] = meta
 	return nil
 }
 
-// venueMaps stores the venue's map flags ("1" or the string "false", on by default; mirrored into the
-// _EventShowMap keys as TEC does) and its derived state/province.
+// venueMaps stores the venue's map flags ("1" or the string "false", on by default; mirrored into
+// the _EventShowMap keys as TEC does) and its derived state/province.
 func venueMaps(in Params, p *mapping.Post, meta map[string]any) {
 	flags := []struct{ param, venueKey, eventKey string }{
 		{"show_map", "_VenueShowMap", "_EventShowMap"},
 		{"show_map_link", "_VenueShowMapLink", "_EventShowMapLink"},
 	}
+
 	for _, f := range flags {
 		v, ok := in.text(f.param)
 		if !ok && p != nil {
@@ -230,16 +264,19 @@ func venueMaps(in Params, p *mapping.Post, meta map[string]any) {
 		}
 		meta[f.venueKey], meta[f.eventKey] = flag, flag
 	}
+
 	if v, ok := in.text("stateprovince"); ok && v != "" {
 		meta["_VenueStateProvince"] = v
 		return
 	}
+
 	_, sOK := in.given("state")
 	_, pOK := in.given("province")
 	_, cOK := in.given("country")
 	if p != nil && !sOK && !pOK && !cOK {
 		return
 	}
+
 	field := func(name, key string) string {
 		if v, ok := in.text(name); ok {
 			return v
@@ -250,7 +287,9 @@ func venueMaps(in Params, p *mapping.Post, meta map[string]any) {
 		}
 		return ""
 	}
-	sp := mapping.StateProvince(field("state", "_VenueState"), field("province", "_VenueProvince"), field("country", "_VenueCountry"))
+
+	sp := mapping.StateProvince(field("state", "_VenueState"), field("province", "_VenueProvince"),
+		field("country", "_VenueCountry"))
 	meta["_VenueStateProvince"] = sp
 	if sp == "" && p != nil {
 		meta["_VenueStateProvince"] = nil
@@ -274,12 +313,14 @@ func (k linkedKind) duplicate(r *request, name, desc string) *mapping.Post {
 }
 
 // unlink removes a trashed venue or organizer from the published events that point at it, as TEC
-// does (the whole _EventOrganizerID key for organizers, QUIRK 21; limited like the original to one
-// page of events). Events the caller may not edit are left alone: the CMS decides.
+// does (for organizers the whole _EventOrganizerID key is deleted, the event's other organizers
+// too; limited like the original to one page of events). Events the caller may not edit are left
+// alone: the CMS decides.
 func (t *tx) unlink(k linkedKind, id int) {
 	n := 0
 	for _, e := range t.r.snap.Events {
-		if n >= t.r.snap.PerPage || e.Status != "publish" || !k.idsOf([]*mapping.Post{e})[id] || !t.r.viewer.mayEdit(e) {
+		if n >= t.r.snap.PerPage || e.Status != "publish" || !k.idsOf([]*mapping.Post{e})[id] ||
+			!t.r.viewer.mayEdit(e) {
 			continue
 		}
 		n++
@@ -288,5 +329,6 @@ func (t *tx) unlink(k linkedKind, id int) {
 }
 
 func (k linkedKind) notCreated() error {
-	return newError(http.StatusBadRequest, "could-not-create-"+k.name, "The "+k.name+" could not be created from the provided data")
+	return newError(http.StatusBadRequest, "could-not-create-"+k.name,
+		"The "+k.name+" could not be created from the provided data")
 }

@@ -12,35 +12,41 @@ import (
 
 // prepare completes a request before its handler runs: it identifies the caller (auth.go) and, for
 // writes, merges the body into the parameters (body.go). A read whose caller cannot be identified
-// because the CMS is unreachable is served as anonymous, which never shows more than it should; a write
-// then fails with 503.
+// because the CMS is unreachable is served as anonymous, which never shows more than it should; a
+// write then fails with 503.
 func (s *Server) prepare(r *request) error {
 	if err := s.identify(r); err != nil {
 		return err
 	}
+
 	if r.method == http.MethodGet {
 		return nil
 	}
+
 	body, err := readBody(r.gc.Request)
 	if err != nil {
 		return err
 	}
+
 	r.params = mergeParams(r.params, body)
 	return nil
 }
 
-// identify resolves the caller of r (auth.go). WordPress checks credentials before it dispatches, so
-// rejected ones answer its error on every request, reads and OPTIONS included; a caller that cannot
-// be identified because the CMS is unreachable reads as anonymous.
+// identify resolves the caller of r (auth.go). WordPress checks credentials before it dispatches,
+// so rejected ones answer its error on every request, reads and OPTIONS included; a caller that
+// cannot be identified because the CMS is unreachable reads as anonymous.
 func (s *Server) identify(r *request) error {
 	r.cms = s.catalog(r.lang).Client()
 	v, err := s.resolveViewer(r)
-	if errors.Is(err, cmsclient.ErrUnavailable) && (r.method == http.MethodGet || r.method == http.MethodOptions) {
+	readOnly := r.method == http.MethodGet || r.method == http.MethodOptions
+	if errors.Is(err, cmsclient.ErrUnavailable) && readOnly {
 		v, err = nil, nil
 	}
+
 	if err != nil {
 		return err
 	}
+
 	r.viewer = v
 	r.gc.Set(viewerKey, v)
 	if v != nil {
@@ -48,22 +54,30 @@ func (s *Server) identify(r *request) error {
 		// the same for logged-in users).
 		r.gc.Header("Cache-Control", "no-cache, must-revalidate, max-age=0, private")
 	}
+
 	return nil
 }
 
 // noRoute is the answer to a request no route matches: WordPress' rest_no_route, unless the
 // credentials are rejected, which it checks first.
 func (s *Server) noRoute(gc *gin.Context, lang string) error {
-	r := &request{gc: gc, method: http.MethodGet, lang: lang, params: parseForm(gc.Request.URL.RawQuery)}
+	r := &request{
+		gc:     gc,
+		method: http.MethodGet,
+		lang:   lang,
+		params: parseForm(gc.Request.URL.RawQuery),
+	}
+
 	if err := s.identify(r); err != nil {
 		return err
 	}
+
 	return errNoRoute
 }
 
-// methodOverride applies WordPress' method override (WP_REST_Server::serve_request): a `_method` query
-// parameter, else an X-HTTP-Method-Override header, replaces the request method — clients behind
-// proxies that only pass GET and POST send their PUT, PATCH and DELETE this way.
+// methodOverride applies WordPress' method override (WP_REST_Server::serve_request): a `_method`
+// query parameter, else an X-HTTP-Method-Override header, replaces the request method — clients
+// behind proxies that only pass GET and POST send their PUT, PATCH and DELETE this way.
 func methodOverride(gc *gin.Context) {
 	m := gc.Query("_method")
 	if m == "" {

@@ -17,14 +17,14 @@ import (
 	"calshim/mapping/php"
 )
 
-// refreshTimeout bounds the read-back after a write; it runs even when the client has gone away, so the
-// catalog never misses a change that was made.
+// refreshTimeout bounds the read-back after a write; it runs even when the client has gone away, so
+// the catalog never misses a change that was made.
 const refreshTimeout = 20 * time.Second
 
-// tx is one write request's conversation with the CMS: every call carries the caller's credentials, and
-// every post it touches is re-read into the catalog when it ends (done), whether the write as a whole
-// succeeded or not — a venue created before the event was refused is in the CMS, so it is in the
-// catalog too.
+// tx is one write request's conversation with the CMS: every call carries the caller's credentials,
+// and every post it touches is re-read into the catalog when it ends (done), whether the write as a
+// whole succeeded or not — a venue created before the event was refused is in the CMS, so it is in
+// the catalog too.
 type tx struct {
 	s       *Server
 	r       *request
@@ -37,7 +37,9 @@ type tx struct {
 func (s *Server) begin(r *request) *tx { return &tx{s: s, r: r, cat: s.catalog(r.lang)} }
 
 // upstreamCall is one typed wp/v2 call made as the caller (a cmsclient *As method).
-type upstreamCall func(ctx context.Context, c *cmsclient.Client, creds cmsclient.Credentials) (*cmsclient.Response, error)
+type upstreamCall func(
+	ctx context.Context, c *cmsclient.Client, creds cmsclient.Credentials,
+) (*cmsclient.Response, error)
 
 // send makes one wp/v2 call as the caller and decodes the answer into out (when not nil).
 func (t *tx) send(call upstreamCall, out any) error {
@@ -58,48 +60,60 @@ func (t *tx) savePost(postType string, id int, body map[string]any) (int, error)
 	if err != nil {
 		return 0, err
 	}
+
 	var answer json.RawMessage
-	save := func(ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials) (*cmsclient.Response, error) {
+	save := func(
+		ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials,
+	) (*cmsclient.Response, error) {
 		return c.SavePostAs(ctx, cr, postType, id, body)
 	}
+
 	if err := t.send(save, &answer); err != nil {
 		return 0, err
 	}
+
 	var saved struct {
 		ID int `json:"id"`
 	}
+
 	if err := json.Unmarshal(answer, &saved); err != nil {
 		return 0, err
 	}
+
 	t.touch(postType, saved.ID, answer)
 	return saved.ID, nil
 }
 
-// typedMeta returns body with its meta in the types the CMS declares for them (the caller's meta map
-// is left as it is: later steps read it as written). A new post has no meta to delete: deletions are
-// left out, as wp/v2 refuses to delete a boolean key that has no valid stored value.
+// typedMeta returns body with its meta in the types the CMS declares for them (the caller's meta
+// map is left as it is: later steps read it as written). A new post has no meta to delete:
+// deletions are left out, as wp/v2 refuses to delete a boolean key that has no valid stored value.
 func (t *tx) typedMeta(postType string, id int, body map[string]any) (map[string]any, error) {
 	meta, _ := body["meta"].(map[string]any)
 	if len(meta) == 0 && (id == 0 || postType != t.r.snap.Types().Event) {
 		return body, nil
 	}
+
 	types, err := t.cat.Client().MetaTypes(t.r.gc.Request.Context(), postType)
 	if err != nil {
 		return nil, t.upstreamError(err)
 	}
+
 	typed := maps.Clone(meta)
 	if typed == nil {
 		typed = map[string]any{}
 	}
+
 	if id == 0 {
 		maps.DeleteFunc(typed, func(_ string, v any) bool { return v == nil })
 	}
+
 	t.keepCost(postType, id, types, typed)
 	mapping.CoerceMeta(typed, types)
 	out := maps.Clone(body)
 	if len(typed) > 0 {
 		out["meta"] = typed
 	}
+
 	return out, nil
 }
 
@@ -122,13 +136,17 @@ func (t *tx) keepCost(postType string, id int, types map[string]string, meta map
 // trashPost moves a post to the trash (wp/v2 DELETE without force, which answers the trashed post).
 func (t *tx) trashPost(postType string, id int) error {
 	var answer json.RawMessage
-	trash := func(ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials) (*cmsclient.Response, error) {
+	trash := func(
+		ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials,
+	) (*cmsclient.Response, error) {
 		return c.TrashPostAs(ctx, cr, postType, id)
 	}
+
 	err := t.send(trash, &answer)
 	if err != nil {
 		answer = nil // unknown outcome: the refresh reads the post again
 	}
+
 	t.touch(postType, id, answer)
 	return err
 }
@@ -138,25 +156,29 @@ func (t *tx) trashPost(postType string, id int) error {
 // included, since the caller may edit it), so the refresh need not read it again.
 func (t *tx) touch(postType string, id int, answer json.RawMessage) {
 	t.touched = append(t.touched, catalog.PostRef{Type: postType, ID: id, Answer: answer})
-	if p, ok := t.r.snap.Post(id); ok && (len(p.Terms[mapping.TaxonomyCategory]) > 0 || len(p.Terms[mapping.TaxonomyTag]) > 0) {
+	if p, ok := t.r.snap.Post(id); ok &&
+		(len(p.Terms[mapping.TaxonomyCategory]) > 0 || len(p.Terms[mapping.TaxonomyTag]) > 0) {
 		t.terms = true
 	}
 }
 
-// done re-reads what the write touched (and every term) into the catalog and points the request at the
-// new snapshot, so the response and the next read show the write. err is the write's own outcome: it
-// wins over a failed refresh, which is logged (the next poll catches up).
+// done re-reads what the write touched (and every term) into the catalog and points the request at
+// the new snapshot, so the response and the next read show the write. err is the write's own
+// outcome: it wins over a failed refresh, which is logged (the next poll catches up).
 func (t *tx) done(err error) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.r.gc.Request.Context()), refreshTimeout)
 	defer cancel()
 	rerr := t.cat.Refresh(ctx, t.terms, t.touched...)
 	if rerr != nil {
-		t.s.log.Warn("catalog refresh after write failed", zap.String("route", t.r.gc.GetString("route")), zap.Error(rerr))
+		t.s.log.Warn("catalog refresh after write failed",
+			zap.String("route", t.r.gc.GetString("route")), zap.Error(rerr))
 	}
+
 	t.r.snap = t.cat.Snapshot()
 	if err != nil {
 		return err
 	}
+
 	return rerr
 }
 
@@ -168,6 +190,7 @@ func (t *tx) upstreamError(err error) error {
 	if !errors.As(err, &ue) {
 		return err
 	}
+
 	switch {
 	case ue.Status == http.StatusUnauthorized || ue.Status == http.StatusForbidden:
 		return forbidden(t.r.viewer)
@@ -183,16 +206,17 @@ func (t *tx) upstreamError(err error) error {
 	case ue.Code == "rest_invalid_param":
 		return newError(http.StatusBadRequest, ue.Code, ue.Message)
 	}
+
 	e := newError(ue.Status, ue.Code, ue.Message)
 	// An error WordPress raised without data (duplicate_term_slug) answers "data": null, as there.
 	e.NoData = len(ue.Data) == 0 || string(ue.Data) == "null"
 	return e
 }
 
-// scaleStatus is the original's status scale-back (reference §6.1), always judged with the event post
-// type's publish capability: publishers get what they ask for (publish by default); others get pending
-// instead of publish/future, draft by default. ok is false when nothing was asked on an update, which
-// then keeps the status (only given fields change).
+// scaleStatus is the original's status scale-back (Base::scale_back_post_status), always judged
+// with the event post type's publish capability: publishers get what they ask for (publish by
+// default); others get pending instead of publish/future, draft by default. ok is false when
+// nothing was asked on an update, which then keeps the status (only given fields change).
 func scaleStatus(in Params, v *viewer, create bool) (string, bool) {
 	status, asked := in.given("status")
 	s, _ := scalar(status)
@@ -207,12 +231,13 @@ func scaleStatus(in Params, v *viewer, create bool) (string, bool) {
 	case !canPublish && (s == "publish" || s == "future"):
 		return "pending", true
 	}
+
 	return s, true
 }
 
 // postDates turns `date` and `date_utc` into wp/v2's date and date_gmt. date is read in loc; events
-// keep the wall time the value names (a timestamp's UTC one, as the original), venues and organizers
-// express it in loc (inLoc).
+// keep the wall time the value names (a timestamp's UTC one, as the original), venues and
+// organizers express it in loc (inLoc).
 func postDates(in Params, now time.Time, body map[string]any, loc *time.Location, inLoc bool) {
 	if v, ok := in.given("date"); ok {
 		s, _ := scalar(v)
@@ -223,6 +248,7 @@ func postDates(in Params, now time.Time, body map[string]any, loc *time.Location
 			body["date"] = t.Format("2006-01-02T15:04:05")
 		}
 	}
+
 	if v, ok := in.given("date_utc"); ok {
 		s, _ := scalar(v)
 		if t, ok := php.ParseTime(s, now, time.UTC); ok {
@@ -244,6 +270,7 @@ func postFields(in Params, body map[string]any, fields []fieldMap) {
 			}
 		}
 	}
+
 	if v, ok := in.given("author"); ok {
 		body["author"], _ = asInt(v)
 	}

@@ -27,21 +27,24 @@ func (c *Catalog) Client() *cmsclient.Client { return c.client }
 
 // Refresh re-reads the given posts (from the write's own answer when it carries the post, else from
 // upstream with the service credential; and, with terms, every term: names, counts) and publishes a
-// new snapshot at once, so that a write is visible to the next read of this replica (read-your-writes)
-// without waiting for the poll. A post upstream no longer has
-// (deleted permanently, or in a status the catalog does not hold) leaves the catalog. Featured images
-// the posts now use are loaded too.
+// new snapshot at once, so that a write is visible to the next read of this replica
+// (read-your-writes) without waiting for the poll. A post upstream no longer has (deleted
+// permanently, or in a status the catalog does not hold) leaves the catalog. Featured images the
+// posts now use are loaded too.
 //
-// The upstream reads happen outside the catalog lock, so concurrent writes refresh in parallel; a post
-// the catalog meanwhile holds in a newer version (a poll or another write got there first) is kept.
+// The upstream reads happen outside the catalog lock, so concurrent writes refresh in parallel; a
+// post the catalog meanwhile holds in a newer version (a poll or another write got there first) is
+// kept.
 func (c *Catalog) Refresh(ctx context.Context, terms bool, refs ...PostRef) error {
 	if c.snap.Load() == nil {
 		return errors.New("catalog: refresh before load")
 	}
+
 	fetched, gone, err := c.readPosts(ctx, refs)
 	if err != nil {
 		return err
 	}
+
 	var freshTerms map[int]*mapping.Term
 	if terms {
 		var err error
@@ -49,6 +52,7 @@ func (c *Catalog) Refresh(ctx context.Context, terms bool, refs ...PostRef) erro
 			return err
 		}
 	}
+
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old := c.snap.Load()
@@ -58,16 +62,20 @@ func (c *Catalog) Refresh(ctx context.Context, terms bool, refs ...PostRef) erro
 			posts[id] = p
 		}
 	}
+
 	for id := range gone {
 		delete(posts, id)
 	}
+
 	if freshTerms == nil {
 		freshTerms = old.terms
 	}
+
 	media, err := c.fetchMedia(ctx, posts, old.media)
 	if err != nil {
 		return err
 	}
+
 	base := *old
 	base.Version++
 	c.snap.Store(build(base, posts, freshTerms, media))
@@ -75,7 +83,9 @@ func (c *Catalog) Refresh(ctx context.Context, terms bool, refs ...PostRef) erro
 }
 
 // readPosts reads posts for Refresh: those upstream has, and the IDs of those it no longer has.
-func (c *Catalog) readPosts(ctx context.Context, refs []PostRef) (map[int]*mapping.Post, map[int]bool, error) {
+func (c *Catalog) readPosts(
+	ctx context.Context, refs []PostRef,
+) (map[int]*mapping.Post, map[int]bool, error) {
 	fetched, gone := map[int]*mapping.Post{}, map[int]bool{}
 	for _, ref := range refs {
 		p, err := c.readPost(ctx, ref)
@@ -88,11 +98,12 @@ func (c *Catalog) readPosts(ctx context.Context, refs []PostRef) (map[int]*mappi
 			fetched[p.ID] = p
 		}
 	}
+
 	return fetched, gone, nil
 }
 
-// readPost reads one post; nil when upstream answers 404 (deleted for good) or has it in a status the
-// catalog does not hold.
+// readPost reads one post; nil when upstream answers 404 (deleted for good) or has it in a status
+// the catalog does not hold.
 func (c *Catalog) readPost(ctx context.Context, ref PostRef) (*mapping.Post, error) {
 	if ref.Answer != nil {
 		// An answer without what the catalog needs (no calshim field) is read again below.
@@ -100,18 +111,23 @@ func (c *Catalog) readPost(ctx context.Context, ref PostRef) (*mapping.Post, err
 			return c.held(p), nil
 		}
 	}
+
 	res, err := c.client.Post(ctx, ref.Type, ref.ID)
 	var ue *cmsclient.Error
-	if errors.As(err, &ue) && (ue.Status == http.StatusNotFound || ue.Status == http.StatusUnauthorized || ue.Status == http.StatusForbidden) {
+	if errors.As(err, &ue) && (ue.Status == http.StatusNotFound ||
+		ue.Status == http.StatusUnauthorized || ue.Status == http.StatusForbidden) {
 		return nil, nil
 	}
+
 	if err != nil {
 		return nil, fmt.Errorf("catalog: refresh %s %d: %w", ref.Type, ref.ID, err)
 	}
+
 	p, err := c.decodePost(ref.Type, res.Body)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: refresh %s %d: %w", ref.Type, ref.ID, err)
 	}
+
 	return c.held(p), nil
 }
 
@@ -151,8 +167,10 @@ func (c *Catalog) CatchUp(ctx context.Context, typ, text string) error {
 			refs = append(refs, PostRef{Type: typ, ID: head.ID, Answer: raw})
 		}
 	}
+
 	if len(refs) == 0 {
 		return nil
 	}
+
 	return c.Refresh(ctx, false, refs...)
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// EventDates is the date meta TEC stores for an event (reference §6.3, §7.2).
+// EventDates is the date meta TEC stores for an event.
 type EventDates struct {
 	Start, End       string // _EventStartDate, _EventEndDate: local wall time "Y-m-d H:i:s"
 	StartUTC, EndUTC string // _EventStartDateUTC, _EventEndDateUTC
@@ -36,30 +36,37 @@ func EventZone(tz string, site *time.Location) *time.Location {
 	if tz == "" {
 		return site
 	}
+
 	if isUTCOffset(tz) {
 		return offsetZone(tz)
 	}
+
 	if loc, err := loadZone(tz); err == nil {
 		return loc
 	}
+
 	return site
 }
 
-// NewEventDates computes the stored date meta from the start and end wall times (already expressed in
-// the event's time zone), as Tribe__Events__API::saveEventMeta does: all-day events span whole days
-// (from the start day's cutoff to one second before the cutoff after the end day), an end before the
-// start becomes the start, UTC values are the wall times read in tz (siteTZ when tz is ""), and the
-// abbreviation is the zone's at the start (a "UTC±h" zone is its own abbreviation).
-func NewEventDates(start, end time.Time, allDay bool, tz, siteTZ, cutoff string, site *time.Location) EventDates {
+// NewEventDates computes the stored date meta from the start and end wall times (already expressed
+// in the event's time zone), as Tribe__Events__API::saveEventMeta does: all-day events span whole
+// days (from the start day's cutoff to one second before the cutoff after the end day), an end
+// before the start becomes the start, UTC values are the wall times read in tz (siteTZ when tz is
+// ""), and the abbreviation is the zone's at the start (a "UTC±h" zone is its own abbreviation).
+func NewEventDates(
+	start, end time.Time, allDay bool, tz, siteTZ, cutoff string, site *time.Location,
+) EventDates {
 	if tz == "" {
 		tz = siteTZ
 	}
+
 	loc := EventZone(tz, site)
 	s, e := start.Format(DBDateTimeLayout), end.Format(DBDateTimeLayout)
 	d := EventDates{Timezone: tz, AllDay: allDay, Duration: -1}
 	if allDay {
 		s, e = BeginningOfDay(s, start, cutoff), EndOfDay(e, end, cutoff)
 	}
+
 	su, eu := wallIn(s, loc), wallIn(e, loc)
 	// The UTC values are computed before an end before the start is moved to the start, so the UTC
 	// end keeps the end that was given (Tribe__Events__API::prepare_event_date_meta).
@@ -67,14 +74,17 @@ func NewEventDates(start, end time.Time, allDay bool, tz, siteTZ, cutoff string,
 	if eu.Before(su) {
 		e, eu = s, su
 	}
+
 	d.Start, d.End = s, e
 	if !allDay {
 		d.Duration = int(eu.Sub(su).Seconds())
 	}
+
 	d.Abbr, _ = su.Zone()
 	if isUTCOffset(tz) {
 		d.Abbr = tz
 	}
+
 	return d
 }
 
@@ -86,8 +96,8 @@ func wallIn(wall string, loc *time.Location) time.Time {
 
 // CostCurrency derives _EventCurrencySymbol and _EventCurrencyPosition from cost values, as TEC's
 // Tribe__Cost_Utils::parse_currency_symbol/position do: the text around the single number of each
-// value ("20$" → "$", "postfix"; "€ 5" → "€", "prefix"). Values must agree on the symbol; values without
-// exactly one number, or plain numbers, give no symbol (ok false).
+// value ("20$" → "$", "postfix"; "€ 5" → "€", "prefix"). Values must agree on the symbol; values
+// without exactly one number, or plain numbers, give no symbol (ok false).
 func CostCurrency(values []string) (symbol, position string, ok bool) {
 	for i, v := range values {
 		m := costParts.FindStringSubmatch(strings.TrimSpace(v))
@@ -103,12 +113,13 @@ func CostCurrency(values []string) (symbol, position string, ok bool) {
 		}
 		symbol, position = sym, pos
 	}
+
 	return symbol, position, symbol != ""
 }
 
 var costParts = regexp.MustCompile(`^([^0-9]*?)\s*[0-9][0-9.,]*\s*([^0-9]*)$`)
 
-// StateProvince is the venue's stored _VenueStateProvince when none is given (reference §7.2): the
+// StateProvince is the venue's stored _VenueStateProvince when none is given: the
 // state for US addresses (or no country), else the province.
 func StateProvince(state, province, country string) string {
 	us := country == "" || country == "US" || country == "United States"
@@ -118,18 +129,21 @@ func StateProvince(state, province, country string) string {
 	return province
 }
 
-// SanitizeURL is esc_url_raw's cleaning of a URL for storage: characters that cannot appear in a URL are
-// dropped, and a URL without a scheme gets "http://".
+// SanitizeURL is esc_url_raw's cleaning of a URL for storage: characters that cannot appear in a
+// URL are dropped, and a URL without a scheme gets "http://".
 func SanitizeURL(u string) string {
 	u = strings.TrimSpace(u)
 	if u == "" {
 		return ""
 	}
+
 	u = strings.ReplaceAll(u, " ", "%20")
 	u = urlJunk.ReplaceAllString(u, "")
-	if !strings.Contains(u, "://") && !strings.HasPrefix(u, "/") && !strings.HasPrefix(u, "#") && !strings.HasPrefix(u, "?") {
+	if !strings.Contains(u, "://") && !strings.HasPrefix(u, "/") &&
+		!strings.HasPrefix(u, "#") && !strings.HasPrefix(u, "?") {
 		u = "http://" + u
 	}
+
 	return u
 }
 
@@ -167,6 +181,7 @@ func metaTruthy(v any) bool {
 			return true
 		}
 	}
+
 	return false
 }
 
@@ -178,11 +193,13 @@ func metaNumbers(v any) []int {
 	if s, ok := v.(string); ok {
 		rows = []string{s}
 	}
+
 	for _, r := range rows {
 		if n, err := strconv.Atoi(strings.TrimSpace(r)); err == nil {
 			out = append(out, n)
 		}
 	}
+
 	return out
 }
 
@@ -201,7 +218,8 @@ func metaFirst(v any) any {
 // as paragraphs go (wpautop), compared case-insensitively as MySQL compares post_content.
 func SameContent(rendered, raw string) bool {
 	rendered, raw = strings.TrimSpace(rendered), strings.TrimSpace(raw)
-	return strings.EqualFold(rendered, raw) || strings.EqualFold(rendered, strings.TrimSpace(php.Wpautop(raw)))
+	return strings.EqualFold(rendered, raw) ||
+		strings.EqualFold(rendered, strings.TrimSpace(php.Wpautop(raw)))
 }
 
 // offsetZone is the zone the original saves a "UTC±h" event in
@@ -216,19 +234,23 @@ func offsetZone(tz string) *time.Location {
 	if !isUTCOffset(s) {
 		return time.UTC
 	}
+
 	if !strings.Contains(s, ":") {
 		s += ":00"
 	}
+
 	parts := strings.Split(strings.ReplaceAll(s, "UTC", ""), ":")
 	seconds := int(phpNumber(parts[0])*3600 + phpNumber(parts[1])*60)
 	name, ok := phpOffsetZones[seconds/60]
 	if !ok || seconds%60 != 0 {
 		return time.UTC
 	}
+
 	loc, err := loadZone(name)
 	if err != nil {
 		return time.UTC
 	}
+
 	return loc
 }
 

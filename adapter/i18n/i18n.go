@@ -1,15 +1,17 @@
-// Package i18n holds the translations of the API's self-descriptions: the human-readable texts of the
-// namespace index (route argument descriptions) and of /doc (title, descriptions of parameters, request
-// bodies, responses and schema properties) that adapter/apidoc passes through Options.Translate.
+// Package i18n holds the translations of the API's self-descriptions: the human-readable texts of
+// the namespace index (route argument descriptions) and of /doc (title, descriptions of parameters,
+// request bodies, responses and schema properties) that adapter/apidoc passes through
+// Options.Translate.
 //
-// The translations are GNU gettext catalogs, the format WordPress itself uses: locales/calshim.pot is the
-// template (every English text, generated from apidoc), locales/<lang>.po one catalog per language. The
-// catalogs are embedded in the binary and read with github.com/leonelquinteros/gotext. The English text is
-// the message ID, so English needs no catalog, and a text a catalog lacks (or leaves empty) shows in
-// English.
+// The translations are GNU gettext catalogs, the format WordPress itself uses: locales/calshim.pot
+// is the template (every English text, generated from apidoc), locales/<lang>.po one catalog per
+// language. The catalogs are embedded in the binary and read with
+// github.com/leonelquinteros/gotext. The English text is the message ID, so English needs no
+// catalog, and a text a catalog lacks (or leaves empty) shows in English.
 //
-// Adding a language: copy locales/calshim.pot to locales/<lang>.po, set its Language header, fill in every
-// msgstr and rebuild. Nothing else changes; the tests check the new catalog against the template.
+// Adding a language: copy locales/calshim.pot to locales/<lang>.po, set its Language header, fill
+// in every msgstr and rebuild. Nothing else changes; the tests check the new catalog against the
+// template.
 //
 // Regenerating the template after apidoc's texts changed:
 //
@@ -72,9 +74,9 @@ func Languages() []string {
 }
 
 // Translator returns the translate function of lang (a name from Languages, e.g. "de"), for
-// apidoc.Options.Translate. It returns the English text for any text the catalog does not translate.
-// For Source it returns the identity; for a language without a catalog it returns nil, false.
-// The function is safe for concurrent use.
+// apidoc.Options.Translate. It returns the English text for any text the catalog does not
+// translate. For Source it returns the identity; for a language without a catalog it returns nil,
+// false. The function is safe for concurrent use.
 func Translator(lang string) (func(english string) string, bool) {
 	if lang == Source {
 		return identity, true
@@ -89,9 +91,10 @@ func Translator(lang string) (func(english string) string, bool) {
 // translator returns the translate function of a catalog.
 func translator(po *gotext.Po) func(english string) string {
 	// Get formats only when given arguments, so a "%" in a text stays as it is; for a text the catalog
-	// lacks or leaves empty it returns the text itself. It is called through a method value: the message
-	// ID is a variable by design, which vet's printf check would flag.
+	// lacks or leaves empty it returns the text itself. It is called through a method value: the
+	// message ID is a variable by design, which vet's printf check would flag.
 	get := po.Get
+
 	return func(english string) string {
 		if english == "" {
 			return "" // the empty ID is the catalog header
