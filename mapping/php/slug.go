@@ -87,7 +87,12 @@ var (
 // TEC uses to index a non-numeric cost, e.g. "Free" → "free", "Pay what you can!" →
 // "pay-what-you-can".
 func SanitizeTitle(s string) string {
-	s = removeAccents(s)
+	return sanitizeTitleWithDashes(removeAccents(s), true)
+}
+
+// sanitizeTitleWithDashes is sanitize_title_with_dashes; the "query" context (save false) skips the
+// typographic replacements that "save" makes.
+func sanitizeTitleWithDashes(s string, save bool) string {
 	s = htmlTag.ReplaceAllString(s, "")
 	s = octet.ReplaceAllString(s, "---$1---")
 	s = strings.ReplaceAll(s, "%", "")
@@ -97,7 +102,9 @@ func SanitizeTitle(s string) string {
 	}
 
 	s = strings.ToLower(s)
-	s = slugDropped.Replace(slugDashes.Replace(s))
+	if save {
+		s = slugDropped.Replace(slugDashes.Replace(s))
+	}
 	s = anyEntity.ReplaceAllString(s, "")
 	s = strings.ReplaceAll(s, ".", "-")
 	s = slugForbidden.ReplaceAllString(s, "")
@@ -136,26 +143,7 @@ func QuerySlug(raw string) (slug string, single bool) {
 	path = strings.ReplaceAll(path, "%2F", "/")
 	path = strings.ReplaceAll(path, "%20", " ")
 	parts := strings.Split(strings.Trim(path, "/"), "/")
-	return sanitizeTitleForQuery(parts[len(parts)-1]), len(parts) == 1
-}
-
-// sanitizeTitleForQuery is sanitize_title in the "query" context: like the "save" context, without
-// remove_accents and without the typographic replacements.
-func sanitizeTitleForQuery(s string) string {
-	s = htmlTag.ReplaceAllString(s, "")
-	s = octet.ReplaceAllString(s, "---$1---")
-	s = strings.ReplaceAll(s, "%", "")
-	s = octetMark.ReplaceAllString(s, "%$1")
-	if utf8.ValidString(s) {
-		s = utf8URIEncode(strings.ToLower(s))
-	}
-	s = strings.ToLower(s)
-	s = anyEntity.ReplaceAllString(s, "")
-	s = strings.ReplaceAll(s, ".", "-")
-	s = slugForbidden.ReplaceAllString(s, "")
-	s = spaceRuns.ReplaceAllString(s, "-")
-	s = dashRuns.ReplaceAllString(s, "-")
-	return strings.Trim(s, "-")
+	return sanitizeTitleWithDashes(parts[len(parts)-1], false), len(parts) == 1
 }
 
 // URLDecode is PHP's urldecode: "+" is a space, %XX a byte, any other "%" stays.
