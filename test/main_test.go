@@ -3,7 +3,6 @@
 package test
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"calshim/internal/jsontest"
+	"calshim/internal/rigenv"
 )
 
 var (
@@ -44,24 +44,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// readEnv parses the KEY=value lines of the rig's wp.env.
-func readEnv(path string) (map[string]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	env := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
-		if ok && !strings.HasPrefix(k, "#") {
-			env[strings.TrimPrefix(k, "export ")] = strings.Trim(v, `"'`)
-		}
-	}
-	return env, sc.Err()
-}
-
 // shimBin is the calshim binary the suite built.
 var shimBin string
 
@@ -73,7 +55,7 @@ func startShim() (func(), error) {
 		state = "/tmp/calshim-wp"
 	}
 	var err error
-	if wpEnv, err = readEnv(filepath.Join(state, "wp.env")); err != nil {
+	if wpEnv, err = rigenv.Read(filepath.Join(state, "wp.env")); err != nil {
 		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "calshim-test")

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
+	"calshim/internal/rigenv"
 	"context"
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -33,29 +32,9 @@ var roles = []string{
 	"anon", "admin", "reader", "subscriber", "contributor", "author", "editor", "badpass",
 }
 
-// loadEnv reads the rig's wp.env (KEY=value lines).
-func loadEnv(path string) (map[string]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-
-	env := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
-		if ok && !strings.HasPrefix(k, "#") {
-			env[k] = strings.Trim(v, `"'`)
-		}
-	}
-
-	return env, sc.Err()
-}
-
 // loadCreds reads the rig's wp.env into a role → credential map.
 func loadCreds(path string) (map[string]Cred, error) {
-	env, err := loadEnv(path)
+	env, err := rigenv.Read(path)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calshim/internal/rigenv"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -333,7 +334,7 @@ func isRecent(s string, now time.Time) bool {
 // ---- the comparison ----
 
 func runWrites(o *options, orig, cal *Site) error {
-	env, err := loadEnv(o.env)
+	env, err := rigenv.Read(o.env)
 	if err != nil {
 		return err
 	}
