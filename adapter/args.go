@@ -224,45 +224,43 @@ func routeSpecs(r *request) []argSpec {
 	if r.gc == nil {
 		return nil
 	}
-
-	path := r.gc.GetString("route")
-	for _, rt := range apidoc.Routes() {
-		if rt.Path != path {
-			continue
-		}
-		for _, e := range rt.Endpoints {
-			if slices.Contains(e.Methods, r.method) {
-				return specsOf(e.Args)
-			}
-		}
-	}
-
-	return nil
+	specs, _ := lookupSpecs(r.gc.GetString("route"), r.method)
+	return specs
 }
 
 // endpointSpecs returns the declared arguments of a route's method from the route table, with their
 // named validators and sanitizers resolved.
 func endpointSpecs(path, method string) []argSpec {
+	specs, ok := lookupSpecs(path, method)
+	if !ok {
+		panic("adapter: no endpoint " + method + " " + path)
+	}
+	return specs
+}
+
+// lookupSpecs finds a route's method in the route table; ok is false when the table has none.
+func lookupSpecs(path, method string) (specs []argSpec, ok bool) {
 	for _, rt := range apidoc.Routes() {
 		if rt.Path != path {
 			continue
 		}
 		for _, e := range rt.Endpoints {
 			if slices.Contains(e.Methods, method) {
-				return specsOf(e.Args)
+				return specsOf(rt.Path, e.Args), true
 			}
 		}
 	}
-
-	panic("adapter: no endpoint " + method + " " + path)
+	return nil, false
 }
 
-// specsOf resolves the table's named behaviours. An unknown name panics: the table is static and
+// specsOf resolves the table's named behaviours; the route variables of pattern are left out (the
+// original documents password "in path" too, but it arrives in the query). An unknown name panics:
+// the table is static and
 // the tests walk all of it.
-func specsOf(args []apidoc.Arg) []argSpec {
+func specsOf(pattern string, args []apidoc.Arg) []argSpec {
 	out := make([]argSpec, 0, len(args))
 	for _, a := range args {
-		if a.In == "path" && a.Name != "password" {
+		if strings.Contains(pattern, "(?P<"+a.Name+">") {
 			continue // a route variable: the route's pattern has matched it already
 		}
 		s := argSpec{name: a.Name, typ: a.Type, required: a.Required}

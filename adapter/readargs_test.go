@@ -261,7 +261,7 @@ func TestWriteArgumentErrorsAsTheOriginal(t *testing.T) {
 func TestRouteTableBehavioursResolve(t *testing.T) {
 	for _, rt := range apidoc.Routes() {
 		for _, e := range rt.Endpoints {
-			_ = specsOf(e.Args)
+			_ = specsOf(rt.Path, e.Args)
 		}
 	}
 }
