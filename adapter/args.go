@@ -255,8 +255,7 @@ func lookupSpecs(path, method string) (specs []argSpec, ok bool) {
 
 // specsOf resolves the table's named behaviours; the route variables of pattern are left out (the
 // original documents password "in path" too, but it arrives in the query). An unknown name panics:
-// the table is static and
-// the tests walk all of it.
+// the table is static and the tests walk all of it.
 func specsOf(pattern string, args []apidoc.Arg) []argSpec {
 	out := make([]argSpec, 0, len(args))
 	for _, a := range args {
