@@ -210,7 +210,39 @@ func (t *tx) saveDuplicate(k linkedKind, dup *mapping.Post, in Params) (int, err
 	if err := t.linkedFields(k, nil, false, in, body); err != nil {
 		return 0, err
 	}
+
+	// The original's save_meta writes only meta, which leaves post_modified alone; a wp/v2 save always
+	// bumps it. When the duplicate holds all of it already, there is nothing to save.
+	if holds(dup, body) {
+		return dup.ID, nil
+	}
 	return t.savePost(k.typ(t.r), dup.ID, body)
+}
+
+// holds reports whether p already has every value of a wp/v2 body made by linkedFields: its meta
+// (a single row equal to each string, no row for nil) and featured image.
+func holds(p *mapping.Post, body map[string]any) bool {
+	if id, ok := body["featured_media"].(int); ok && id != p.FeaturedMedia {
+		return false
+	}
+
+	meta, _ := body["meta"].(map[string]any)
+	for key, v := range meta {
+		rows := p.Meta[key]
+		switch v := v.(type) {
+		case nil:
+			if len(rows) > 0 {
+				return false
+			}
+		case string:
+			if len(rows) != 1 || rows[0] != v {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // linkedFields puts the meta and image of a venue or organizer into a wp/v2 body. p is the post
