@@ -152,22 +152,8 @@ func (c *Catalog) decodePost(typ string, raw json.RawMessage) (*mapping.Post, er
 	}
 	p.Type = typ
 	renameTaxonomies(p, c.opt.Types)
-	storedModifiedGMT(p)
 	mapping.Derive(p)
 	return p, nil
-}
-
-// zeroDate is how WordPress stores "no date".
-const zeroDate = "0000-00-00 00:00:00"
-
-// storedModifiedGMT puts back the post_modified_gmt WordPress stores for a draft never updated since
-// it was created: wp_insert_post copies the draft's empty post_date_gmt into it, and the original
-// shows that zero value, while wp/v2 computes one from the local time. Any later update stores the
-// current time, and moves post_modified away from post_date.
-func storedModifiedGMT(p *mapping.Post) {
-	if p.DateGMT == zeroDate && p.Modified == p.Date {
-		p.ModifiedGMT = zeroDate
-	}
 }
 
 // renameTaxonomies keys a post's terms by role (mapping.TaxonomyCategory, mapping.TaxonomyTag) rather

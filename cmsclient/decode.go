@@ -139,6 +139,7 @@ func DecodePost(raw json.RawMessage, taxonomies ...string) (*mapping.Post, error
 			MenuOrder   int                 `json:"menu_order"`
 			Parent      int                 `json:"parent"`
 			PostDateGMT *string             `json:"post_date_gmt"`
+			ModifiedGMT *string             `json:"post_modified_gmt"`
 			Meta        map[string][]string `json:"meta"`
 		} `json:"calshim"`
 	}
@@ -148,9 +149,13 @@ func DecodePost(raw json.RawMessage, taxonomies ...string) (*mapping.Post, error
 	if w.Calshim == nil {
 		return nil, fmt.Errorf("cmsclient: post %d has no calshim field: is the calshim WordPress plugin installed?", w.ID)
 	}
-	// wp/v2 invents a date_gmt for never-published drafts; the original shows the stored zero date.
+	// wp/v2 invents a date_gmt and a modified_gmt for never-published drafts; the original shows the
+	// stored zero dates.
 	if w.Calshim.PostDateGMT != nil {
 		w.DateGMT = w.Calshim.PostDateGMT
+	}
+	if w.Calshim.ModifiedGMT != nil {
+		w.ModifiedGMT = w.Calshim.ModifiedGMT
 	}
 	p := &mapping.Post{ID: w.ID, Type: w.Type, Author: w.Author, Status: w.Status,
 		Date: wpDate(w.Date), DateGMT: wpDate(w.DateGMT), Modified: wpDate(w.Modified), ModifiedGMT: wpDate(w.ModifiedGMT),

@@ -393,6 +393,7 @@ final class Calshim_Bridge {
 	 *   menu_order    int (TEC: -1 = sticky), parent: int;
  *   post_date_gmt the stored column, "Y-m-d H:i:s": "0000-00-00 00:00:00" for never-published drafts, which TEC
  *                 shows as such (`date_utc`) while wp/v2's date_gmt makes up a value from the local date;
+ *   post_modified_gmt the stored column likewise (zero for a draft never saved again; TEC's `modified_utc`);
 	 *   meta          {key: [row, ...]} for every stored key of self::META (plus _ecp_custom_*), rows as stored
 	 *                 strings in meta_id order — the exact storage, for the shim to map itself.
 	 *
@@ -430,6 +431,7 @@ final class Calshim_Bridge {
 			'menu_order'    => (int) $post->menu_order,
 			'parent'        => (int) $post->post_parent,
 			'post_date_gmt' => $post->post_date_gmt,
+			'post_modified_gmt' => $post->post_modified_gmt,
 			'meta'          => self::meta_rows( $post ),
 		];
 	}
