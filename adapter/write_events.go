@@ -149,6 +149,9 @@ func (t *tx) saveEvent(p *mapping.Post) (int, error) {
 	}
 
 	id, err := t.savePost(r.snap.Types().Event, id, body)
+	if err == nil && create && body["menu_order"] == -1 {
+		err = t.stickNew(id)
+	}
 	if err == nil {
 		err = t.keepEndUTC(id, meta)
 	}
@@ -158,6 +161,15 @@ func (t *tx) saveEvent(p *mapping.Post) (int, error) {
 	}
 
 	return id, err
+}
+
+// stickNew saves a new sticky event's menu_order a second time, as the original does: its
+// Tribe__Events__API::saveEventMeta makes an inserted event sticky with a wp_update_post of its own,
+// which stores the current time as the modified date (not the post date given) and gives a draft its
+// modified_utc.
+func (t *tx) stickNew(id int) error {
+	_, err := t.savePost(t.r.snap.Types().Event, id, map[string]any{"menu_order": -1})
+	return err
 }
 
 // keepEndUTC stores again the UTC end of an event whose end was before its start. The original

@@ -201,3 +201,28 @@ func TestWriteTermsObject(t *testing.T) {
 		t.Errorf("categories %s", got)
 	}
 }
+
+// TestStickyCreateSavesTwice: a new sticky event is saved, then made sticky again by a second save,
+// as the original's saveEventMeta does with wp_update_post: WordPress then stores the time of that
+// save as its modified date, not the post date given. An event that is not sticky is saved once.
+func TestStickyCreateSavesTwice(t *testing.T) {
+	for _, tc := range []struct {
+		sticky string
+		saves  int
+	}{{"true", 2}, {"false", 1}} {
+		wp := wpfake.New(t)
+		writes := eventWrites(t, wp)
+		rec := post(fakeServer(t, wp), "/events", `{"title":"Sticky","start_date":"2027-01-01 10:00",`+
+			`"end_date":"2027-01-01 11:00","date":"2026-10-01 09:00:00","sticky":`+tc.sticky+`}`)
+		if rec.Code != http.StatusCreated {
+			t.Fatalf("sticky %s: %d %.300s", tc.sticky, rec.Code, rec.Body)
+		}
+		w := writes()
+		if len(w) != tc.saves {
+			t.Fatalf("sticky %s: %d saves, want %d: %v", tc.sticky, len(w), tc.saves, w)
+		}
+		if tc.saves == 2 && fmt.Sprint(w[1]["menu_order"]) != "-1" {
+			t.Errorf("second save %v, want menu_order -1", w[1])
+		}
+	}
+}

@@ -166,3 +166,16 @@ func TestWriteDraftModifiedUTC(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteStickyCreateModified: an event created sticky with a post date in the past shows the
+// time of its creation as modified, as on the original (whose second save makes it sticky).
+func TestWriteStickyCreateModified(t *testing.T) {
+	c := send(t, "admin", http.MethodPost, "/events", map[string]any{"title": "Sticky past", "sticky": true,
+		"date": "2026-10-01 09:00:00", "start_date": "2027-06-02 10:00:00", "end_date": "2027-06-02 11:00:00"})
+	wantStatus(t, c, http.StatusCreated)
+	defer send(t, "admin", http.MethodDelete, "/events/"+str(at(c.body, "id")), nil)
+	if str(at(c.body, "date")) != "2026-10-01 09:00:00" || str(at(c.body, "modified")) <= str(at(c.body, "date")) {
+		t.Errorf("date %s modified %s, want the date given and a recent modified",
+			str(at(c.body, "date")), str(at(c.body, "modified")))
+	}
+}
