@@ -216,9 +216,10 @@ func termFilter(a Params, name string, terms []*mapping.Term, withChildren bool)
 	return ids
 }
 
-// descendants returns ids plus every term below them.
+// descendants returns ids plus every term below them; an empty list stays an empty list (a filter on
+// no term), not nil (no filter).
 func descendants(terms []*mapping.Term, ids []int) []int {
-	out := append([]int(nil), ids...)
+	out := slices.Clone(ids)
 	for grew := true; grew; {
 		grew = false
 		for _, t := range terms {

@@ -52,6 +52,10 @@ func TestReadArgumentErrorsAsTheOriginal(t *testing.T) {
 			`"details":{"post":{"code":"rest_invalid_type","message":"post is not of type integer.","data":` +
 			`{"param":"post"}},"hide_empty":{"code":"rest_invalid_type","message":"hide_empty is not of type boolean.",` +
 			`"data":{"param":"hide_empty"}}}}}`,
+		"/categories?page=-1&parent=-5": `{"code":"rest_invalid_param","message":"Invalid parameter(s): page",` +
+			`"data":{"status":400,"params":{"page":"Invalid parameter."},"details":[]}}`,
+		"/categories?parent=-500": `{"code":"rest_invalid_param","message":"Invalid parameter(s): parent",` +
+			`"data":{"status":400,"params":{"parent":"Invalid parameter."},"details":[]}}`,
 		"/venues?search=0&event=0": `{"code":"rest_invalid_param","message":"Invalid parameter(s): search, event",` +
 			`"data":{"status":400,"params":{"search":"Invalid parameter.","event":"Invalid parameter."},"details":[]}}`,
 	} {
@@ -326,5 +330,18 @@ func TestMultiStatusOrder(t *testing.T) {
 	}
 	if !slices.Equal(got, []int{60, 11, 5, 10}) {
 		t.Errorf("order %v", got)
+	}
+}
+
+// A category item that passes validation but names no term (-5: term_exists finds term 5 by its
+// absolute value, parse_terms_query then looks up -5 and finds nothing) filters on no term: the
+// original lists no event.
+func TestCategoryOfNoTermListsNothing(t *testing.T) {
+	h := newTestServer(t)
+	for _, q := range []string{"categories=-5", "categories=-3&tags=-7"} {
+		rec := serveGET(h, v1+"/events?"+q)
+		if rec.Code != http.StatusOK || rec.Header().Get("X-TEC-Total") != "0" {
+			t.Errorf("%s = %d, %s events", q, rec.Code, rec.Header().Get("X-TEC-Total"))
+		}
 	}
 }

@@ -213,14 +213,19 @@ func (t *tx) saveDuplicate(k linkedKind, dup *mapping.Post, in Params) (int, err
 
 	// The original's save_meta writes only meta, which leaves post_modified alone; a wp/v2 save always
 	// bumps it. When the duplicate holds all of it already, there is nothing to save.
-	if holds(dup, body) {
+	typed, err := t.typedMeta(k.typ(t.r), dup.ID, body)
+	if err != nil {
+		return 0, err
+	}
+	if holds(dup, typed) {
 		return dup.ID, nil
 	}
 	return t.savePost(k.typ(t.r), dup.ID, body)
 }
 
-// holds reports whether p already has every value of a wp/v2 body made by linkedFields: its meta
-// (a single row equal to each string, no row for nil) and featured image.
+// holds reports whether p already has every value of a wp/v2 body made by linkedFields, its meta in
+// the CMS's types (typedMeta): a single row as WordPress stores each value, no row for nil, and the
+// same featured image.
 func holds(p *mapping.Post, body map[string]any) bool {
 	if id, ok := body["featured_media"].(int); ok && id != p.FeaturedMedia {
 		return false
@@ -229,20 +234,30 @@ func holds(p *mapping.Post, body map[string]any) bool {
 	meta, _ := body["meta"].(map[string]any)
 	for key, v := range meta {
 		rows := p.Meta[key]
-		switch v := v.(type) {
-		case nil:
-			if len(rows) > 0 {
-				return false
-			}
-		case string:
-			if len(rows) != 1 || rows[0] != v {
-				return false
-			}
-		default:
+		stored, ok := storedRow(v)
+		switch {
+		case v == nil && len(rows) > 0:
+			return false
+		case v != nil && (!ok || len(rows) != 1 || rows[0] != stored):
 			return false
 		}
 	}
 	return true
+}
+
+// storedRow is the meta row WordPress stores for a single value (update_metadata: false as "", true
+// as "1"); ok is false for values of several rows.
+func storedRow(v any) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		return v, true
+	case bool:
+		if v {
+			return "1", true
+		}
+		return "", true
+	}
+	return "", false
 }
 
 // linkedFields puts the meta and image of a venue or organizer into a wp/v2 body. p is the post

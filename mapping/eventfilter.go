@@ -5,6 +5,7 @@ import (
 	"html"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -248,8 +249,10 @@ func PostDateLess(a, b *Post) bool {
 // its sanitized slug, then by name (case-insensitively, as MySQL compares).
 func TermExists(terms []*Term, item string, isInt bool) bool {
 	if isInt {
-		id, ok := atoi(item)
-		return ok && id != 0 && termByID(terms, id) != nil
+		// term_exists looks an integer up with get_terms' include, which takes absint of it: -5
+		// finds term 5.
+		id, err := strconv.Atoi(strings.TrimSpace(item))
+		return err == nil && id != 0 && termByID(terms, max(id, -id)) != nil
 	}
 
 	item = strings.TrimSpace(item)

@@ -91,6 +91,7 @@ func eventCreates() []Step {
 				`"end_date":"2027-04-07 11:00:00","categories":["Harness Fresh Cat"],` +
 				`"tags":["harness-fresh-tag"]}`},
 		{Name: "ev_tagname", Role: "admin", Method: "POST", Path: "/events", Deliberate: "tag-by-name",
+			Taints: []string{"ev_tagname"},
 			Body: `{"title":"Harness Tag Name","start_date":"2027-04-08 10:00:00",` +
 				`"end_date":"2027-04-08 11:00:00","tags":["free"]}`},
 		{Name: "ev_form", Role: "admin", Method: "POST", Path: "/events", Form: true,
@@ -104,7 +105,7 @@ func eventCreates() []Step {
 			Body: `{"title":"Harness By Contributor","status":"pending",` +
 				`"start_date":"2027-04-11 10:00:00","end_date":"2027-04-11 11:00:00"}`},
 		{Name: "ev_contrib_newcat", Role: "contributor", Method: "POST", Path: "/events",
-			Deliberate: "contributor-new-terms",
+			Deliberate: "contributor-new-terms", Taints: []string{"ev_contrib_newcat"},
 			Body: `{"title":"Harness Contributor Cat","status":"draft","start_date":"2027-04-12 10:00:00",` +
 				`"end_date":"2027-04-12 11:00:00","categories":["Harness Contributor Cat"]}`},
 	}
@@ -149,7 +150,8 @@ func eventRefusals() []Step {
 func eventUpdates() []Step {
 	return []Step{
 		{Name: "upd_post_id", Role: "admin", Method: "POST", Path: "/events/{{ev_full}}",
-			Body: fullEvent("Harness Full Updated", `,"sticky":true`)},
+			Body: fullEvent("Harness Full Updated", `,"sticky":true`), Deliberate: "update-only-given",
+			Taints: []string{"ev_full"}},
 		{Name: "upd_put_id", Role: "admin", Method: "PUT", Path: "/events/{{ev_min}}",
 			Body: fullEvent("Harness Minimal Put", "")},
 		{Name: "upd_patch_id", Role: "admin", Method: "PATCH", Path: "/events/{{ev_nested}}",
@@ -178,7 +180,8 @@ func eventUpdates() []Step {
 			Body: `{"title":"Harness Contrib"}`},
 		{Name: "upd_contrib_own", Role: "contributor", Method: "POST", Path: "/events/{{ev_contrib}}",
 			Body: `{"title":"Harness By Contributor 2","status":"pending",` +
-				`"start_date":"2027-04-11 12:00:00","end_date":"2027-04-11 13:00:00"}`},
+				`"start_date":"2027-04-11 12:00:00","end_date":"2027-04-11 13:00:00"}`,
+			Deliberate: "update-only-given", Taints: []string{"ev_contrib"}},
 		{Name: "upd_contrib_slug_others", Role: "contributor", Method: "PATCH",
 			Path: "/events/by-slug/{{ev_author.slug}}", Body: fullEvent("Harness Contrib Slug", ""),
 			Deliberate: "by-slug-per-object", Taints: []string{"ev_author"}},
@@ -213,7 +216,7 @@ func linkedSteps(kind, base, fields string) []Step {
 			Body: "{" + fields + "}"},
 		{Name: p + "upd_post", Role: "admin", Method: "POST", Path: "/" + base + "/{{" + p + "create}}",
 			Body: `{"` + kind + `":"Harness ` + kind + ` Renamed","description":"now described",` +
-				`"phone":"999"}`},
+				`"phone":"999"}`, Deliberate: "update-only-given", Taints: []string{p + "create"}},
 		{Name: p + "upd_put_slug", Role: "admin", Method: "PUT",
 			Path: "/" + base + "/by-slug/{{" + p + "create.slug}}",
 			Body: `{"website":"https://new.example"}`},
