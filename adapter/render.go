@@ -46,7 +46,7 @@ func (s *Server) render(gc *gin.Context, rt *route, res *response, err error) *r
 		headers = append(headers, header{"Allow", allow(gc, rt)})
 	}
 
-	if _, ok := gc.GetQuery("_envelope"); ok {
+	if _, ok := gc.GetQuery("_envelope"); ok && !isRaw(body) {
 		env := mapping.Object{}
 		for _, h := range headers {
 			if n, err := strconv.Atoi(h.value); err == nil {
@@ -61,6 +61,10 @@ func (s *Server) render(gc *gin.Context, rt *route, res *response, err error) *r
 			{Key: "headers", Value: env},
 		}
 		status, headers = http.StatusOK, nil
+	}
+
+	if raw, ok := body.(rawBody); ok {
+		return &rendered{status: status, headers: headers, body: raw}
 	}
 
 	return &rendered{status: status, headers: headers, body: mapping.EncodeJSON(body)}

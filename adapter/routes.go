@@ -62,5 +62,5 @@ func v1Routes() []route {
 		routes = append(routes, rt)
 	}
 
-	return routes
+	return append(routes, icalRoutes()...)
 }

@@ -31,6 +31,8 @@ type Options struct {
 	// index and /doc; nil (or a nil result) means English.
 	Translate  func(lang string) func(string) string
 	MaxPerPage int // per_page cap (the original: 50)
+	// ICalMaxEvents caps the events of one iCalendar feed answer (0: DefaultICalMaxEvents).
+	ICalMaxEvents int
 	// ImageAllowPrivate lets image URLs of writes point at loopback and private addresses (off: such
 	// URLs are refused, so a caller cannot make calshim fetch from its own network).
 	ImageAllowPrivate bool
@@ -62,6 +64,10 @@ type Server struct {
 func NewServer(cat *catalog.Catalog, log *zap.Logger, opt Options) http.Handler {
 	if opt.Now == nil {
 		opt.Now = time.Now
+	}
+
+	if opt.ICalMaxEvents == 0 {
+		opt.ICalMaxEvents = DefaultICalMaxEvents
 	}
 
 	if opt.CacheTTL == 0 {
