@@ -142,7 +142,8 @@ func ICalText(s string) string {
 	return strings.NewReplacer(`\`, `\\`, ";", `\;`, ",", `\,`, "\n", `\n`, "\r", `\n`).Replace(s)
 }
 
-// icalParam quotes a parameter value (the CN of an organizer); DQUOTE cannot be escaped, so it goes.
+// icalParam quotes a parameter value (the CN of an organizer); DQUOTE cannot be escaped, so it
+// is dropped.
 func icalParam(s string) string {
 	return `"` + strings.NewReplacer(`"`, "", "\r", " ", "\n", " ").Replace(s) + `"`
 }
