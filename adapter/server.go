@@ -58,6 +58,8 @@ type Server struct {
 	// requests for unknown IDs cost WordPress one request per ID and minute, whatever their URLs.
 	others  *gocache.Cache
 	metrics *metrics // Prometheus collectors, served at /metrics (ops.go)
+	// siteIndexes caches the upstream's REST index for the REST root's answer (restindex.go).
+	siteIndexes siteIndexes
 }
 
 // NewServer returns the HTTP handler of calshim.
@@ -166,6 +168,10 @@ func (s *Server) dispatch(gc *gin.Context) {
 	addr, ok := s.resolve(gc.Request)
 	if !ok {
 		s.write(gc, nil, errNoRoute)
+		return
+	}
+
+	if addr.index && s.restIndex(gc, addr) {
 		return
 	}
 
