@@ -20,11 +20,14 @@ type op struct {
 func v1Routes() []route {
 	const get, post, put, patch, del = http.MethodGet, http.MethodPost, http.MethodPut,
 		http.MethodPatch, http.MethodDelete
+	// Single resources carry ETags and honour If-Match on writes (precondition.go).
 	single := func(read, update, remove handler) []op { // /{id} and /by-slug/{slug} of posts
-		return []op{{get, read}, {del, remove}, {post, update}, {put, update}, {patch, update}}
+		update, remove = conditional(read, update, false), conditional(read, remove, false)
+		return []op{{get, tagged(read)}, {del, remove}, {post, update}, {put, update}, {patch, update}}
 	}
 	term := func(read, update, remove handler) []op { // /{id} of terms
-		return []op{{get, read}, {post, update}, {put, update}, {patch, update}, {del, remove}}
+		update, remove = conditional(read, update, true), conditional(read, remove, true)
+		return []op{{get, tagged(read)}, {post, update}, {put, update}, {patch, update}, {del, remove}}
 	}
 	organizerOps := func() []op {
 		return single(organizers.single, organizers.update, organizers.remove)
