@@ -110,25 +110,82 @@ func (j *journal) record(old, next *Snapshot, limit int) {
 }
 
 // diffPosts lists the events, venues and organizers added, changed or removed from old to next.
-// Unchanged posts are carried over as the same pointer, so most comparisons are one pointer test.
 func diffPosts(old, next *Snapshot) []change {
 	var out []change
 	lists := [][2][]*mapping.Post{{old.Events, next.Events}, {old.Venues, next.Venues},
 		{old.Organizers, next.Organizers}}
 	for _, l := range lists {
-		for _, p := range l[1] {
-			before, had := old.Post(p.ID)
-			if !had || (before != p && !reflect.DeepEqual(before, p)) {
-				out = append(out, change{version: next.Version, id: p.ID, before: before})
-			}
-		}
+		out = append(out, diffList(l[0], l[1], old, next)...)
+	}
 
-		for _, p := range l[0] {
-			if _, has := next.Post(p.ID); !has {
-				out = append(out, change{version: next.Version, id: p.ID, before: p})
+	return out
+}
+
+// diffList compares one list of old with the same list of next. Unchanged posts are carried over
+// as the same pointer and keep their relative order, so the two lists are walked side by side and
+// only the posts where they part are looked up: a poll that changed a few posts costs one pointer
+// test per post. Should the walk meet two unchanged posts out of step, it compares every post.
+func diffList(a, b []*mapping.Post, old, next *Snapshot) []change {
+	var out []change
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			i, j = i+1, j+1
+		case !sameIn(old, b[j]): // added or changed: recorded where next has it
+			out = append(out, change{version: next.Version, id: b[j].ID, before: postOf(old, b[j].ID)})
+			j++
+		case !sameIn(next, a[i]): // removed or changed (then recorded from next's side)
+			if _, has := next.Post(a[i].ID); !has {
+				out = append(out, change{version: next.Version, id: a[i].ID, before: a[i]})
 			}
+			i++
+		default:
+			return diffAll(a, b, old, next)
+		}
+	}
+
+	for ; j < len(b); j++ {
+		if !sameIn(old, b[j]) {
+			out = append(out, change{version: next.Version, id: b[j].ID, before: postOf(old, b[j].ID)})
+		}
+	}
+
+	for ; i < len(a); i++ {
+		if _, has := next.Post(a[i].ID); !has {
+			out = append(out, change{version: next.Version, id: a[i].ID, before: a[i]})
 		}
 	}
 
 	return out
+}
+
+// diffAll compares every post of a list by ID.
+func diffAll(a, b []*mapping.Post, old, next *Snapshot) []change {
+	var out []change
+	for _, p := range b {
+		if !sameIn(old, p) {
+			out = append(out, change{version: next.Version, id: p.ID, before: postOf(old, p.ID)})
+		}
+	}
+
+	for _, p := range a {
+		if _, has := next.Post(p.ID); !has {
+			out = append(out, change{version: next.Version, id: p.ID, before: p})
+		}
+	}
+
+	return out
+}
+
+// sameIn reports whether s holds p unchanged (the same post, or an equal copy).
+func sameIn(s *Snapshot, p *mapping.Post) bool {
+	q, ok := s.Post(p.ID)
+	return ok && (q == p || reflect.DeepEqual(q, p))
+}
+
+// postOf is the post of s with that ID, nil when none.
+func postOf(s *Snapshot, id int) *mapping.Post {
+	p, _ := s.Post(id)
+	return p
 }
