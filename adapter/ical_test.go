@@ -7,6 +7,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"go.uber.org/zap"
+
+	"calshim/internal/wpfake"
 )
 
 // The feed lists what the JSON list lists for the same arguments, every page at once.
@@ -82,5 +86,16 @@ func TestICalSingleEventETagAndDocs(t *testing.T) {
 		if body := serveGET(h, doc).Body.String(); strings.Contains(body, ".ics") {
 			t.Errorf("%s mentions the feed", doc)
 		}
+	}
+}
+
+// The feed stops at ICalMaxEvents, the first events in the list's order.
+func TestICalFeedCap(t *testing.T) {
+	opt := testOptions()
+	opt.ICalMaxEvents = 2
+	h := NewServer(fakeCatalog(t, wpfake.New(t)), zap.NewNop(), opt)
+	feed := serveGET(h, "/wp-json/cal/events/v1/events.ics?start_date=2000-01-01&end_date=2100-01-01")
+	if got := strings.Count(feed.Body.String(), "BEGIN:VEVENT"); got != 2 {
+		t.Errorf("capped feed has %d events", got)
 	}
 }
