@@ -16,7 +16,8 @@ import (
 // The feed lists what the JSON list lists for the same arguments, every page at once.
 func TestICalFeedMatchesTheJSONList(t *testing.T) {
 	h := newTestServer(t)
-	for _, q := range []string{"", "?start_date=2000-01-01&end_date=2100-01-01", "?featured=false&per_page=3"} {
+	queries := []string{"", "?start_date=2000-01-01&end_date=2100-01-01", "?featured=false&per_page=3"}
+	for _, q := range queries {
 		list := serveGET(h, "/wp-json/cal/events/v1/events"+q)
 		feed := serveGET(h, "/wp-json/cal/events/v1/events.ics"+q)
 		if feed.Code != http.StatusOK || feed.Header().Get("Content-Type") != icalContentType {
@@ -52,7 +53,8 @@ func TestICalFeedAddressesAndErrors(t *testing.T) {
 			list.Body.String())
 	}
 
-	if rec := serveGET(h, "/wp-json/cal/events/v1/events/999999.ics"); rec.Code != http.StatusNotFound {
+	rec := serveGET(h, "/wp-json/cal/events/v1/events/999999.ics")
+	if rec.Code != http.StatusNotFound {
 		t.Errorf("unknown event = %d %s", rec.Code, rec.Body.String())
 	}
 }

@@ -13,9 +13,9 @@ import (
 // hash of the representation a plain GET by the same caller answers: anonymous GETs had it already,
 // logged-in callers get it too). A write with If-Match runs only when the resource's current ETag
 // for the writer is one of those given ("*": it exists); otherwise it answers 412
-// calshim_precondition_failed before anything reaches WordPress. Writes with If-Match on one resource
-// are serialised in this calshim, and each checks against the catalog as the previous one left it,
-// so of two writers racing with the same ETag exactly one wins.
+// calshim_precondition_failed before anything reaches WordPress. Writes with If-Match on one
+// resource are serialised in this calshim, and each checks against the catalog as the previous one
+// left it, so of two writers racing with the same ETag exactly one wins.
 
 // errPreconditionFailed is the answer to an If-Match that does not match.
 var errPreconditionFailed = newError(http.StatusPreconditionFailed, "calshim_precondition_failed",

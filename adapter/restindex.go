@@ -18,7 +18,8 @@ import (
 // the namespaces and routes calshim serves, so clients that read the index to find tribe/events/v1
 // and the site's time zone work against calshim.
 
-// siteIndexTTL is how long the upstream's index is reused; its fields change with site settings only.
+// siteIndexTTL is how long the upstream's index is reused: its fields change with site settings
+// only.
 const siteIndexTTL = 5 * time.Minute
 
 // siteIndexes caches the upstream's index members by language.
@@ -27,7 +28,6 @@ type siteIndexes struct {
 	byLang  map[string][]rawMember
 	fetched map[string]time.Time
 }
-
 
 // wpHelpLinks are the index's _links on a stock WordPress.
 const wpHelpLinks = `{"help":[{"href":"https://developer.wordpress.org/rest-api/"}]}`
@@ -46,9 +46,15 @@ var indexedElsewhere = map[string]bool{"namespaces": true, "routes": true, "_lin
 // restIndex answers the REST root for GET and HEAD; false leaves the request to the usual answers.
 func (s *Server) restIndex(gc *gin.Context, addr address) bool {
 	method := gc.Request.Method
-	snap := s.catalog(addr.lang).Snapshot()
-	if (method != http.MethodGet && method != http.MethodHead) || snap == nil {
+	if method != http.MethodGet && method != http.MethodHead {
 		return false
+	}
+
+	snap := s.catalog(addr.lang).Snapshot()
+	if snap == nil { // as every route answers before the first load
+		s.write(gc, nil, newError(http.StatusServiceUnavailable, "calshim_not_ready",
+			"The calendar catalog is still loading. Try again shortly."))
+		return true
 	}
 
 	r := &request{gc: gc, method: http.MethodGet, params: parseForm(gc.Request.URL.RawQuery),

@@ -11,7 +11,8 @@ import (
 
 // published returns the IDs of published, listed events of the fake.
 func publishedEvents(h http.Handler) []int {
-	rec := serveGET(h, "/wp-json/cal/events/v1/events?start_date=2000-01-01&end_date=2100-01-01&per_page=50")
+	rec := serveGET(h,
+		"/wp-json/cal/events/v1/events?start_date=2000-01-01&end_date=2100-01-01&per_page=50")
 	var body struct{ Events []struct{ ID int } }
 	_ = json.Unmarshal(rec.Body.Bytes(), &body)
 	var ids []int
@@ -21,8 +22,8 @@ func publishedEvents(h http.Handler) []int {
 	return ids
 }
 
-// A sync call answers what changed since the token: the created event in the list, the trashed one in
-// deleted, a new token; tokens calshim cannot answer are 410.
+// A sync call answers what changed since the token: the created event in the list, the trashed one
+// in deleted, a new token; tokens calshim cannot answer are 410.
 func TestSyncTokenAnswersChanges(t *testing.T) {
 	_, h, _ := writeRig(t)
 	ids := publishedEvents(h)
@@ -37,7 +38,8 @@ func TestSyncTokenAnswersChanges(t *testing.T) {
 	if err := json.Unmarshal(created.Body.Bytes(), &made); err != nil || created.Code != 201 {
 		t.Fatalf("create: %d %s", created.Code, created.Body.String())
 	}
-	wantWrite(t, "trash", call(h, http.MethodDelete, fmt.Sprintf("/events/%d", ids[1]), editorAuth, ""), 200)
+	trash := call(h, http.MethodDelete, fmt.Sprintf("/events/%d", ids[1]), editorAuth, "")
+	wantWrite(t, "trash", trash, 200)
 	rec := serveGET(h, "/wp-json/cal/events/v1/events?sync_token="+token)
 	var body struct {
 		Events  []struct{ ID int }
@@ -47,8 +49,8 @@ func TestSyncTokenAnswersChanges(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || rec.Code != 200 {
 		t.Fatalf("sync: %d %s", rec.Code, rec.Body.String())
 	}
-	if len(body.Events) != 1 || body.Events[0].ID != made.ID || !slices.Equal(body.Deleted, []int{ids[1]}) ||
-		body.Total != 1 {
+	if len(body.Events) != 1 || body.Events[0].ID != made.ID ||
+		!slices.Equal(body.Deleted, []int{ids[1]}) || body.Total != 1 {
 		t.Errorf("sync answered %s", rec.Body.String())
 	}
 	next := rec.Header().Get(syncHeader)
@@ -63,7 +65,8 @@ func TestSyncTokenAnswersChanges(t *testing.T) {
 
 	for _, bad := range []string{"nonsense", "b3RoZXIuMQ", token + "x"} {
 		rec := serveGET(h, "/wp-json/cal/events/v1/venues?sync_token="+bad)
-		if rec.Code != http.StatusGone || !strings.Contains(rec.Body.String(), `"calshim_sync_token_expired"`) {
+		if rec.Code != http.StatusGone ||
+			!strings.Contains(rec.Body.String(), `"calshim_sync_token_expired"`) {
 			t.Errorf("token %q: %d %s", bad, rec.Code, rec.Body.String())
 		}
 	}

@@ -84,7 +84,8 @@ func TestDiffListMatchesDiffAll(t *testing.T) {
 	types := Types{Event: "tribe_events"}
 	posts := map[int]*mapping.Post{}
 	for i := 1; i <= 200; i++ {
-		posts[i] = &mapping.Post{ID: i, Type: "tribe_events", Derived: mapping.Derived{Start: "2030-01-01"}}
+		posts[i] = &mapping.Post{ID: i, Type: "tribe_events",
+			Derived: mapping.Derived{Start: "2030-01-01"}}
 	}
 	old := build(Snapshot{Version: 1, types: types}, posts, nil, nil)
 	for seed := 1; seed < 40; seed++ {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the independent iCalendar parsers the black-box suite checks the feed with (test/ical_test.go):
+# Installs the independent iCalendar parsers the black-box suite checks the feed with
+# (test/ical_test.go):
 #   1. Debian's python3-icalendar, and nodejs + npm (apt-get only when one is missing);
 #   2. npm's ical.js into $CALSHIM_STATE/node (npm only when it is not there yet).
 # Idempotent; run as root on a fresh Debian machine (make test runs it).
@@ -19,9 +20,10 @@ command -v npm >/dev/null || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "test-deps: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >"$STATE/apt-test-deps.log" 2>&1 || die "apt-get update failed (see $STATE/apt-test-deps.log)"
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >>"$STATE/apt-test-deps.log" 2>&1 \
-    || die "apt-get install failed (see $STATE/apt-test-deps.log)"
+  log="$STATE/apt-test-deps.log"
+  apt-get update -qq >"$log" 2>&1 || die "apt-get update failed (see $log)"
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >>"$log" 2>&1 \
+    || die "apt-get install failed (see $log)"
 fi
 
 NODE_DIR="$STATE/node"
@@ -32,4 +34,6 @@ if [ ! -f "$NODE_DIR/node_modules/ical.js/package.json" ]; then
     "ical.js@$ICALJS_VERSION" >"$STATE/npm-test-deps.log" 2>&1) \
     || die "npm install ical.js failed (see $STATE/npm-test-deps.log)"
 fi
-echo "test-deps: python3-icalendar $(/usr/bin/python3 -c 'import icalendar; print(icalendar.__version__)'), ical.js $(node -p "require('$NODE_DIR/node_modules/ical.js/package.json').version")"
+pyver=$(/usr/bin/python3 -c 'import icalendar; print(icalendar.__version__)')
+jsver=$(node -p "require('$NODE_DIR/node_modules/ical.js/package.json').version")
+echo "test-deps: python3-icalendar $pyver, ical.js $jsver"

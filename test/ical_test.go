@@ -19,8 +19,8 @@ import (
 // icalEvent is one VEVENT as the parsers in testdata/ical print it.
 type icalEvent struct {
 	UID, Summary, Start, End, Location, Description, URL string
-	AllDay                                              bool `json:"all_day"`
-	Categories                                          []string
+	AllDay                                               bool `json:"all_day"`
+	Categories                                           []string
 }
 
 // parseFeed reads a feed with Debian's python3-icalendar and npm's ical.js (scripts/test-deps.sh
@@ -54,7 +54,8 @@ func parseFeed(t *testing.T, feed []byte) map[string][]icalEvent {
 	return out
 }
 
-// feedLines checks the framing both parsers forgive: CRLF only, physical lines of at most 75 octets.
+// feedLines checks the framing both parsers forgive: CRLF only, physical lines of at most 75
+// octets.
 func feedLines(t *testing.T, feed []byte) {
 	t.Helper()
 	if bytes.Contains(bytes.ReplaceAll(feed, []byte("\r\n"), nil), []byte("\n")) {
@@ -75,12 +76,14 @@ func icalFixtures(t *testing.T, venueName string) []string {
 		"country": "Japan"}
 	long := strings.Repeat("Über Grüße, Ständchen; und \\ mehr. ", 8)
 	fixtures := []map[string]any{
-		{"title": "ICS Tokyo Night", "start_date": "2033-03-10 22:00:00", "end_date": "2033-03-11 02:00:00",
+		{"title": "ICS Tokyo Night", "start_date": "2033-03-10 22:00:00",
+			"end_date": "2033-03-11 02:00:00",
 			"timezone": "Asia/Tokyo", "venue": venue, "categories": []any{"ICS Test Category", "Music"}},
 		{"title": "ICS Berlin Clock Change", "start_date": "2033-03-27 01:30:00",
 			"end_date": "2033-03-27 04:00:00", "timezone": "Europe/Berlin"},
-		{"title": "ICS All-day Fair", "start_date": "2033-03-14 00:00:00", "end_date": "2033-03-16 23:59:59",
-			"all_day": true, "timezone": "America/New_York", "categories": []any{"ICS Test Category"}},
+		{"title": "ICS All-day Fair", "start_date": "2033-03-14 00:00:00",
+			"end_date": "2033-03-16 23:59:59",
+			"all_day":  true, "timezone": "America/New_York", "categories": []any{"ICS Test Category"}},
 		{"title": "ICS LA, with; commas & \"quotes\"", "start_date": "2033-04-20 09:00:00",
 			"end_date": "2033-04-21 10:00:00", "timezone": "America/Los_Angeles",
 			"description": "<p>" + long + "</p><p>Zweiter Absatz</p>"},
@@ -91,16 +94,14 @@ func icalFixtures(t *testing.T, venueName string) []string {
 		wantStatus(t, r, http.StatusCreated)
 		id := str(at(r.body, "id"))
 		ids = append(ids, id)
-		t.Cleanup(func() { wpRaw(t, "admin", http.MethodDelete, "/wp/v2/tribe_events/"+id+"?force=true", "", nil) })
+		wpDeleteLater(t, "/wp/v2/tribe_events/"+id)
 		for _, c := range list(at(r.body, "categories")) {
 			if c := str(at(c, "id")); str(at(c, "slug")) == "ics-test-category" {
-				t.Cleanup(func() {
-					wpRaw(t, "admin", http.MethodDelete, "/wp/v2/tribe_events_cat/"+c+"?force=true", "", nil)
-				})
+				wpDeleteLater(t, "/wp/v2/tribe_events_cat/"+c)
 			}
 		}
 		if v := str(at(r.body, "venue", "id")); v != "" {
-			t.Cleanup(func() { wpRaw(t, "admin", http.MethodDelete, "/wp/v2/tribe_venue/"+v+"?force=true", "", nil) })
+			wpDeleteLater(t, "/wp/v2/tribe_venue/"+v)
 		}
 	}
 	return ids
@@ -137,7 +138,8 @@ func TestICalFeedAgainstTheJSONList(t *testing.T) {
 func feedVersusList(t *testing.T, role, query string) []string {
 	jsonList := icalJSONList(t, role, query)
 	feed := call(t, http.MethodGet, "/wp-json/cal/events/v1/events.ics"+query, nil, as(role)...)
-	if feed.status != http.StatusOK || feed.header.Get("Content-Type") != "text/calendar; charset=utf-8" {
+	calendar := feed.header.Get("Content-Type") == "text/calendar; charset=utf-8"
+	if feed.status != http.StatusOK || !calendar {
 		t.Fatalf("%s events.ics%s: %d %s", role, query, feed.status, feed.raw)
 	}
 	feedLines(t, feed.raw)
@@ -224,13 +226,15 @@ func feedDiffs(ev any, e icalEvent) []string {
 		cats = append(cats, html.UnescapeString(str(at(c, "name"))))
 	}
 	if !slices.Equal(e.Categories, cats) {
-		diffs = append(diffs, "categories "+strings.Join(e.Categories, "|")+", want "+strings.Join(cats, "|"))
+		diffs = append(diffs, "categories "+strings.Join(e.Categories, "|")+", want "+
+			strings.Join(cats, "|"))
 	}
 	check("url", e.URL, str(at(ev, "url")))
 	return diffs
 }
 
-// One event's feed, the same validation as the list, ETag revalidation, and the original's documents.
+// One event's feed, the same validation as the list, ETag revalidation, and the original's
+// documents.
 func TestICalSingleAndErrors(t *testing.T) {
 	id := icalFixtures(t, "ICS Single Hall")[3]
 	r := get(t, "/events?include="+id)
@@ -239,7 +243,8 @@ func TestICalSingleAndErrors(t *testing.T) {
 		t.Fatalf("fixture not listed: %s", r.raw)
 	}
 	for _, path := range []string{"/wp-json/cal/events/v1/events/" + id + ".ics",
-		"/wp-json/tribe/events/v1/events/" + id + ".ics", "/?rest_route=/cal/events/v1/events/" + id + ".ics",
+		"/wp-json/tribe/events/v1/events/" + id + ".ics",
+		"/?rest_route=/cal/events/v1/events/" + id + ".ics",
 		"/fr/wp-json/cal/events/v1/events/" + id + ".ics"} {
 		one := call(t, http.MethodGet, path, nil)
 		if one.status != http.StatusOK {
@@ -256,7 +261,8 @@ func TestICalSingleAndErrors(t *testing.T) {
 		}
 	}
 
-	for _, q := range []string{"?start_date=not-a-date", "?per_page=0", "?venue=abc", "?status=nonsense"} {
+	invalid := []string{"?start_date=not-a-date", "?per_page=0", "?venue=abc", "?status=nonsense"}
+	for _, q := range invalid {
 		l, f := get(t, "/events"+q), get(t, "/events.ics"+q)
 		if l.status != f.status || string(l.raw) != string(f.raw) {
 			t.Errorf("%s: list %d %s, feed %d %s", q, l.status, l.raw, f.status, f.raw)
@@ -270,4 +276,9 @@ func TestICalSingleAndErrors(t *testing.T) {
 			t.Errorf("%q mentions the feed", doc)
 		}
 	}
+}
+
+// wpDeleteLater deletes a post or term for good at the end of the test, straight in WordPress.
+func wpDeleteLater(t *testing.T, path string) {
+	t.Cleanup(func() { wpRaw(t, "admin", http.MethodDelete, path+"?force=true", "", nil) })
 }

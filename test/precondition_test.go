@@ -15,13 +15,14 @@ func sendIf(t testing.TB, role, method, path, body, ifMatch string) reply {
 	return call(t, method, "/wp-json/cal/events/v1"+path, strings.NewReader(body), h...)
 }
 
-// Two writers race on one event with the ETag they both read: exactly one write reaches WordPress,
-// the other answers 412; a tag made stale by an edit in WordPress is refused, as is a missing event.
+// Two writers race on one event with the ETag they both read: exactly one write reaches
+// WordPress, the other answers 412; a tag made stale by an edit in WordPress is refused, as is a
+// missing event.
 func TestConditionalWritesRace(t *testing.T) {
 	r := send(t, "admin", http.MethodPost, "/events", newEvent("Precondition Race"))
 	wantStatus(t, r, http.StatusCreated)
 	id := str(at(r.body, "id"))
-	t.Cleanup(func() { wpRaw(t, "admin", http.MethodDelete, "/wp/v2/tribe_events/"+id+"?force=true", "", nil) })
+	wpDeleteLater(t, "/wp/v2/tribe_events/"+id)
 
 	for round := 0; round < 3; round++ {
 		tag := getAs(t, "admin", "/events/"+id).header.Get("ETag")
@@ -40,7 +41,9 @@ func TestConditionalWritesRace(t *testing.T) {
 
 	stale := getAs(t, "admin", "/events/"+id).header.Get("ETag")
 	wp(t, http.MethodPost, "/wp/v2/tribe_events/"+id, map[string]any{"title": "Edited in WordPress"})
-	eventually(t, "edit", func() bool { return getAs(t, "admin", "/events/"+id).header.Get("ETag") != stale })
+	eventually(t, "edit", func() bool {
+		return getAs(t, "admin", "/events/"+id).header.Get("ETag") != stale
+	})
 	wantError(t, sendIf(t, "admin", http.MethodPost, "/events/"+id, `{"title":"lost update"}`, stale),
 		http.StatusPreconditionFailed, "calshim_precondition_failed")
 	wantError(t, sendIf(t, "admin", http.MethodDelete, "/events/"+id, "", stale),

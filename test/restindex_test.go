@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// GET {rest_root}/ answers WordPress' index with the site's members as WordPress gives them and only
-// calshim's namespaces and routes, each route as the namespace index describes it.
+// GET {rest_root}/ answers WordPress' index with the site's members as WordPress gives them and
+// only calshim's namespaces and routes, each route as the namespace index describes it.
 func TestRESTIndexDiscovery(t *testing.T) {
 	res, err := http.Get(wpEnv["WP_URL"] + "/wp-json/")
 	if err != nil {

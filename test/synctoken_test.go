@@ -13,14 +13,13 @@ import (
 func syncEvent(t *testing.T, title string, day int) int {
 	t.Helper()
 	d := "2034-05-" + strconv.Itoa(10+day)
-	ev := wp(t, http.MethodPost, "/wp/v2/tribe_events", map[string]any{"title": title, "status": "publish",
+	ev := wp(t, http.MethodPost, "/wp/v2/tribe_events", map[string]any{"title": title,
+		"status": "publish",
 		"meta": map[string]any{"_EventStartDate": d + " 10:00:00", "_EventEndDate": d + " 11:00:00",
 			"_EventStartDateUTC": d + " 14:00:00", "_EventEndDateUTC": d + " 15:00:00",
 			"_EventTimezone": "America/New_York"}})
 	id := int(ev["id"].(float64))
-	t.Cleanup(func() {
-		wpRaw(t, "admin", http.MethodDelete, "/wp/v2/tribe_events/"+strconv.Itoa(id)+"?force=true", "", nil)
-	})
+	wpDeleteLater(t, "/wp/v2/tribe_events/"+strconv.Itoa(id))
 	return id
 }
 
@@ -32,7 +31,8 @@ type syncAnswer struct {
 
 func syncCall(t *testing.T, role, query, token string) (syncAnswer, reply) {
 	t.Helper()
-	r := call(t, http.MethodGet, "/wp-json/cal/events/v1/events"+query+"&sync_token="+token, nil, as(role)...)
+	path := "/wp-json/cal/events/v1/events" + query + "&sync_token=" + token
+	r := call(t, http.MethodGet, path, nil, as(role)...)
 	a := syncAnswer{events: ids(at(r.body, "events")), token: r.header.Get("X-Calshim-Sync-Token")}
 	for _, d := range list(at(r.body, "deleted")) {
 		n, _ := strconv.Atoi(str(d))
@@ -49,7 +49,9 @@ func TestSyncTokenAgainstWordPress(t *testing.T) {
 	const query = "?start_date=2034-05-01&end_date=2034-05-31"
 	edited, trashed := syncEvent(t, "Sync Edited", 1), syncEvent(t, "Sync Trashed", 2)
 	deleted, unpublished := syncEvent(t, "Sync Deleted", 3), syncEvent(t, "Sync Unpublished", 4)
-	eventually(t, "fixtures", func() bool { return len(list(at(get(t, "/events"+query).body, "events"))) == 4 })
+	eventually(t, "fixtures", func() bool {
+		return len(list(at(get(t, "/events"+query).body, "events"))) == 4
+	})
 	token := get(t, "/events"+query).header.Get("X-Calshim-Sync-Token")
 	if token == "" {
 		t.Fatal("the list carries no X-Calshim-Sync-Token")
@@ -60,7 +62,8 @@ func TestSyncTokenAgainstWordPress(t *testing.T) {
 		map[string]any{"title": "Sync Edited, again"})
 	wp(t, http.MethodDelete, "/wp/v2/tribe_events/"+strconv.Itoa(trashed), nil)
 	wp(t, http.MethodDelete, "/wp/v2/tribe_events/"+strconv.Itoa(deleted)+"?force=true", nil)
-	wp(t, http.MethodPost, "/wp/v2/tribe_events/"+strconv.Itoa(unpublished), map[string]any{"status": "draft"})
+	wp(t, http.MethodPost, "/wp/v2/tribe_events/"+strconv.Itoa(unpublished),
+		map[string]any{"status": "draft"})
 
 	want := map[string]syncAnswer{
 		"":      {events: sorted(created, edited), deleted: sorted(trashed, deleted, unpublished)},
@@ -81,7 +84,9 @@ func TestSyncTokenAgainstWordPress(t *testing.T) {
 	}
 
 	admin, _ := syncCall(t, "admin", query, token)
-	if !slices.Equal(admin.events, want["admin"].events) || !slices.Equal(admin.deleted, want["admin"].deleted) {
+	wantAdmin := want["admin"]
+	if !slices.Equal(admin.events, wantAdmin.events) ||
+		!slices.Equal(admin.deleted, wantAdmin.deleted) {
 		t.Errorf("admin sync %v, want %v", admin, want["admin"])
 	}
 
@@ -99,12 +104,13 @@ func sorted(ids ...int) []int { slices.Sort(ids); return ids }
 
 // Venues and organizers lists sync too: a venue trashed in WordPress is reported deleted.
 func TestSyncTokenVenues(t *testing.T) {
-	v := wp(t, http.MethodPost, "/wp/v2/tribe_venue", map[string]any{"title": "Sync Venue", "status": "publish"})
+	v := wp(t, http.MethodPost, "/wp/v2/tribe_venue",
+		map[string]any{"title": "Sync Venue", "status": "publish"})
 	id := int(v["id"].(float64))
-	t.Cleanup(func() {
-		wpRaw(t, "admin", http.MethodDelete, "/wp/v2/tribe_venue/"+strconv.Itoa(id)+"?force=true", "", nil)
+	wpDeleteLater(t, "/wp/v2/tribe_venue/"+strconv.Itoa(id))
+	eventually(t, "venue", func() bool {
+		return get(t, "/venues/"+strconv.Itoa(id)).status == http.StatusOK
 	})
-	eventually(t, "venue", func() bool { return get(t, "/venues/"+strconv.Itoa(id)).status == http.StatusOK })
 	token := get(t, "/venues?search=Sync+Venue").header.Get("X-Calshim-Sync-Token")
 	wp(t, http.MethodDelete, "/wp/v2/tribe_venue/"+strconv.Itoa(id), nil)
 	start := time.Now()
