@@ -19,7 +19,10 @@ import (
 // icalEvent is one VEVENT as the parsers in testdata/ical print it.
 type icalEvent struct {
 	UID, Summary, Start, End, Location, Description, URL string
-	AllDay                                               bool `json:"all_day"`
+	Geo                                                  []float64
+	Organizer                                            string
+	OrganizerCN                                          string `json:"organizer_cn"`
+	AllDay                                               bool   `json:"all_day"`
 	Categories                                           []string
 }
 
@@ -78,7 +81,8 @@ func icalFixtures(t *testing.T, venueName string) []string {
 	fixtures := []map[string]any{
 		{"title": "ICS Tokyo Night", "start_date": "2033-03-10 22:00:00",
 			"end_date": "2033-03-11 02:00:00",
-			"timezone": "Asia/Tokyo", "venue": venue, "categories": []any{"ICS Test Category", "Music"}},
+			"timezone": "Asia/Tokyo", "venue": venue, "categories": []any{"ICS Test Category", "Music"},
+			"organizer": []any{map[string]any{"organizer": venueName + " Org", "email": "ics@example.org"}}},
 		{"title": "ICS Berlin Clock Change", "start_date": "2033-03-27 01:30:00",
 			"end_date": "2033-03-27 04:00:00", "timezone": "Europe/Berlin"},
 		{"title": "ICS All-day Fair", "start_date": "2033-03-14 00:00:00",
@@ -96,12 +100,15 @@ func icalFixtures(t *testing.T, venueName string) []string {
 		ids = append(ids, id)
 		wpDeleteLater(t, "/wp/v2/tribe_events/"+id)
 		for _, c := range list(at(r.body, "categories")) {
-			if c := str(at(c, "id")); str(at(c, "slug")) == "ics-test-category" {
-				wpDeleteLater(t, "/wp/v2/tribe_events_cat/"+c)
+			if str(at(c, "slug")) == "ics-test-category" {
+				wpDeleteLater(t, "/wp/v2/tribe_events_cat/"+str(at(c, "id")))
 			}
 		}
 		if v := str(at(r.body, "venue", "id")); v != "" {
 			wpDeleteLater(t, "/wp/v2/tribe_venue/"+v)
+		}
+		for _, o := range list(at(r.body, "organizer")) {
+			wpDeleteLater(t, "/wp/v2/tribe_organizer/"+str(at(o, "id")))
 		}
 	}
 	return ids
@@ -281,4 +288,31 @@ func TestICalSingleAndErrors(t *testing.T) {
 // wpDeleteLater deletes a post or term for good at the end of the test, straight in WordPress.
 func wpDeleteLater(t *testing.T, path string) {
 	t.Cleanup(func() { wpRaw(t, "admin", http.MethodDelete, path+"?force=true", "", nil) })
+}
+
+// GEO comes from the venue's stored coordinates (set here directly in WordPress, as geocoding
+// would) and ORGANIZER from the first organizer with an e-mail address; both parsers read them back.
+func TestICalGeoAndOrganizer(t *testing.T) {
+	id := icalFixtures(t, "ICS Geo Hall")[0]
+	venue := str(at(get(t, "/events/"+id).body, "venue", "id"))
+	wp(t, http.MethodPost, "/wp/v2/tribe_venue/"+venue,
+		map[string]any{"meta": map[string]any{"_VenueLat": "35.6812", "_VenueLng": "139.7671"}})
+	var feed reply
+	eventually(t, "coordinates", func() bool {
+		feed = get(t, "/events/"+id+".ics")
+		return strings.Contains(string(feed.raw), "GEO:35.6812;139.7671\r\n")
+	})
+	for parser, events := range parseFeed(t, feed.raw) {
+		if len(events) != 1 {
+			t.Fatalf("%s: %d events", parser, len(events))
+		}
+		e := events[0]
+		if !slices.Equal(e.Geo, []float64{35.6812, 139.7671}) ||
+			!strings.EqualFold(e.Organizer, "mailto:ics@example.org") ||
+			e.OrganizerCN != "ICS Geo Hall Org" ||
+			!strings.HasPrefix(e.Location, "ICS Geo Hall, 1-1 Chiyoda, Tokyo") {
+			t.Errorf("%s read geo %v, organizer %q (%q), location %q", parser, e.Geo, e.Organizer,
+				e.OrganizerCN, e.Location)
+		}
+	}
 }

@@ -35,7 +35,11 @@ const events = comp.getAllSubcomponents("vevent").map((ve) => {
   const [start, allDay] = when(ve.getFirstProperty("dtstart"));
   const [end] = when(ve.getFirstProperty("dtend"));
   const cats = ve.getAllProperties("categories").flatMap((p) => p.getValues());
+  const org = ve.getFirstProperty("organizer");
   return {
+    geo: ve.getFirstPropertyValue("geo") ?? null,
+    organizer: org ? org.getFirstValue() : "",
+    organizer_cn: org ? org.getParameter("cn") ?? "" : "",
     uid: ve.getFirstPropertyValue("uid"), summary: ve.getFirstPropertyValue("summary"),
     start, end, all_day: allDay, location: ve.getFirstPropertyValue("location") ?? "",
     categories: cats, description: ve.getFirstPropertyValue("description") ?? "",

@@ -33,7 +33,12 @@ for ev in cal.walk("VEVENT"):
     for key in ("UID", "DTSTAMP", "SUMMARY", "LAST-MODIFIED", "STATUS"):
         if key not in ev:
             sys.exit("VEVENT without " + key)
+    geo = ev.get("GEO")
+    org = ev.get("ORGANIZER")
     events.append({
+        "geo": [geo.latitude, geo.longitude] if geo is not None else None,
+        "organizer": str(org) if org is not None else "",
+        "organizer_cn": str(org.params.get("CN", "")) if org is not None else "",
         "uid": str(ev["UID"]), "summary": str(ev["SUMMARY"]), "start": start, "end": end,
         "all_day": all_day, "location": str(ev.get("LOCATION", "")), "categories": cats,
         "description": str(ev.get("DESCRIPTION", "")), "url": str(ev.get("URL", "")),
