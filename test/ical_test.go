@@ -291,7 +291,8 @@ func wpDeleteLater(t *testing.T, path string) {
 }
 
 // GEO comes from the venue's stored coordinates (set here directly in WordPress, as geocoding
-// would) and ORGANIZER from the first organizer with an e-mail address; both parsers read them back.
+// would) and ORGANIZER from the first organizer with an e-mail address; both parsers read them
+// back.
 func TestICalGeoAndOrganizer(t *testing.T) {
 	id := icalFixtures(t, "ICS Geo Hall")[0]
 	venue := str(at(get(t, "/events/"+id).body, "venue", "id"))
