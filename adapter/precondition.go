@@ -35,6 +35,7 @@ func tagged(read handler) handler {
 		}
 
 		res.headers = append(res.headers, header{"ETag", etagOf(mapping.EncodeJSON(res.body))})
+		expose(res, "ETag")
 		return res, err
 	}
 }
@@ -59,6 +60,7 @@ func conditional(read, write handler, terms bool) handler {
 		if err == nil && r.method != http.MethodDelete {
 			if tags := s.currentTags(read, r, terms); len(tags) > 0 {
 				res.headers = append(res.headers, header{"ETag", tags[0]})
+				expose(res, "ETag")
 			}
 		}
 		return res, err

@@ -70,6 +70,15 @@ func (s *Server) render(gc *gin.Context, rt *route, res *response, err error) *r
 	return &rendered{status: status, headers: headers, body: mapping.EncodeJSON(body)}
 }
 
+// exposedHeaders are the headers browsers may read from every answer (WordPress' list plus TEC's).
+const exposedHeaders = "X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages"
+
+// expose adds a header browsers may read to the answers that carry it (CORS).
+func expose(res *response, name string) {
+	res.headers = append(res.headers,
+		header{"Access-Control-Expose-Headers", exposedHeaders + ", " + name})
+}
+
 // send writes a rendered response with the headers every WordPress REST answer carries.
 func (s *Server) send(gc *gin.Context, out *rendered) {
 	h := gc.Writer.Header()
@@ -77,8 +86,7 @@ func (s *Server) send(gc *gin.Context, out *rendered) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Robots-Tag", "noindex")
 	h.Set("Link", fmt.Sprintf("<%s>; rel=\"https://api.w.org/\"", s.linkRoot(gc.Request)))
-	h.Set("Access-Control-Expose-Headers",
-		"X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages")
+	h.Set("Access-Control-Expose-Headers", exposedHeaders)
 	h.Set("Access-Control-Allow-Headers",
 		"Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type")
 	for _, kv := range out.headers {

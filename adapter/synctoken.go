@@ -54,6 +54,7 @@ func withSync(list handler, kind syncKind) handler {
 		// `_envelope` copies the headers into the body, which must stay as it was.
 		if _, envelope := r.params["_envelope"]; err == nil && !envelope {
 			res.headers = append(res.headers, header{syncHeader, s.syncToken(r)})
+			expose(res, syncHeader)
 		}
 		return res, err
 	}
@@ -111,6 +112,7 @@ func (s *Server) syncList(r *request, kind syncKind) (*response, error) {
 	archiveLinks(r.base()+"/"+kind.collection+"/", syncLinkArgs(r, pg), nil, pg, len(current), &body)
 	res := archiveResponse(body, len(current), pg)
 	res.headers = append(res.headers, header{syncHeader, s.syncToken(r)})
+	expose(res, syncHeader)
 	return res, nil
 }
 

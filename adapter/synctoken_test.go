@@ -76,8 +76,10 @@ func TestSyncTokenAnswersChanges(t *testing.T) {
 func TestSyncTokenHeaderOnLists(t *testing.T) {
 	h := newTestServer(t)
 	for _, l := range []string{"events", "venues", "organizers"} {
-		if serveGET(h, "/wp-json/cal/events/v1/"+l).Header().Get(syncHeader) == "" {
-			t.Errorf("%s: no %s", l, syncHeader)
+		rec := serveGET(h, "/wp-json/cal/events/v1/"+l)
+		if rec.Header().Get(syncHeader) == "" ||
+			!strings.HasSuffix(rec.Header().Get("Access-Control-Expose-Headers"), ", "+syncHeader) {
+			t.Errorf("%s: no %s, or not exposed: %v", l, syncHeader, rec.Header())
 		}
 		if body := serveGET(h, "/wp-json/cal/events/v1/"+l+"?_envelope").Body.String(); strings.Contains(
 			body, syncHeader) {
