@@ -141,8 +141,8 @@ func icalDates(r *request, o mapping.Object, e *mapping.ICalEvent) bool {
 	}
 
 	// Offsets such as "UTC+2" are no zone of the database: those events are written in UTC.
-	if tz := str(o, "timezone"); tz != "" && tz != "Local" {
-		if _, err := time.LoadLocation(tz); err == nil {
+	if tz := str(o, "timezone"); tz != "" {
+		if _, ok := mapping.ICalZone(tz); ok {
 			e.Zone = tz
 		}
 	}

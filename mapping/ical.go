@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -59,6 +60,26 @@ func ICalendar(prodID, name string, events []ICalEvent) []byte {
 	return []byte(w.b.String())
 }
 
+// zones caches the time zones feeds use: time.LoadLocation reads the database file on every call.
+var zones sync.Map // name → *time.Location, or nil when the database has no such zone
+
+// ICalZone returns the zone of the database with that name; false for names it lacks ("UTC+2") and
+// for "Local", which is no zone a calendar can name.
+func ICalZone(name string) (*time.Location, bool) {
+	if v, ok := zones.Load(name); ok {
+		loc, _ := v.(*time.Location)
+		return loc, loc != nil
+	}
+
+	loc, err := time.LoadLocation(name)
+	if err != nil || name == "" || name == "Local" {
+		loc = nil
+	}
+
+	zones.Store(name, loc)
+	return loc, loc != nil
+}
+
 // zoneSpan is a time zone and the instants the feed needs it for.
 type zoneSpan struct {
 	loc      *time.Location
@@ -76,8 +97,8 @@ func zonesUsed(events []ICalEvent) []zoneSpan {
 
 		z, ok := spans[e.Zone]
 		if !ok {
-			loc, err := time.LoadLocation(e.Zone)
-			if err != nil {
+			loc, ok := ICalZone(e.Zone)
+			if !ok {
 				continue
 			}
 			z = &zoneSpan{loc: loc, from: e.Start, to: e.End}
@@ -194,8 +215,7 @@ func (w *icalWriter) dates(e *ICalEvent) {
 		w.line("DTSTART;VALUE=DATE:" + strings.ReplaceAll(e.StartDay, "-", ""))
 		w.line("DTEND;VALUE=DATE:" + strings.ReplaceAll(e.EndDay, "-", ""))
 	case e.Zone != "":
-		loc, err := time.LoadLocation(e.Zone)
-		if err == nil {
+		if loc, ok := ICalZone(e.Zone); ok {
 			w.line("DTSTART;TZID=" + e.Zone + ":" + e.Start.In(loc).Format(icalLocal))
 			w.line("DTEND;TZID=" + e.Zone + ":" + e.End.In(loc).Format(icalLocal))
 			return
