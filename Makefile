@@ -6,7 +6,7 @@ STATE ?= $(or $(CALSHIM_STATE),/tmp/calshim-wp)
 export CALSHIM_STATE := $(STATE)
 GO ?= $(shell command -v go || echo /usr/local/go/bin/go)
 
-.PHONY: demo test unit lint wordpress seed build bench bench-sync clean
+.PHONY: demo test unit lint wordpress seed test-deps build bench bench-sync clean
 
 build:
 	$(GO) build -o bin/calshim ./cmd/calshim
@@ -49,8 +49,12 @@ $(GOLANGCI_LINT):
 		$(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 	mv bin/.tools/golangci-lint $@
 
+# The independent iCalendar parsers the suite checks the feed with (python3-icalendar, ical.js).
+test-deps:
+	scripts/test-deps.sh
+
 # Everything: unit tests, then the black-box suite in test/ against a freshly seeded real WordPress.
-test: lint seed
+test: lint seed test-deps
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 

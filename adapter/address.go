@@ -16,6 +16,7 @@ type address struct {
 	root  string // URL "/"+ns+route is appended to: "http://h/de/wp-json", "http://h/?rest_route="
 	ns    string // namespace the client used ("" when none of the served ones)
 	route string // path below the namespace, untrailingslashed ("" for the namespace index)
+	index bool   // the REST root itself (WordPress' index, restindex.go)
 }
 
 // restRoot is the REST root URL WordPress' index and Link header point at ("http://h/wp-json/").
@@ -43,6 +44,7 @@ func (s *Server) resolve(req *http.Request) (a address, ok bool) {
 
 	// WordPress matches routes untrailingslashed and case-insensitively.
 	below = strings.TrimSuffix(below, "/")
+	a.index = below == ""
 	for _, n := range s.opt.Namespaces {
 		if strings.EqualFold(below, "/"+n) || strings.HasPrefix(strings.ToLower(below), "/"+n+"/") {
 			a.ns, a.route = n, below[len(n)+1:]

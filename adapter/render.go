@@ -46,7 +46,7 @@ func (s *Server) render(gc *gin.Context, rt *route, res *response, err error) *r
 		headers = append(headers, header{"Allow", allow(gc, rt)})
 	}
 
-	if _, ok := gc.GetQuery("_envelope"); ok {
+	if _, ok := gc.GetQuery("_envelope"); ok && !isRaw(body) {
 		env := mapping.Object{}
 		for _, h := range headers {
 			if n, err := strconv.Atoi(h.value); err == nil {
@@ -63,7 +63,20 @@ func (s *Server) render(gc *gin.Context, rt *route, res *response, err error) *r
 		status, headers = http.StatusOK, nil
 	}
 
+	if raw, ok := body.(rawBody); ok {
+		return &rendered{status: status, headers: headers, body: raw}
+	}
+
 	return &rendered{status: status, headers: headers, body: mapping.EncodeJSON(body)}
+}
+
+// exposedHeaders are the headers browsers may read from every answer (WordPress' list plus TEC's).
+const exposedHeaders = "X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages"
+
+// expose adds a header browsers may read to the answers that carry it (CORS).
+func expose(res *response, name string) {
+	res.headers = append(res.headers,
+		header{"Access-Control-Expose-Headers", exposedHeaders + ", " + name})
 }
 
 // send writes a rendered response with the headers every WordPress REST answer carries.
@@ -73,8 +86,7 @@ func (s *Server) send(gc *gin.Context, out *rendered) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Robots-Tag", "noindex")
 	h.Set("Link", fmt.Sprintf("<%s>; rel=\"https://api.w.org/\"", s.linkRoot(gc.Request)))
-	h.Set("Access-Control-Expose-Headers",
-		"X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages")
+	h.Set("Access-Control-Expose-Headers", exposedHeaders)
 	h.Set("Access-Control-Allow-Headers",
 		"Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type")
 	for _, kv := range out.headers {

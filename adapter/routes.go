@@ -20,26 +20,30 @@ type op struct {
 func v1Routes() []route {
 	const get, post, put, patch, del = http.MethodGet, http.MethodPost, http.MethodPut,
 		http.MethodPatch, http.MethodDelete
+	// Single resources carry ETags and honour If-Match on writes (precondition.go).
 	single := func(read, update, remove handler) []op { // /{id} and /by-slug/{slug} of posts
-		return []op{{get, read}, {del, remove}, {post, update}, {put, update}, {patch, update}}
+		update, remove = conditional(read, update, false), conditional(read, remove, false)
+		return []op{{get, tagged(read)}, {del, remove}, {post, update}, {put, update}, {patch, update}}
 	}
 	term := func(read, update, remove handler) []op { // /{id} of terms
-		return []op{{get, read}, {post, update}, {put, update}, {patch, update}, {del, remove}}
+		update, remove = conditional(read, update, true), conditional(read, remove, true)
+		return []op{{get, tagged(read)}, {post, update}, {put, update}, {patch, update}, {del, remove}}
 	}
 	organizerOps := func() []op {
 		return single(organizers.single, organizers.update, organizers.remove)
 	}
 	categoryOps := func() []op { return term(categories.single, categories.update, categories.remove) }
 	handlers := map[string][]op{
-		``:                                    {{get, namespaceIndex}},
-		`/doc`:                                {{get, documentation}},
-		`/events`:                             {{get, eventArchive}, {post, createEvent}},
-		`/events/(?P<id>\d+)`:                 single(singleEvent, updateEvent, deleteEvent),
-		`/events/by-slug/(?P<slug>[^/]+)`:     single(singleEvent, updateEvent, deleteEvent),
-		`/venues`:                             {{get, venues.archive}, {post, venues.create}},
-		`/venues/(?P<id>\d+)`:                 single(venues.single, venues.update, venues.remove),
-		`/venues/by-slug/(?P<slug>[^/]+)`:     single(venues.single, venues.update, venues.remove),
-		`/organizers`:                         {{get, organizers.archive}, {post, organizers.create}},
+		``:                                {{get, namespaceIndex}},
+		`/doc`:                            {{get, documentation}},
+		`/events`:                         {{get, withSync(eventArchive, syncEvents)}, {post, createEvent}},
+		`/events/(?P<id>\d+)`:             single(singleEvent, updateEvent, deleteEvent),
+		`/events/by-slug/(?P<slug>[^/]+)`: single(singleEvent, updateEvent, deleteEvent),
+		`/venues`:                         {{get, withSync(venues.archive, syncVenues)}, {post, venues.create}},
+		`/venues/(?P<id>\d+)`:             single(venues.single, venues.update, venues.remove),
+		`/venues/by-slug/(?P<slug>[^/]+)`: single(venues.single, venues.update, venues.remove),
+		`/organizers`: {{get, withSync(organizers.archive, syncOrganizers)},
+			{post, organizers.create}},
 		`/organizers/(?P<id>\d+)`:             organizerOps(),
 		`/organizers/by-slug/(?P<slug>[^/]+)`: organizerOps(),
 		`/categories`:                         {{get, categories.archive}, {post, categories.create}},
@@ -62,5 +66,5 @@ func v1Routes() []route {
 		routes = append(routes, rt)
 	}
 
-	return routes
+	return append(routes, icalRoutes()...)
 }

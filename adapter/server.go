@@ -31,6 +31,8 @@ type Options struct {
 	// index and /doc; nil (or a nil result) means English.
 	Translate  func(lang string) func(string) string
 	MaxPerPage int // per_page cap (the original: 50)
+	// ICalMaxEvents caps the events of one iCalendar feed answer (0: DefaultICalMaxEvents).
+	ICalMaxEvents int
 	// ImageAllowPrivate lets image URLs of writes point at loopback and private addresses (off: such
 	// URLs are refused, so a caller cannot make calshim fetch from its own network).
 	ImageAllowPrivate bool
@@ -56,12 +58,18 @@ type Server struct {
 	// requests for unknown IDs cost WordPress one request per ID and minute, whatever their URLs.
 	others  *gocache.Cache
 	metrics *metrics // Prometheus collectors, served at /metrics (ops.go)
+	// siteIndexes caches the upstream's REST index for the REST root's answer (restindex.go).
+	siteIndexes siteIndexes
 }
 
 // NewServer returns the HTTP handler of calshim.
 func NewServer(cat *catalog.Catalog, log *zap.Logger, opt Options) http.Handler {
 	if opt.Now == nil {
 		opt.Now = time.Now
+	}
+
+	if opt.ICalMaxEvents == 0 {
+		opt.ICalMaxEvents = DefaultICalMaxEvents
 	}
 
 	if opt.CacheTTL == 0 {
@@ -160,6 +168,10 @@ func (s *Server) dispatch(gc *gin.Context) {
 	addr, ok := s.resolve(gc.Request)
 	if !ok {
 		s.write(gc, nil, errNoRoute)
+		return
+	}
+
+	if addr.index && s.restIndex(gc, addr) {
 		return
 	}
 

@@ -28,6 +28,8 @@ type Options struct {
 	// what it was loaded from (URL and language), so a file of another upstream is never served.
 	SnapshotPath string
 	Upstream     string
+	// MaxChanges bounds the change journal behind clients' sync tokens (0: DefaultMaxChanges).
+	MaxChanges int
 	// Notify, when not nil, is told about events an operator should see (a discarded snapshot, a reset
 	// change log); err may be nil.
 	Notify func(event string, err error)
@@ -49,6 +51,8 @@ type Catalog struct {
 	since map[string]time.Time
 	feed  feedState // the plugin's change feed, when the catalog syncs through it (feed.go)
 	disk  diskState // the local snapshot file (persist.go)
+	// journal records what each published snapshot changed, for sync tokens (changes.go)
+	journal journal
 }
 
 // New returns an empty catalog reading through client.
@@ -112,7 +116,7 @@ func (c *Catalog) load(ctx context.Context) error {
 		base.Version = old.Version
 	}
 	base.Version++
-	c.snap.Store(build(base, posts, terms, media))
+	c.publish(build(base, posts, terms, media))
 	c.feed.start(head)
 	c.lastPollOK.Store(time.Now().UnixNano())
 	return nil

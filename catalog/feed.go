@@ -138,7 +138,7 @@ func (c *Catalog) pollFeed(ctx context.Context) error {
 		return err
 	}
 	if next != cur {
-		c.snap.Store(next)
+		c.publish(next)
 	}
 	c.disk.unconfirmed.Store(false)
 	return nil

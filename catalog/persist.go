@@ -90,12 +90,12 @@ func (c *Catalog) Start(ctx context.Context) error {
 	next, err := c.catchUp(ctx, restored, true)
 	switch {
 	case err == nil:
-		c.snap.Store(next)
+		c.publish(next)
 		c.disk.restored.Store(true)
 		c.lastPollOK.Store(time.Now().UnixNano())
 		return nil
 	case errors.Is(err, cmsclient.ErrUnavailable):
-		c.snap.Store(restored)
+		c.publish(restored)
 		c.disk.restored.Store(true)
 		c.disk.unconfirmed.Store(true)
 		c.polls = max(c.opt.ReconcileEvery-1, 0)

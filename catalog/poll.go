@@ -100,7 +100,7 @@ func (c *Catalog) Poll(ctx context.Context) (err error) {
 
 	base := *old
 	base.Version++
-	c.snap.Store(build(base, posts, terms, media))
+	c.publish(build(base, posts, terms, media))
 	return nil
 }
 

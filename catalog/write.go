@@ -78,7 +78,7 @@ func (c *Catalog) Refresh(ctx context.Context, terms bool, refs ...PostRef) erro
 
 	base := *old
 	base.Version++
-	c.snap.Store(build(base, posts, freshTerms, media))
+	c.publish(build(base, posts, freshTerms, media))
 	return nil
 }
 

@@ -33,6 +33,21 @@ type Config struct {
 	Writes    Writes   `yaml:"writes"`
 	// ResponseCache bounds the cache of rendered anonymous GET answers.
 	ResponseCache ResponseCache `yaml:"response_cache"`
+	ICal          ICal          `yaml:"ical"`
+	Sync          Sync          `yaml:"sync"`
+}
+
+// ICal tunes the iCalendar feed (events.ics).
+type ICal struct {
+	// MaxEvents caps the events of one feed answer (the feed has no paging; the JSON list caps at 50).
+	MaxEvents int `yaml:"max_events"`
+}
+
+// Sync tunes the clients' delta sync (sync_token).
+type Sync struct {
+	// MaxChanges is how many post changes each catalog remembers for sync tokens: a token older than
+	// the oldest one remembered answers 410 and the client lists afresh.
+	MaxChanges int `yaml:"max_changes"`
 }
 
 // ResponseCache bounds the cache of rendered anonymous GET answers. Entries are keyed by the catalog
@@ -135,6 +150,8 @@ func Default() Config {
 			CategoryBase: "tribe_events_cat", TagBase: "tags"},
 		Writes:        Writes{ImageMaxBytes: 10 << 20},
 		ResponseCache: ResponseCache{TTL: time.Minute, MaxEntries: 10000},
+		ICal:          ICal{MaxEvents: 5000},
+		Sync:          Sync{MaxChanges: 10000},
 	}
 }
 
@@ -184,6 +201,8 @@ func envTable(c *Config) map[string]any {
 		"CALSHIM_WRITES_IMAGE_MAX_BYTES":     &c.Writes.ImageMaxBytes,
 		"CALSHIM_RESPONSE_CACHE_TTL":         &c.ResponseCache.TTL,
 		"CALSHIM_RESPONSE_CACHE_MAX_ENTRIES": &c.ResponseCache.MaxEntries,
+		"CALSHIM_ICAL_MAX_EVENTS":            &c.ICal.MaxEvents,
+		"CALSHIM_SYNC_MAX_CHANGES":           &c.Sync.MaxChanges,
 	}
 }
 
@@ -227,6 +246,14 @@ func splitList(v string) []string {
 	return out
 }
 
+// validateBeyond checks the settings of what calshim adds to the original (feed, sync).
+func (c *Config) validateBeyond() []error {
+	if c.ICal.MaxEvents < 1 || c.Sync.MaxChanges < 1 {
+		return []error{errors.New("ical.max_events and sync.max_changes must be at least 1")}
+	}
+	return nil
+}
+
 // Validate checks values and cross-field rules, with messages an operator can act on.
 func (c *Config) Validate() error {
 	var errs []error
@@ -250,6 +277,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("upstream.concurrency, catalog.per_page, catalog.max_per_page "+
 			"and catalog.reconcile_every must be at least 1"))
 	}
+	errs = append(errs, c.validateBeyond()...)
 	if len(c.Languages) == 0 {
 		errs = append(errs, errors.New("languages must name at least the default language"))
 	}

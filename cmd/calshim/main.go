@@ -66,6 +66,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logOut 
 			Namespaces: append([]string{"cal/events/v1"}, cfg.NamespaceAliases...), Languages: cfg.Languages[1:],
 			Catalogs: variants, MaxPerPage: cfg.Catalog.MaxPerPage, Translate: translator(cfg.Languages, log),
 			CacheTTL: cfg.ResponseCache.TTL, CacheMaxEntries: cfg.ResponseCache.MaxEntries,
+			ICalMaxEvents:     cfg.ICal.MaxEvents,
 			ImageAllowPrivate: cfg.Writes.ImageAllowPrivate, ImageMaxBytes: int64(cfg.Writes.ImageMaxBytes)}),
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second,
 		IdleTimeout: 120 * time.Second,
@@ -120,7 +121,7 @@ func newCatalogs(cfg config.Config, log *zap.Logger) map[string]*catalog.Catalog
 				CategoryBase: cfg.Mapping.CategoryBase, TagBase: cfg.Mapping.TagBase,
 			},
 			PollInterval: cfg.Catalog.PollInterval, ReconcileEvery: cfg.Catalog.ReconcileEvery, PerPage: cfg.Catalog.PerPage,
-			Authenticated: cfg.Upstream.User != "", Multilingual: lang != "",
+			Authenticated: cfg.Upstream.User != "", Multilingual: lang != "", MaxChanges: cfg.Sync.MaxChanges,
 			SnapshotPath: cfg.SnapshotPath(lang), Upstream: cfg.Upstream.URL + "#" + lang,
 			Notify: func(event string, err error) {
 				log.Warn(event, zap.String("language", lang), zap.Error(err))

@@ -1,0 +1,100 @@
+package test
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// sendIf is send with an If-Match header.
+func sendIf(t testing.TB, role, method, path, body, ifMatch string) reply {
+	t.Helper()
+	h := append(as(role), "Content-Type", "application/json", "If-Match", ifMatch)
+	return call(t, method, "/wp-json/cal/events/v1"+path, strings.NewReader(body), h...)
+}
+
+// Two writers race on one event with the ETag they both read: exactly one write reaches
+// WordPress, the other answers 412; a tag made stale by an edit in WordPress is refused, as is a
+// missing event.
+func TestConditionalWritesRace(t *testing.T) {
+	r := send(t, "admin", http.MethodPost, "/events", newEvent("Precondition Race"))
+	wantStatus(t, r, http.StatusCreated)
+	id := str(at(r.body, "id"))
+	wpDeleteLater(t, "/wp/v2/tribe_events/"+id)
+
+	for round := 0; round < 3; round++ {
+		tag := getAs(t, "admin", "/events/"+id).header.Get("ETag")
+		if tag == "" {
+			t.Fatal("the admin's read carries no ETag")
+		}
+		statuses, winner := race(t, id, tag, round)
+		if statuses[http.StatusOK] != 1 || statuses[http.StatusPreconditionFailed] != 1 {
+			t.Fatalf("round %d: statuses %v, want one 200 and one 412", round, statuses)
+		}
+		got := wp(t, http.MethodGet, "/wp/v2/tribe_events/"+id+"?context=edit", nil)
+		if title := got["title"].(map[string]any)["raw"]; title != winner {
+			t.Errorf("round %d: WordPress has %v, the winner wrote %q", round, title, winner)
+		}
+	}
+
+	stale := getAs(t, "admin", "/events/"+id).header.Get("ETag")
+	wp(t, http.MethodPost, "/wp/v2/tribe_events/"+id, map[string]any{"title": "Edited in WordPress"})
+	eventually(t, "edit", func() bool {
+		return getAs(t, "admin", "/events/"+id).header.Get("ETag") != stale
+	})
+	wantError(t, sendIf(t, "admin", http.MethodPost, "/events/"+id, `{"title":"lost update"}`, stale),
+		http.StatusPreconditionFailed, "calshim_precondition_failed")
+	wantError(t, sendIf(t, "admin", http.MethodDelete, "/events/"+id, "", stale),
+		http.StatusPreconditionFailed, "calshim_precondition_failed")
+	got := wp(t, http.MethodGet, "/wp/v2/tribe_events/"+id+"?context=edit", nil)
+	if got["title"].(map[string]any)["raw"] != "Edited in WordPress" || got["status"] != "publish" {
+		t.Errorf("a refused write reached WordPress: %v %v", got["title"], got["status"])
+	}
+	wantError(t, sendIf(t, "admin", http.MethodPost, "/events/99999999", `{"title":"x"}`, "*"),
+		http.StatusPreconditionFailed, "calshim_precondition_failed")
+}
+
+// race sends two conditional updates at once, as the administrator and the editor, and returns
+// the statuses and the title of the one that succeeded.
+func race(t *testing.T, id, tag string, round int) (map[int]int, string) {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	replies := make([]reply, 2)
+	titles := []string{"Race admin " + strconv.Itoa(round), "Race editor " + strconv.Itoa(round)}
+	for i, role := range []string{"admin", "editor"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			replies[i] = sendIf(t, role, http.MethodPost, "/events/"+id, `{"title":"`+titles[i]+`"}`, tag)
+		}()
+	}
+	close(start)
+	wg.Wait()
+
+	statuses, winner := map[int]int{}, ""
+	for i, r := range replies {
+		statuses[r.status]++
+		if r.status == http.StatusOK {
+			winner = titles[i]
+		}
+	}
+	return statuses, winner
+}
+
+// Venues, organizers, categories and tags carry an ETag for a logged-in reader too, and refuse a
+// write with a stale one before WordPress sees it.
+func TestConditionalWritesOtherResources(t *testing.T) {
+	for _, path := range []string{"/venues/" + sid(t, "venues", "bluenote"),
+		"/organizers/" + sid(t, "organizers", "jazzsoc"), "/categories/" + sid(t, "categories", "music"),
+		"/tags/" + sid(t, "tags", "free")} {
+		r := getAs(t, "admin", path)
+		if r.status != http.StatusOK || r.header.Get("ETag") == "" {
+			t.Errorf("%s: %d, ETag %q", path, r.status, r.header.Get("ETag"))
+		}
+		wantError(t, sendIf(t, "admin", http.MethodPost, path, `{"description":"x"}`, `"stale"`),
+			http.StatusPreconditionFailed, "calshim_precondition_failed")
+	}
+}
