@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -93,14 +94,14 @@ func dates(start, end time.Time) map[string]string {
 // EventInsertionCest, every method. The examples of
 // it_should_allow_to_set_the_start_date_using_natural_language that change the site's time zone are
 // TestRestv1EventInsertionSiteTimezones.
-func TestRestv1EventInsertion(t *testing.T) {
+func eventInsertionCest(t *testing.T) {
 	r := newRig(t)
 	cases := append(sharedEventCases(t, r, false), insertionOnlyCases(t)...)
 	runEventCases(t, r, false, cases)
 }
 
 // EventUpdateCest, every method.
-func TestRestv1EventUpdate(t *testing.T) {
+func eventUpdateCest(t *testing.T) {
 	r := newRig(t)
 	cases := append(sharedEventCases(t, r, true), updateOnlyCases(t, siteTZ(t))...)
 	runEventCases(t, r, true, cases)
@@ -374,6 +375,9 @@ func eventVenueCases(t *testing.T, _ *rig, update bool) []eventCase {
 				map[string]string{"venue.id": bluenote})
 		}}}
 	for _, v := range cestVenues {
+		if update { // the update Cest runs beside the insertion one: venues of its own
+			v = merge(v, map[string]any{"venue": str(v["venue"]) + " U"})
+		}
 		cases = append(cases, eventCase{name: "it_should_allow_inserting_a_venue_along_with_the_event/" + str(v["venue"]),
 			run: func(t *testing.T, w eventWriter) {
 				res := w.write(t, "admin", cestEvent("A Cest event", map[string]any{"venue": v}))
@@ -396,8 +400,9 @@ func eventVenueCases(t *testing.T, _ *rig, update bool) []eventCase {
 
 // eventOrganizerCases: existing organizers by ID, new ones, both, and the images of new ones. The
 // Cests' new organizers are all "Organizer A" and the like; here each example names its own.
-func eventOrganizerCases(t *testing.T, _ *rig, _ bool) []eventCase {
+func eventOrganizerCases(t *testing.T, _ *rig, update bool) []eventCase {
 	jazzsoc, techcon := sid(t, "organizers", "jazzsoc"), sid(t, "organizers", "techcon")
+	sfx := verb(update, "", " U") // the update Cest runs beside the insertion one: names of its own
 	url := stageURL(t)
 	organizers := func(t *testing.T, w eventWriter, given any, n int) reply {
 		t.Helper()
@@ -410,7 +415,7 @@ func eventOrganizerCases(t *testing.T, _ *rig, _ bool) []eventCase {
 	named := func(names ...string) []map[string]any {
 		var out []map[string]any
 		for _, n := range names {
-			out = append(out, map[string]any{"organizer": n})
+			out = append(out, map[string]any{"organizer": n + sfx})
 		}
 		return out
 	}
@@ -433,8 +438,8 @@ func eventOrganizerCases(t *testing.T, _ *rig, _ bool) []eventCase {
 			}},
 		{name: "it_should_allow_creating_multiple_organizers_and_linking_existing_ones_while_inserting_the_event",
 			run: func(t *testing.T, w eventWriter) {
-				given := []map[string]any{{"organizer": "Organizer A Mixed"}, {"id": jazzsoc}, {"id": techcon},
-					{"organizer": "Organizer C Mixed"}}
+				given := []map[string]any{{"organizer": "Organizer A Mixed" + sfx}, {"id": jazzsoc}, {"id": techcon},
+					{"organizer": "Organizer C Mixed" + sfx}}
 				got := ids(at(organizers(t, w, given, 4).body, "organizer"))
 				if !slices.Contains(got, id(t, "organizers", "jazzsoc")) || !slices.Contains(got, id(t, "organizers", "techcon")) {
 					t.Errorf("organizers %v lack the existing ones", got)
@@ -443,9 +448,9 @@ func eventOrganizerCases(t *testing.T, _ *rig, _ bool) []eventCase {
 		{name: "it_should_allow_setting_the_linked_posts_images_when_creating_them_with_the_event",
 			run: func(t *testing.T, w eventWriter) {
 				res := w.write(t, "admin", cestEvent("A Cest event", map[string]any{
-					"venue": map[string]any{"venue": "Cest Images Venue", "image": url},
-					"organizer": []map[string]any{{"organizer": "Organizer A Images", "image": url},
-						{"organizer": "Organizer C Images", "image": url}}}))
+					"venue": map[string]any{"venue": "Cest Images Venue" + sfx, "image": url},
+					"organizer": []map[string]any{{"organizer": "Organizer A Images" + sfx, "image": url},
+						{"organizer": "Organizer C Images" + sfx, "image": url}}}))
 				wantFields(t, res, map[string]string{"venue.image.url": url, "organizer.0.image.url": url,
 					"organizer.1.image.url": url})
 			}},
@@ -455,6 +460,7 @@ func eventOrganizerCases(t *testing.T, _ *rig, _ bool) []eventCase {
 // eventTermCases: categories and tags by ID, created by name, both, and none.
 func eventTermCases(t *testing.T, _ *rig, update bool) []eventCase {
 	var cases []eventCase
+	sfx := verb(update, "", " U") // the update Cest runs beside the insertion one: terms of its own
 	for _, k := range []struct{ key, group, a, b, csv, added string }{
 		{"categories", "categories", "technology", "workshops", "Cest Cat One,Cest Cat Two", "Technology Cest"},
 		{"tags", "tags", "free", "outdoor", "cest tag one,cest tag two", "free cest"},
@@ -475,13 +481,13 @@ func eventTermCases(t *testing.T, _ *rig, update bool) []eventCase {
 					wantFields(t, terms(t, w, []string{a, b}, 2), map[string]string{k.key + ".0.id": a, k.key + ".1.id": b})
 				}},
 			eventCase{name: "it_should_allow_creating_event_" + k.key + "_while_inserting_an_event",
-				run: func(t *testing.T, w eventWriter) { terms(t, w, k.csv, 2) }},
+				run: func(t *testing.T, w eventWriter) { terms(t, w, strings.ReplaceAll(k.csv, ",", sfx+",")+sfx, 2) }},
 			eventCase{name: "it_should_allow_no_event_" + k.key + "_while_inserting_an_event",
 				more: fixture{"terms": map[string]any{tax: []int{id(t, k.group, k.a), id(t, k.group, k.b)}}},
 				run:  func(t *testing.T, w eventWriter) { terms(t, w, "", 0) }},
 			eventCase{name: "it_should_allow_assigning_existing_" + k.key + "_and_creating_new_" + k.key + "_while_inserting_an_event",
 				run: func(t *testing.T, w eventWriter) {
-					wantFields(t, terms(t, w, []string{a, k.added}, 2), map[string]string{k.key + ".0.id": a})
+					wantFields(t, terms(t, w, []string{a, k.added + sfx}, 2), map[string]string{k.key + ".0.id": a})
 				}},
 		)
 	}

@@ -96,7 +96,7 @@ var badPostFields = [][2]any{{"author", 23}, {"author", "foo"}, {"date", "foo"},
 
 // VenueInsertionCest and OrganizerInsertionCest, every method; the duplicate examples are the
 // Cests' sequences, under names of their own.
-func TestRestv1LinkedInsertion(t *testing.T) {
+func linkedInsertionCests(t *testing.T) {
 	r, loc, media := newRig(t), siteTZ(t), sid(t, "media", "stage")
 	image := stageURL(t)
 	var examples []example
@@ -169,7 +169,7 @@ func wantSameID(t *testing.T, create func(*testing.T, map[string]any) reply, bod
 }
 
 // VenueUpdateCest and OrganizerUpdateCest, every method, each on fixtures of its own.
-func TestRestv1LinkedUpdate(t *testing.T) {
+func linkedUpdateCests(t *testing.T) {
 	r, loc, media := newRig(t), siteTZ(t), sid(t, "media", "stage")
 	image := stageURL(t)
 	var fixtures []fixture

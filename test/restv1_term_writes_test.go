@@ -59,7 +59,7 @@ var fooTerm = map[string]any{"name": "foo", "description": "Term description", "
 // method. Their fixtures are written in one go; the Cests of one taxonomy then run in a row, as they
 // use the same names (deletion first, then insertion, whose term then goes, then update); the two
 // taxonomies side by side.
-func TestRestv1TermWrites(t *testing.T) {
+func termCests(t *testing.T) {
 	r := newRig(t)
 	var examples []example
 	for _, k := range termKinds {
@@ -70,7 +70,7 @@ func TestRestv1TermWrites(t *testing.T) {
 			t.Run(k.cest+"UpdateCest", func(t *testing.T) { k.update(t, f) })
 		}})
 	}
-	runExamples(t, examples)
+	runTogether(t, examples)
 }
 
 // termSet is one taxonomy's fixtures: the categories' 'foo-parent', the deletion Cest's 'foo'

@@ -238,23 +238,53 @@ type example struct {
 	run  func(t *testing.T)
 }
 
-// runExamples runs the examples as subtests, eight at a time: they are independent, and most of a
-// write's time is spent waiting for WordPress, so a Cest costs a fraction of its examples' time in a
-// row.
+// writeSlots bounds the examples in flight, all Cests together: most of a write's time is spent
+// waiting for WordPress, which answers a few requests at once.
+var writeSlots = make(chan struct{}, 8)
+
+// runExamples runs independent examples as subtests, each in a write slot.
 func runExamples(t *testing.T, examples []example) {
 	t.Helper()
-	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
 	for _, ex := range examples {
 		wg.Add(1)
-		sem <- struct{}{}
+		writeSlots <- struct{}{}
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
+			defer func() { <-writeSlots }()
 			t.Run(ex.name, ex.run)
 		}()
 	}
 	wg.Wait()
+}
+
+// runTogether runs groups of examples side by side as subtests; their examples share the slots.
+func runTogether(t *testing.T, groups []example) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for _, g := range groups {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Run(g.name, g.run)
+		}()
+	}
+	wg.Wait()
+}
+
+// TestRestv1Writes runs the write Cests side by side (each has fixtures and names of its own), so
+// that their waits for WordPress and for calshim's change feed overlap. Run one with
+// -run 'TestRestv1Writes/EventInsertionCest'.
+func TestRestv1Writes(t *testing.T) {
+	runTogether(t, []example{
+		{"EventInsertionCest", eventInsertionCest},
+		{"EventUpdateCest", eventUpdateCest},
+		{"VenueAndOrganizerInsertionCests", linkedInsertionCests},
+		{"VenueAndOrganizerUpdateCests", linkedUpdateCests},
+		{"CategoryAndTagCests", termCests},
+		{"AuthorizationCest", authorizationCest},
+		{"DeletionCests", deletionCests},
+	})
 }
 
 // strtotime is what PHP makes of the Cests' date phrases ("tomorrow 9am", "next wednesday 4pm",
@@ -436,7 +466,7 @@ func organizerFixture(title string) fixture {
 
 // AuthorizationCest, all 15 methods: who may edit and delete whose events, venues and organizers.
 // The Cest logs in with cookies and a nonce; the rig's users send application passwords.
-func TestRestv1Authorization(t *testing.T) {
+func authorizationCest(t *testing.T) {
 	r := newRig(t)
 	contributor := fixture{"post_author": userID("contributor")}
 	draft := fixture{"post_author": userID("contributor"), "post_status": "draft"}
@@ -482,7 +512,7 @@ func TestRestv1Authorization(t *testing.T) {
 
 // EventDeletionCest, VenueDeletionCest and OrganizerDeletionCest, every method. The Cests' "ID that
 // does not exist" is 23, an event of the rig's seed: 999999 here.
-func TestRestv1Deletion(t *testing.T) {
+func deletionCests(t *testing.T) {
 	r := newRig(t)
 	trashed := fixture{"trash": true}
 	linked := merge(eventFixture("", nil)["meta_input"].(map[string]any), map[string]any{"_EventVenueID": "@9"})
