@@ -159,6 +159,9 @@ func waitSynced(t *testing.T) {
 		seq, _ := feed["sequence"].(float64)
 		return seq >= head
 	})
+	// The catalog publishes the sequence a moment before the snapshot that holds the changes
+	// (catalog/feed.go, catchUp then pollFeed): let it finish.
+	time.Sleep(50 * time.Millisecond)
 }
 
 func (r *rig) add(collection string, id int) {
