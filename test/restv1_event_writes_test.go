@@ -91,16 +91,16 @@ func dates(start, end time.Time) map[string]string {
 		"utc_start_date": start.UTC().Format(time.DateTime), "utc_end_date": end.UTC().Format(time.DateTime)}
 }
 
-// EventInsertionCest, every method. The examples of
-// it_should_allow_to_set_the_start_date_using_natural_language that change the site's time zone are
-// TestRestv1EventInsertionSiteTimezones.
+// eventInsertionCest is EventInsertionCest, every method; its examples that set the site's time zone
+// first are TestRestv1SiteTimezones.
 func eventInsertionCest(t *testing.T) {
 	r := newRig(t)
 	cases := append(sharedEventCases(t, r, false), insertionOnlyCases(t)...)
 	runEventCases(t, r, false, cases)
 }
 
-// EventUpdateCest, every method.
+// eventUpdateCest is EventUpdateCest, every method; its examples that set the site's time zone first
+// are TestRestv1SiteTimezones.
 func eventUpdateCest(t *testing.T) {
 	r := newRig(t)
 	cases := append(sharedEventCases(t, r, true), updateOnlyCases(t, siteTZ(t))...)
@@ -159,7 +159,7 @@ func eventDateCases(t *testing.T, _ *rig, update bool) []eventCase {
 				map[string]string{"title": "A Cest event"}))
 		}})
 	}
-	return append(cases, eventTimezoneCases(update)...)
+	return cases
 }
 
 // wall is the same wall time in loc.
@@ -168,8 +168,8 @@ func wall(x time.Time, loc *time.Location) time.Time {
 }
 
 // eventTimezoneCases is it_should_allow_specifying_the_timezone_of_the_event_to_{insert,update};
-// the update one then moves the event to Europe/Paris. (The Cests set the site to Australia/Darwin
-// first, to be unlike every example; the rig's site is in America/New_York, one of them.)
+// the update one then moves the event to Europe/Paris. The Cests set the site to Australia/Darwin
+// first, to be unlike every example (TestRestv1SiteTimezones).
 func eventTimezoneCases(update bool) []eventCase {
 	examples := [][3]string{{"tomorrow 9am", "tomorrow 11am", "America/New_York"},
 		{"tomorrow 11am", "tomorrow 1pm", "UTC"}, {"2018-01-01 4pm", "2018-01-01 5pm", "Asia/Hong_Kong"},
@@ -606,10 +606,12 @@ func updateOnlyCases(t *testing.T, loc *time.Location) []eventCase {
 	}
 }
 
-// EventInsertionCest: it_should_allow_to_set_the_start_date_using_natural_language, the examples
-// with another site time zone ("tomorrow" is then the site's tomorrow). The site is switched as the
-// Cest switches it, and put back.
-func TestRestv1EventInsertionSiteTimezones(t *testing.T) {
+// The examples of EventInsertionCest and EventUpdateCest that set the site's time zone first, as
+// their Cests do (and put it back): it_should_allow_to_set_the_start_date_using_natural_language
+// with the site in America/Juneau, Australia/Sydney and Atlantic/Reykjavik ("tomorrow" is then the
+// site's tomorrow), and it_should_allow_specifying_the_timezone_of_the_event_to_{insert,update}
+// with the site in Australia/Darwin.
+func TestRestv1SiteTimezones(t *testing.T) {
 	r := newRig(t)
 	old := str(wp(t, http.MethodGet, "/wp/v2/settings", nil)["timezone"])
 	setTZ := func(tz string) {
@@ -619,7 +621,7 @@ func TestRestv1EventInsertionSiteTimezones(t *testing.T) {
 	defer setTZ(old)
 	w := eventWriter{r: r}
 	for _, tz := range []string{"America/Juneau", "Australia/Sydney", "Atlantic/Reykjavik"} {
-		t.Run(tz, func(t *testing.T) {
+		t.Run("EventInsertionCest/it_should_allow_to_set_the_start_date_using_natural_language/"+tz, func(t *testing.T) {
 			setTZ(tz)
 			loc, err := time.LoadLocation(tz)
 			if err != nil {
@@ -632,4 +634,9 @@ func TestRestv1EventInsertionSiteTimezones(t *testing.T) {
 				map[string]string{"title": "A Cest event"}))
 		})
 	}
+	setTZ("Australia/Darwin")
+	runTogether(t, []example{
+		{"EventInsertionCest", func(t *testing.T) { runEventCases(t, r, false, eventTimezoneCases(false)) }},
+		{"EventUpdateCest", func(t *testing.T) { runEventCases(t, r, true, eventTimezoneCases(true)) }},
+	})
 }
