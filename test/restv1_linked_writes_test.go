@@ -109,7 +109,7 @@ func linkedInsertionCests(t *testing.T) {
 		}
 		c := k.cest + "InsertionCest/"
 		examples = append(examples,
-			example{c + "it_should_return_401_if_user_cannot_insert", func(t *testing.T) {
+			example{c + "it_should_return_401_if_user_cannot_insert_" + k.collection, func(t *testing.T) {
 				wantError(t, sendCest(t, "", http.MethodPost, "/"+k.collection, k.name("A "+k.nameKey, nil)), 401, "rest_forbidden")
 			}},
 			example{c + "it_should_allow_inserting_a_" + k.nameKey, func(t *testing.T) {
@@ -191,7 +191,7 @@ func linkedUpdateCests(t *testing.T) {
 		}
 		c := k.cest + "UpdateCest/"
 		examples = append(examples,
-			example{c + "it_should_return_401_if_user_cannot_update", func(t *testing.T) {
+			example{c + "it_should_return_401_if_user_cannot_update_" + k.collection, func(t *testing.T) {
 				wantError(t, sendCest(t, "", http.MethodPost, path(0), k.name("A "+k.nameKey, nil)), 401, "rest_forbidden")
 			}},
 			example{c + "it_should_allow_updating_a_" + k.nameKey, func(t *testing.T) {
