@@ -260,17 +260,19 @@ func TestSyncScheduledEventPublishedByCron(t *testing.T) {
 }
 
 // wpPHP runs PHP code inside the rig's WordPress with php-cli as the web server's user (as WP-CLI
-// would), for changes no REST route makes.
-func wpPHP(t *testing.T, code string) {
+// would), for changes no REST route makes, and returns what it printed.
+func wpPHP(t *testing.T, code string) []byte {
 	t.Helper()
 	u, _ := neturl.Parse(wpEnv["WP_URL"])
 	script := "$_SERVER['HTTP_HOST'] = '" + u.Hostname() + "'; $_SERVER['REQUEST_URI'] = '/';" +
 		" require '/usr/share/wordpress/wp-load.php'; " + code
 	cmd := exec.Command("setpriv", "--reuid=www-data", "--regid=www-data", "--init-groups", "--", "php", "-r", script)
 	cmd.Dir = os.TempDir()
-	if out, err := cmd.CombinedOutput(); err != nil {
+	out, err := cmd.CombinedOutput()
+	if err != nil {
 		t.Fatalf("php: %v\n%s", err, out)
 	}
+	return out
 }
 
 // A change of the site's time zone reaches the catalog (calshim dates new events in it).
