@@ -3,7 +3,7 @@
 # engine runs), FROM scratch, without pulling anything: the static binary is built here and staged
 # with a minimal root file system into the build context.
 #
-#   scripts/image.sh [TAG]        (default calshim:<git describe>, also tagged calshim:latest)
+#   scripts/image.sh [TAG]        (default calshim:<git describe>, then also tagged calshim:latest)
 #
 # The context (build/image/) holds rootfs/: /calshim (CGO_ENABLED=0, -trimpath), /etc/passwd and
 # /etc/group naming the user calshim (65532), the CA certificates of this machine (for an https
@@ -17,6 +17,8 @@ GO=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
 TOOL=${IMAGE_TOOL:-podman}
 VERSION=${VERSION:-$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo dev)}
 TAG=${1:-calshim:$VERSION}
+tags=(-t "$TAG")
+[ $# -eq 0 ] && tags+=(-t calshim:latest)
 CTX=${IMAGE_CONTEXT:-$ROOT/build/image}
 
 rm -rf "$CTX"
@@ -32,5 +34,5 @@ cp "$ROOT/deploy/Containerfile" "$CTX/Containerfile"
 # --format docker keeps HEALTHCHECK (the OCI image format has no field for it).
 format=()
 [ "$TOOL" = podman ] && format=(--format docker)
-"$TOOL" build "${format[@]}" -f "$CTX/Containerfile" -t "$TAG" -t calshim:latest "$CTX" >&2
+"$TOOL" build "${format[@]}" -f "$CTX/Containerfile" "${tags[@]}" "$CTX" >&2
 echo "$TAG"

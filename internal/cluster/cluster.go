@@ -246,7 +246,7 @@ func (r *Replica) Start() error {
 	}
 
 	r.starts++
-	fmt.Fprintf(logf, "--- start %d at %s\n", r.starts, time.Now().Format(time.RFC3339Nano))
+	_, _ = fmt.Fprintf(logf, "--- start %d at %s\n", r.starts, time.Now().Format(time.RFC3339Nano))
 	cmd := exec.Command(r.bin)
 	cmd.Env = r.env
 	cmd.Stdout, cmd.Stderr = logf, logf
