@@ -137,7 +137,7 @@ func (c *Cluster) Close() {
 
 	for _, r := range c.Replicas {
 		_ = r.Kill()
-		r.proxy.close()
+		r.proxy.Close()
 	}
 }
 
@@ -216,7 +216,7 @@ type Replica struct {
 }
 
 func newReplica(cfg Config, i, port, proxyPort int) (*Replica, error) {
-	p, err := newProxy(cfg.WPURL, proxyPort)
+	p, err := NewProxy(cfg.WPURL, proxyPort)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +228,7 @@ func newReplica(cfg Config, i, port, proxyPort int) (*Replica, error) {
 	r.env = append(append(os.Environ(), cfg.Env...), "CALSHIM_LISTEN="+addr,
 		"CALSHIM_UPSTREAM_URL=http://"+p.Addr+"/wp-json", "CALSHIM_SNAPSHOT="+r.Snapshot)
 	if err := r.Start(); err != nil {
-		p.close()
+		p.Close()
 		return nil, err
 	}
 

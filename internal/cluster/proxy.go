@@ -10,15 +10,18 @@ import (
 	"sync/atomic"
 )
 
-// Proxy forwards a replica's requests to WordPress and counts them: feed polls apart from the rest.
+// Proxy forwards a replica's requests to WordPress and counts them: feed polls and credential
+// checks (users/me) apart from the rest.
 type Proxy struct {
 	Addr  string
 	feed  atomic.Int64
+	me    atomic.Int64
 	other atomic.Int64
 	srv   *http.Server
 }
 
-func newProxy(wpURL string, port int) (*Proxy, error) {
+// NewProxy starts a counting proxy to WordPress on a loopback port (0: a free one).
+func NewProxy(wpURL string, port int) (*Proxy, error) {
 	target, err := url.Parse(wpURL)
 	if err != nil {
 		return nil, err
@@ -35,9 +38,13 @@ func newProxy(wpURL string, port int) (*Proxy, error) {
 	}}
 	p := &Proxy{Addr: ln.Addr().String()}
 	p.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/calshim/v1/changes") {
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/calshim/v1/changes"):
 			p.feed.Add(1)
-		} else {
+		case strings.HasSuffix(r.URL.Path, "/wp/v2/users/me"):
+			p.me.Add(1)
+			p.other.Add(1)
+		default:
 			p.other.Add(1)
 		}
 		rp.ServeHTTP(w, r)
@@ -46,7 +53,11 @@ func newProxy(wpURL string, port int) (*Proxy, error) {
 	return p, nil
 }
 
+// CredentialChecks returns the users/me requests forwarded so far (counted in Counts' other too).
+func (p *Proxy) CredentialChecks() int64 { return p.me.Load() }
+
 // Counts returns the feed requests and the other requests forwarded so far.
 func (p *Proxy) Counts() (feed, other int64) { return p.feed.Load(), p.other.Load() }
 
-func (p *Proxy) close() { _ = p.srv.Close() }
+// Close stops the proxy.
+func (p *Proxy) Close() { _ = p.srv.Close() }
