@@ -16,10 +16,12 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// This file bounds what one client can make calshim ask of WordPress. Reads never reach WordPress;
-// what does is a credential calshim has not seen (one users/me request each), and writes. So:
-// credentials WordPress refused are answered with its refusal for a while without asking again,
-// checks of new credentials are rate-limited per client address, and so are writes.
+// This file bounds what one client can make calshim ask of WordPress. Reads are answered from the
+// catalog; what reaches WordPress is a credential calshim has not seen (one users/me request each),
+// a single read of an ID the catalog does not hold (one look-up per ID and catalog version), and
+// writes. So: credentials WordPress refused are answered with its refusal for a while without
+// asking again, and checks of new credentials, look-ups and writes are rate-limited per client
+// address.
 
 // LimitOptions configure the per-client limits (config.Limits). A rate of 0 turns its limit off.
 type LimitOptions struct {
@@ -31,6 +33,10 @@ type LimitOptions struct {
 	RefusedTTL time.Duration
 
 	WritesPerMinute, WritesBurst int
+
+	// LookupsPerMinute and LookupsBurst ration the questions to WordPress about IDs the catalog does
+	// not hold (events.go, otherPostExists).
+	LookupsPerMinute, LookupsBurst int
 }
 
 // maxRemembered bounds the refused credentials kept: past it new refusals are not stored (the rate
@@ -42,6 +48,7 @@ type limits struct {
 	opt     LimitOptions
 	auth    *keyedLimiter
 	writes  *keyedLimiter
+	lookups *keyedLimiter
 	refused *gocache.Cache // credential key → *apiError WordPress answered
 	limited *prometheus.CounterVec
 }
@@ -51,10 +58,11 @@ func newLimits(opt LimitOptions) *limits {
 		opt:     opt,
 		auth:    newKeyedLimiter(opt.AuthChecksPerMinute, opt.AuthChecksBurst),
 		writes:  newKeyedLimiter(opt.WritesPerMinute, opt.WritesBurst),
+		lookups: newKeyedLimiter(opt.LookupsPerMinute, opt.LookupsBurst),
 		refused: gocache.New(opt.RefusedTTL, time.Minute),
 		limited: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "calshim", Name: "rate_limited_total",
-			Help: "Requests answered 429 calshim_rate_limited, by limit (auth_checks, writes).",
+			Help: "Requests answered 429 calshim_rate_limited, by limit (auth_checks, writes, lookups).",
 		}, []string{"limit"}),
 	}
 }
@@ -87,6 +95,11 @@ func (l *limits) admitAuthCheck(gc *gin.Context) error {
 // admitWrite takes one write from the client's allowance.
 func (l *limits) admitWrite(gc *gin.Context) error {
 	return l.admit(gc, l.writes, "writes", "Too many write requests from your address.")
+}
+
+// admitLookup takes one question about an unknown ID from the client's allowance.
+func (l *limits) admitLookup(gc *gin.Context) error {
+	return l.admit(gc, l.lookups, "lookups", "Too many requests for unknown IDs from your address.")
 }
 
 func (l *limits) admit(gc *gin.Context, kl *keyedLimiter, name, message string) error {

@@ -223,3 +223,28 @@ func TestLoadWaitAndDraining(t *testing.T) {
 		t.Errorf("a request while draining: %d", rec.Code)
 	}
 }
+
+// Single reads of IDs the catalog does not hold ask WordPress once per ID, within the client's
+// allowance; past it the answer is 429 and WordPress is not asked.
+func TestLookupsRateLimited(t *testing.T) {
+	wp, h := limitedServer(t, LimitOptions{LookupsPerMinute: 60, LookupsBurst: 2})
+	var codes []int
+	for id := range 4 {
+		req := httptest.NewRequest(http.MethodGet, fmt.Sprintf("/wp-json/cal/events/v1/events/%d", 999990+id), nil)
+		req.RemoteAddr = "192.0.2.1:1"
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		codes = append(codes, rec.Code)
+	}
+
+	lookups := 0
+	for _, r := range wp.Requests() {
+		if strings.HasPrefix(r.Path, "/wp-json/calshim/v1/posts/") {
+			lookups++
+		}
+	}
+
+	if fmt.Sprint(codes) != "[404 404 429 429]" || lookups != 2 {
+		t.Errorf("four unknown IDs: %v with %d look-ups, want [404 404 429 429] with 2", codes, lookups)
+	}
+}

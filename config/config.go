@@ -207,6 +207,8 @@ func envTable(c *Config) map[string]any {
 		"CALSHIM_LIMITS_REFUSED_CREDENTIALS_TTL": &c.Limits.RefusedCredentialsTTL,
 		"CALSHIM_LIMITS_WRITES_PER_MINUTE":       &c.Limits.WritesPerMinute,
 		"CALSHIM_LIMITS_WRITES_BURST":            &c.Limits.WritesBurst,
+		"CALSHIM_LIMITS_LOOKUPS_PER_MINUTE":      &c.Limits.LookupsPerMinute,
+		"CALSHIM_LIMITS_LOOKUPS_BURST":           &c.Limits.LookupsBurst,
 	}
 }
 

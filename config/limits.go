@@ -32,11 +32,16 @@ type Limits struct {
 
 	WritesPerMinute int `yaml:"writes_per_minute"`
 	WritesBurst     int `yaml:"writes_burst"`
+
+	// Lookups: single reads of IDs the catalog does not hold, each a WordPress request (is it
+	// another kind of post? 400 then, else 404).
+	LookupsPerMinute int `yaml:"lookups_per_minute"`
+	LookupsBurst     int `yaml:"lookups_burst"`
 }
 
 func defaultLimits() Limits {
 	return Limits{AuthChecksPerMinute: 60, AuthChecksBurst: 20, RefusedCredentialsTTL: 10 * time.Minute,
-		WritesPerMinute: 1200, WritesBurst: 200}
+		WritesPerMinute: 1200, WritesBurst: 200, LookupsPerMinute: 120, LookupsBurst: 60}
 }
 
 // Prefixes returns the trusted proxies as address ranges (an address alone is a range of one).
@@ -72,11 +77,13 @@ func (c *Config) validateReplicas() []error {
 	}
 
 	l := c.Limits
-	if l.AuthChecksPerMinute < 0 || l.WritesPerMinute < 0 || l.RefusedCredentialsTTL < 0 {
+	if l.AuthChecksPerMinute < 0 || l.WritesPerMinute < 0 || l.LookupsPerMinute < 0 ||
+		l.RefusedCredentialsTTL < 0 {
 		errs = append(errs, errors.New("limits: rates and refused_credentials_ttl must not be negative"))
 	}
 
-	if (l.AuthChecksPerMinute > 0 && l.AuthChecksBurst < 1) || (l.WritesPerMinute > 0 && l.WritesBurst < 1) {
+	if (l.AuthChecksPerMinute > 0 && l.AuthChecksBurst < 1) || (l.WritesPerMinute > 0 && l.WritesBurst < 1) ||
+		(l.LookupsPerMinute > 0 && l.LookupsBurst < 1) {
 		errs = append(errs, errors.New("limits: a burst must be at least 1 when its rate is set"))
 	}
 

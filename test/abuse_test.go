@@ -42,6 +42,7 @@ func TestAbuseLimits(t *testing.T) {
 	t.Run("a refused credential is asked once", func(t *testing.T) { checkRefusedOnce(t, base, proxy) })
 	t.Run("X-Forwarded-For behind a trusted proxy", func(t *testing.T) { checkForwarded(t, base) })
 	t.Run("writes", func(t *testing.T) { checkWriteLimit(t, base) })
+	t.Run("unknown IDs", func(t *testing.T) { checkLookups(t, base, proxy) })
 }
 
 // fromAddr is an HTTP client whose requests leave from a loopback address of its own.
@@ -196,5 +197,30 @@ func checkWriteLimit(t *testing.T, base string) {
 	}
 	if status := del("127.0.0.55"); status != http.StatusUnauthorized {
 		t.Errorf("a delete from another address: %d", status)
+	}
+}
+
+// Single reads of IDs the catalog does not hold cost WordPress one look-up each, within the
+// allowance (default burst 60, 120 a minute): 300 random IDs from one address cost at most the
+// burst plus two a second.
+func checkLookups(t *testing.T, base string, proxy *cluster.Proxy) {
+	c := fromAddr("127.0.0.57")
+	before := proxy.Lookups()
+	start := time.Now()
+	statuses := map[int]int{}
+	for range 300 {
+		status, _, _ := getVia(t, c, fmt.Sprintf("%s/wp-json/cal/events/v1/events/%d", base, 10_000_000+rand.IntN(1e9)))
+		statuses[status]++
+	}
+	took := time.Since(start)
+	lookups := proxy.Lookups() - before
+	allowed := 60 + 2*int64(took.Seconds()) + 2
+	t.Logf("300 unknown IDs in %v: %d look-ups (allowed %d), answers %v", took.Round(time.Millisecond),
+		lookups, allowed, statuses)
+	if lookups > allowed || statuses[http.StatusTooManyRequests] == 0 || statuses[http.StatusNotFound] == 0 {
+		t.Errorf("%d look-ups, answers %v", lookups, statuses)
+	}
+	if status, _, _ := getVia(t, fromAddr("127.0.0.58"), base+"/wp-json/cal/events/v1/events/999999999"); status != 404 {
+		t.Errorf("an unknown ID from another address: %d", status)
 	}
 }

@@ -128,7 +128,8 @@ func newHTTPServer(cfg config.Config, log *zap.Logger, catalogs map[string]*cata
 		Limits: adapter.LimitOptions{TrustedProxies: trusted,
 			AuthChecksPerMinute: cfg.Limits.AuthChecksPerMinute, AuthChecksBurst: cfg.Limits.AuthChecksBurst,
 			RefusedTTL:      cfg.Limits.RefusedCredentialsTTL,
-			WritesPerMinute: cfg.Limits.WritesPerMinute, WritesBurst: cfg.Limits.WritesBurst}}
+			WritesPerMinute: cfg.Limits.WritesPerMinute, WritesBurst: cfg.Limits.WritesBurst,
+			LookupsPerMinute: cfg.Limits.LookupsPerMinute, LookupsBurst: cfg.Limits.LookupsBurst}}
 	return &http.Server{
 		Handler:           adapter.NewServer(catalogs[cfg.Languages[0]], log, opt),
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second,

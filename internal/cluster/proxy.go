@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -10,12 +12,13 @@ import (
 	"sync/atomic"
 )
 
-// Proxy forwards a replica's requests to WordPress and counts them: feed polls and credential
-// checks (users/me) apart from the rest.
+// Proxy forwards a replica's requests to WordPress and counts them: feed polls, credential checks
+// (users/me) and post look-ups apart from the rest.
 type Proxy struct {
 	Addr  string
 	feed  atomic.Int64
 	me    atomic.Int64
+	look  atomic.Int64
 	other atomic.Int64
 	srv   *http.Server
 }
@@ -35,7 +38,7 @@ func NewProxy(wpURL string, port int) (*Proxy, error) {
 	rp := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
 		pr.SetURL(target)
 		pr.Out.Host = target.Host // Debian's WordPress picks its site by the Host header
-	}}
+	}, ErrorLog: log.New(io.Discard, "", 0)} // WordPress down on purpose is no news (502 to calshim)
 	p := &Proxy{Addr: ln.Addr().String()}
 	p.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
@@ -43,6 +46,9 @@ func NewProxy(wpURL string, port int) (*Proxy, error) {
 			p.feed.Add(1)
 		case strings.HasSuffix(r.URL.Path, "/wp/v2/users/me"):
 			p.me.Add(1)
+			p.other.Add(1)
+		case strings.Contains(r.URL.Path, "/calshim/v1/posts/"):
+			p.look.Add(1)
 			p.other.Add(1)
 		default:
 			p.other.Add(1)
@@ -55,6 +61,9 @@ func NewProxy(wpURL string, port int) (*Proxy, error) {
 
 // CredentialChecks returns the users/me requests forwarded so far (counted in Counts' other too).
 func (p *Proxy) CredentialChecks() int64 { return p.me.Load() }
+
+// Lookups returns the post look-ups (calshim/v1/posts/ID) forwarded so far (in Counts' other too).
+func (p *Proxy) Lookups() int64 { return p.look.Load() }
 
 // Counts returns the feed requests and the other requests forwarded so far.
 func (p *Proxy) Counts() (feed, other int64) { return p.feed.Load(), p.other.Load() }

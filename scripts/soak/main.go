@@ -56,7 +56,7 @@ func main() {
 		fail(err)
 	}
 
-	s := &soak{env: env, root: root, writes: map[string]int{}, log: os.Stderr}
+	s := &soak{env: env, root: root, writes: map[string]int{}, log: os.Stderr, start: time.Now()}
 	s.c, err = cluster.Start(cluster.Config{Bin: *bin, Dir: dir, WPURL: env["WP_URL"], Replicas: 3,
 		BasePort: *base, Env: []string{
 			"CALSHIM_UPSTREAM_USER=" + env["CALSHIM_UPSTREAM_USER"],
@@ -68,6 +68,7 @@ func main() {
 	}
 	defer s.c.Close()
 	s.logf("cluster up: haproxy %s, logs in %s", s.c.LB, dir)
+	s.start = time.Now()
 	s.run(*duration)
 }
 
@@ -83,7 +84,6 @@ func (s *soak) logf(format string, a ...any) {
 // run is the timeline: WordPress down at 15-25 % and 60-70 % of the duration, replica 1 killed at
 // 45 % (started again 2 s later), RSS sampled every 30 s.
 func (s *soak) run(d time.Duration) {
-	s.start = time.Now()
 	paths := []string{"/wp-json/cal/events/v1/events?per_page=5", "/wp-json/cal/events/v1/venues",
 		"/wp-json/cal/events/v1/categories", "/wp-json/cal/events/v1/events?page=2&per_page=3",
 		"/wp-json/cal/events/v1/organizers", "/wp-json/cal/events/v1/tags"}
