@@ -50,8 +50,10 @@ func (s *Server) snapshotFor(gc *gin.Context, cat *catalog.Catalog) *catalog.Sna
 }
 
 // stampSequence tells the client of a write the change log sequence that includes it: the head of
-// the log, read once the write is done (the plugin writes a request's rows before WordPress has
-// answered it). Nothing when the catalog does not sync through the feed, or the head cannot be read.
+// the log, read once the write is done. The plugin writes a request's rows in PHP's shutdown
+// functions, which PHP's built-in server, mod_php and PHP-FPM all run before the response ends (as
+// long as nothing calls fastcgi_finish_request), so the head read afterwards includes them. Nothing
+// when the catalog does not sync through the feed, or the head cannot be read.
 func (t *tx) stampSequence(ctx context.Context) {
 	if _, ok := t.cat.Sequence(); !ok {
 		return

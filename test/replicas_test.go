@@ -135,7 +135,8 @@ func checkUpstream(t *testing.T, c *cluster.Cluster, load *cluster.Load) {
 		t.Logf("replica %d: %d feed polls, %d other upstream requests in %v (%.0f/min) while haproxy "+
 			"served %d reads", i, feed, other, window, perMinute, ok-ok0)
 		if other != 0 || feed > int64(window/time.Second)+2 {
-			t.Errorf("replica %d: %d feed polls and %d other requests in %v", i, feed, other, window)
+			t.Errorf("replica %d: %d feed polls and %d other requests in %v; last ones: %q", i, feed,
+				other, window, r.Proxy().Others())
 		}
 	}
 }
@@ -186,8 +187,7 @@ func checkReadYourWrites(t *testing.T, c *cluster.Cluster) {
 		if r.status != http.StatusOK || str(at(r.body, "title")) != "Written through replica 0" {
 			t.Fatalf("read %d through haproxy: %d %.200s", i, r.status, r.raw)
 		}
-		if got, _ := strconv.ParseInt(r.header.Get("X-Calshim-Seq"), 10, 64); strconv.FormatInt(got, 10) != seq &&
-			got < mustInt(t, seq) {
+		if got, _ := strconv.ParseInt(r.header.Get("X-Calshim-Seq"), 10, 64); got < mustInt(t, seq) {
 			t.Errorf("read %d answered X-Calshim-Seq %q, below %s", i, r.header.Get("X-Calshim-Seq"), seq)
 		}
 		t.Logf("read %d: 200 after %v", i, time.Since(start).Round(time.Millisecond))

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -21,6 +22,8 @@ type Proxy struct {
 	look  atomic.Int64
 	other atomic.Int64
 	srv   *http.Server
+	mu    sync.Mutex
+	last  []string // the last other requests, for reports
 }
 
 // NewProxy starts a counting proxy to WordPress on a loopback port (0: a free one).
@@ -52,6 +55,7 @@ func NewProxy(wpURL string, port int) (*Proxy, error) {
 			p.other.Add(1)
 		default:
 			p.other.Add(1)
+			p.note(r)
 		}
 		rp.ServeHTTP(w, r)
 	})}
@@ -61,6 +65,19 @@ func NewProxy(wpURL string, port int) (*Proxy, error) {
 
 // CredentialChecks returns the users/me requests forwarded so far (counted in Counts' other too).
 func (p *Proxy) CredentialChecks() int64 { return p.me.Load() }
+
+func (p *Proxy) note(r *http.Request) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.last = append(p.last[max(0, len(p.last)-19):], r.Method+" "+r.URL.RequestURI())
+}
+
+// Others returns the last requests that were neither feed polls, credential checks nor look-ups.
+func (p *Proxy) Others() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.last...)
+}
 
 // Lookups returns the post look-ups (calshim/v1/posts/ID) forwarded so far (in Counts' other too).
 func (p *Proxy) Lookups() int64 { return p.look.Load() }
