@@ -248,3 +248,35 @@ func TestLookupsRateLimited(t *testing.T) {
 		t.Errorf("four unknown IDs: %v with %d look-ups, want [404 404 429 429] with 2", codes, lookups)
 	}
 }
+
+// Browsers may send X-Calshim-Min-Seq across origins (the preflight allows it when asked) and read
+// X-Calshim-Seq; other answers keep their headers. A catalog without the change feed has no sequence:
+// the header is ignored.
+func TestSequenceHeadersCORS(t *testing.T) {
+	h := newTestServer(t)
+	preflight := func(asked string) string {
+		req := httptest.NewRequest(http.MethodOptions, "/wp-json/cal/events/v1/events", nil)
+		req.Header.Set("Origin", "https://app.example")
+		req.Header.Set("Access-Control-Request-Headers", asked)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Header().Get("Access-Control-Allow-Headers")
+	}
+
+	plain := "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type"
+	if got := preflight("authorization"); got != plain {
+		t.Errorf("preflight without the header: %q", got)
+	}
+	if got := preflight("authorization, x-calshim-min-seq"); got != plain+", X-Calshim-Min-Seq" {
+		t.Errorf("preflight with the header: %q", got)
+	}
+
+	req := httptest.NewRequest(http.MethodGet, "/wp-json/cal/events/v1/events?per_page=1", nil)
+	req.Header.Set("X-Calshim-Min-Seq", "5")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK || rec.Header().Get("X-Calshim-Seq") != "" {
+		t.Errorf("min-seq on a catalog without the feed: %d, X-Calshim-Seq %q", rec.Code,
+			rec.Header().Get("X-Calshim-Seq"))
+	}
+}
