@@ -17,7 +17,8 @@ import (
 )
 
 // The client address is the connection's, unless it comes from a trusted proxy: then the nearest
-// X-Forwarded-For entry that is not a trusted proxy; entries the client wrote itself are not believed.
+// X-Forwarded-For entry that is not a trusted proxy; entries the client wrote itself are not
+// believed.
 func TestClientAddr(t *testing.T) {
 	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 	for _, tc := range []struct{ remote, xff, want string }{
@@ -123,11 +124,13 @@ func TestRefusedCredentialsRemembered(t *testing.T) {
 	for range 5 {
 		rec := sendFrom(h, "192.0.2.1:1", http.MethodGet, wrong)
 		if rec.Code != first.Code || rec.Body.String() != first.Body.String() {
-			t.Fatalf("remembered refusal %d %s differs from %d %s", rec.Code, rec.Body, first.Code, first.Body)
+			t.Fatalf("remembered refusal %d %s differs from %d %s", rec.Code, rec.Body, first.Code,
+				first.Body)
 		}
 	}
 
-	if first.Code != http.StatusUnauthorized || !strings.Contains(first.Body.String(), "incorrect_password") {
+	if first.Code != http.StatusUnauthorized ||
+		!strings.Contains(first.Body.String(), "incorrect_password") {
 		t.Errorf("refusal: %d %s", first.Code, first.Body)
 	}
 
@@ -161,7 +164,8 @@ func TestAuthChecksRateLimited(t *testing.T) {
 		t.Errorf("20 new credentials: %d upstream checks, %d limited", n, limited)
 	}
 
-	if rec := sendFrom(h, "192.0.2.2:1", http.MethodGet, "Basic ZWRpdG9yOnNlY3JldA=="); rec.Code != 200 {
+	editor := "Basic ZWRpdG9yOnNlY3JldA=="
+	if rec := sendFrom(h, "192.0.2.2:1", http.MethodGet, editor); rec.Code != 200 {
 		t.Errorf("another address: %d %s", rec.Code, rec.Body)
 	}
 }
@@ -215,7 +219,8 @@ func TestLoadWaitAndDraining(t *testing.T) {
 	}
 
 	draining = true
-	if rec := serveGET(patient, "/readyz"); rec.Code != 503 || !strings.Contains(rec.Body.String(), `"draining":true`) {
+	rec := serveGET(patient, "/readyz")
+	if rec.Code != 503 || !strings.Contains(rec.Body.String(), `"draining":true`) {
 		t.Errorf("readyz while draining: %d %s", rec.Code, rec.Body)
 	}
 
@@ -230,7 +235,8 @@ func TestLookupsRateLimited(t *testing.T) {
 	wp, h := limitedServer(t, LimitOptions{LookupsPerMinute: 60, LookupsBurst: 2})
 	var codes []int
 	for id := range 4 {
-		req := httptest.NewRequest(http.MethodGet, fmt.Sprintf("/wp-json/cal/events/v1/events/%d", 999990+id), nil)
+		target := fmt.Sprintf("/wp-json/cal/events/v1/events/%d", 999990+id)
+		req := httptest.NewRequest(http.MethodGet, target, nil)
 		req.RemoteAddr = "192.0.2.1:1"
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
@@ -250,8 +256,8 @@ func TestLookupsRateLimited(t *testing.T) {
 }
 
 // Browsers may send X-Calshim-Min-Seq across origins (the preflight allows it when asked) and read
-// X-Calshim-Seq; other answers keep their headers. A catalog without the change feed has no sequence:
-// the header is ignored.
+// X-Calshim-Seq; other answers keep their headers. A catalog without the change feed has no
+// sequence: the header is ignored.
 func TestSequenceHeadersCORS(t *testing.T) {
 	h := newTestServer(t)
 	preflight := func(asked string) string {

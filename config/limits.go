@@ -40,8 +40,9 @@ type Limits struct {
 }
 
 func defaultLimits() Limits {
-	return Limits{AuthChecksPerMinute: 60, AuthChecksBurst: 20, RefusedCredentialsTTL: 10 * time.Minute,
-		WritesPerMinute: 1200, WritesBurst: 200, LookupsPerMinute: 120, LookupsBurst: 60}
+	return Limits{AuthChecksPerMinute: 60, AuthChecksBurst: 20,
+		RefusedCredentialsTTL: 10 * time.Minute,
+		WritesPerMinute:       1200, WritesBurst: 200, LookupsPerMinute: 120, LookupsBurst: 60}
 }
 
 // Prefixes returns the trusted proxies as address ranges (an address alone is a range of one).
@@ -69,11 +70,13 @@ func (l Limits) Prefixes() ([]netip.Prefix, error) {
 func (c *Config) validateReplicas() []error {
 	var errs []error
 	if c.Shutdown.Drain < 0 || c.Shutdown.Timeout <= 0 {
-		errs = append(errs, errors.New("shutdown.drain must not be negative and shutdown.timeout must be positive"))
+		errs = append(errs,
+			errors.New("shutdown.drain must not be negative and shutdown.timeout must be positive"))
 	}
 
 	if c.Catalog.LoadWait < 0 || c.Catalog.SequenceWait < 0 {
-		errs = append(errs, errors.New("catalog.load_wait and catalog.sequence_wait must not be negative"))
+		errs = append(errs,
+			errors.New("catalog.load_wait and catalog.sequence_wait must not be negative"))
 	}
 
 	l := c.Limits
@@ -82,8 +85,8 @@ func (c *Config) validateReplicas() []error {
 		errs = append(errs, errors.New("limits: rates and refused_credentials_ttl must not be negative"))
 	}
 
-	if (l.AuthChecksPerMinute > 0 && l.AuthChecksBurst < 1) || (l.WritesPerMinute > 0 && l.WritesBurst < 1) ||
-		(l.LookupsPerMinute > 0 && l.LookupsBurst < 1) {
+	if (l.AuthChecksPerMinute > 0 && l.AuthChecksBurst < 1) ||
+		(l.WritesPerMinute > 0 && l.WritesBurst < 1) || (l.LookupsPerMinute > 0 && l.LookupsBurst < 1) {
 		errs = append(errs, errors.New("limits: a burst must be at least 1 when its rate is set"))
 	}
 

@@ -67,7 +67,8 @@ func TestKubernetesManifests(t *testing.T) {
 	if c.Readiness.HTTPGet.Path != "/readyz" || c.Liveness.HTTPGet.Path != "/healthz" {
 		t.Errorf("probes: readiness %q, liveness %q", c.Readiness.HTTPGet.Path, c.Liveness.HTTPGet.Path)
 	}
-	if c.Resources.Requests["memory"] == "" || c.Resources.Limits["memory"] == "" || c.Resources.Requests["cpu"] == "" {
+	res := c.Resources
+	if res.Requests["memory"] == "" || res.Limits["memory"] == "" || res.Requests["cpu"] == "" {
 		t.Errorf("resources: %+v", c.Resources)
 	}
 
@@ -77,8 +78,10 @@ func TestKubernetesManifests(t *testing.T) {
 	}
 	readYAML(t, "k8s/secret.yaml", &secret)
 	if len(c.EnvFrom) != 1 || c.EnvFrom[0].SecretRef.Name != secret.Metadata.Name ||
-		secret.StringData["CALSHIM_UPSTREAM_USER"] == "" || secret.StringData["CALSHIM_UPSTREAM_APP_PASSWORD"] == "" {
-		t.Errorf("the Deployment does not read the service credential from the Secret: %+v %+v", c.EnvFrom, secret)
+		secret.StringData["CALSHIM_UPSTREAM_USER"] == "" ||
+		secret.StringData["CALSHIM_UPSTREAM_APP_PASSWORD"] == "" {
+		t.Errorf("the Deployment does not read the service credential from the Secret: %+v %+v",
+			c.EnvFrom, secret)
 	}
 
 	var cm struct {
@@ -96,7 +99,8 @@ func TestKubernetesManifests(t *testing.T) {
 	if !strings.HasSuffix(cfg.Listen, ":8080") || c.Ports[0].ContainerPort != 8080 {
 		t.Errorf("listen %q, container port %d", cfg.Listen, c.Ports[0].ContainerPort)
 	}
-	if need := cfg.Shutdown.Drain + cfg.Shutdown.Timeout; d.Spec.Template.Spec.Grace <= int(need.Seconds()) {
+	need := cfg.Shutdown.Drain + cfg.Shutdown.Timeout
+	if d.Spec.Template.Spec.Grace <= int(need.Seconds()) {
 		t.Errorf("terminationGracePeriodSeconds %d, drain + timeout %v", d.Spec.Template.Spec.Grace, need)
 	}
 	if strings.Join(c.Args, " ") != "-config /etc/calshim/config.yaml" {

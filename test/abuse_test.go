@@ -17,8 +17,8 @@ import (
 )
 
 // The limits of adapter/limits.go against the real WordPress, on a calshim of its own (the suite's
-// shared one keeps its allowance). Client addresses are real: requests leave from different loopback
-// addresses (127.0.0.50, .51, ...). Takes 2-4 s.
+// shared one keeps its allowance). Client addresses are real: requests leave from different
+// loopback addresses (127.0.0.50, .51, ...). Takes 5-9 s.
 func TestAbuseLimits(t *testing.T) {
 	proxy, err := cluster.NewProxy(wpEnv["WP_URL"], 0)
 	if err != nil {
@@ -39,7 +39,9 @@ func TestAbuseLimits(t *testing.T) {
 	eventually(t, "calshim ready", func() bool { return readyz(t, base) != nil })
 
 	t.Run("random credentials", func(t *testing.T) { checkRandomCredentials(t, base, proxy) })
-	t.Run("a refused credential is asked once", func(t *testing.T) { checkRefusedOnce(t, base, proxy) })
+	t.Run("a refused credential is asked once", func(t *testing.T) {
+		checkRefusedOnce(t, base, proxy)
+	})
 	t.Run("X-Forwarded-For behind a trusted proxy", func(t *testing.T) { checkForwarded(t, base) })
 	t.Run("writes", func(t *testing.T) { checkWriteLimit(t, base) })
 	t.Run("unknown IDs", func(t *testing.T) { checkLookups(t, base, proxy) })
@@ -49,7 +51,9 @@ func TestAbuseLimits(t *testing.T) {
 func fromAddr(ip string) *http.Client {
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
 	return &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{
-		DialContext:         func(ctx context.Context, n, a string) (net.Conn, error) { return d.DialContext(ctx, n, a) },
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return d.DialContext(ctx, network, addr)
+		},
 		MaxIdleConnsPerHost: 16,
 	}}
 }
@@ -116,7 +120,8 @@ func checkRandomCredentials(t *testing.T, base string, proxy *cluster.Proxy) {
 	if status, _, body := getVia(t, legit, url, h...); status != http.StatusOK {
 		t.Errorf("the editor from another address: %d %.200s", status, body)
 	}
-	if status, _, body := getVia(t, legit, url, "Authorization", randomBasic()); status != http.StatusUnauthorized {
+	status, _, body := getVia(t, legit, url, "Authorization", randomBasic())
+	if status != http.StatusUnauthorized {
 		t.Errorf("a new credential from another address: %d %.200s (want WordPress' 401)", status, body)
 	}
 }
@@ -130,17 +135,20 @@ func jsonHas(body, prefix, suffix string) bool {
 // from memory.
 func checkRefusedOnce(t *testing.T, base string, proxy *cluster.Proxy) {
 	c := fromAddr("127.0.0.53")
-	wrong := "Basic " + base64.StdEncoding.EncodeToString([]byte(wpEnv["WP_EDITOR_USER"]+":wrong password"))
+	wrong := "Basic " +
+		base64.StdEncoding.EncodeToString([]byte(wpEnv["WP_EDITOR_USER"]+":wrong password"))
 	before := proxy.CredentialChecks()
 	url := base + "/wp-json/cal/events/v1/events?per_page=1"
 	status0, _, body0 := getVia(t, c, url, "Authorization", wrong)
 	for range 50 {
-		if status, _, body := getVia(t, c, url, "Authorization", wrong); status != status0 || body != body0 {
+		status, _, body := getVia(t, c, url, "Authorization", wrong)
+		if status != status0 || body != body0 {
 			t.Fatalf("repeated refusal %d %s differs from the first %d %s", status, body, status0, body0)
 		}
 	}
 	if n := proxy.CredentialChecks() - before; n != 1 || status0 != http.StatusUnauthorized {
-		t.Errorf("51 requests with a wrong password: %d upstream checks, first answer %d %s", n, status0, body0)
+		t.Errorf("51 requests with a wrong password: %d upstream checks, first answer %d %s", n,
+			status0, body0)
 	}
 }
 
@@ -151,7 +159,8 @@ func checkForwarded(t *testing.T, base string) {
 	url := base + "/wp-json/cal/events/v1/events?per_page=1"
 	limited := func(c *http.Client, xff string) bool {
 		for range 40 {
-			if status, _, _ := getVia(t, c, url, "Authorization", randomBasic(), "X-Forwarded-For", xff); status == 429 {
+			status, _, _ := getVia(t, c, url, "Authorization", randomBasic(), "X-Forwarded-For", xff)
+			if status == 429 {
 				return true
 			}
 		}
@@ -169,7 +178,8 @@ func checkForwarded(t *testing.T, base string) {
 	untrusted := fromAddr("127.0.0.56")
 	for i := range 40 {
 		xff := fmt.Sprintf("198.51.100.%d", 10+i)
-		if status, _, _ := getVia(t, untrusted, url, "Authorization", randomBasic(), "X-Forwarded-For", xff); status == 429 {
+		status, _, _ := getVia(t, untrusted, url, "Authorization", randomBasic(), "X-Forwarded-For", xff)
+		if status == 429 {
 			return
 		}
 	}
@@ -209,7 +219,8 @@ func checkLookups(t *testing.T, base string, proxy *cluster.Proxy) {
 	start := time.Now()
 	statuses := map[int]int{}
 	for range 300 {
-		status, _, _ := getVia(t, c, fmt.Sprintf("%s/wp-json/cal/events/v1/events/%d", base, 10_000_000+rand.IntN(1e9)))
+		id := 10_000_000 + rand.IntN(1e9)
+		status, _, _ := getVia(t, c, fmt.Sprintf("%s/wp-json/cal/events/v1/events/%d", base, id))
 		statuses[status]++
 	}
 	took := time.Since(start)
@@ -217,10 +228,13 @@ func checkLookups(t *testing.T, base string, proxy *cluster.Proxy) {
 	allowed := 60 + 2*int64(took.Seconds()) + 2
 	t.Logf("300 unknown IDs in %v: %d look-ups (allowed %d), answers %v", took.Round(time.Millisecond),
 		lookups, allowed, statuses)
-	if lookups > allowed || statuses[http.StatusTooManyRequests] == 0 || statuses[http.StatusNotFound] == 0 {
+	if lookups > allowed || statuses[http.StatusTooManyRequests] == 0 ||
+		statuses[http.StatusNotFound] == 0 {
 		t.Errorf("%d look-ups, answers %v", lookups, statuses)
 	}
-	if status, _, _ := getVia(t, fromAddr("127.0.0.58"), base+"/wp-json/cal/events/v1/events/999999999"); status != 404 {
+	other := fromAddr("127.0.0.58")
+	status, _, _ := getVia(t, other, base+"/wp-json/cal/events/v1/events/999999999")
+	if status != http.StatusNotFound {
 		t.Errorf("an unknown ID from another address: %d", status)
 	}
 }

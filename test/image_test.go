@@ -50,7 +50,8 @@ func TestContainerImage(t *testing.T) {
 		t.Errorf("/etc/passwd: %v %q", err, passwd)
 	}
 
-	certs, err := os.Stat(copyOut(t, tag, "/etc/ssl/certs/ca-certificates.crt", filepath.Join(dir, "ca.crt")))
+	ca := copyOut(t, tag, "/etc/ssl/certs/ca-certificates.crt", filepath.Join(dir, "ca.crt"))
+	certs, err := os.Stat(ca)
 	if err != nil || certs.Size() < 1000 {
 		t.Errorf("CA certificates: %v", err)
 	}
@@ -92,7 +93,8 @@ func checkImageConfig(t *testing.T, tag string) {
 		t.Errorf("Entrypoint = %q", got)
 	}
 	env := strings.Join(c.Env, " ")
-	for _, want := range []string{"CALSHIM_LISTEN=0.0.0.0:8080", "CALSHIM_SNAPSHOT=/var/cache/calshim/catalog.gob"} {
+	wants := []string{"CALSHIM_LISTEN=0.0.0.0:8080", "CALSHIM_SNAPSHOT=/var/cache/calshim/catalog.gob"}
+	for _, want := range wants {
 		if !strings.Contains(env, want) {
 			t.Errorf("Env %q lacks %s", env, want)
 		}

@@ -37,7 +37,9 @@ func TestReplicasBehindHAProxy(t *testing.T) {
 			}
 		})
 	})
-	t.Run("a request reaching a loading replica waits for it", func(t *testing.T) { checkLoadWait(t, c) })
+	t.Run("a request reaching a loading replica waits for it", func(t *testing.T) {
+		checkLoadWait(t, c)
+	})
 }
 
 // replicaDrain is the drain of the test's replicas: several of haproxy's 250 ms health checks.
@@ -107,8 +109,8 @@ func phase(t *testing.T, load *cluster.Load, step func()) {
 	step()
 	time.Sleep(500 * time.Millisecond) // the reads right after the step count too
 	ok, failed := load.Counts()
-	t.Logf("%d reads in %v, %d failed", ok-ok0+failed-failed0, time.Since(start).Round(time.Millisecond),
-		failed-failed0)
+	t.Logf("%d reads in %v, %d failed", ok-ok0+failed-failed0,
+		time.Since(start).Round(time.Millisecond), failed-failed0)
 	if failed != failed0 {
 		t.Errorf("%d failed reads; first ones: %q", failed-failed0, load.Failures())
 	}
@@ -117,8 +119,8 @@ func phase(t *testing.T, load *cluster.Load, step func()) {
 	}
 }
 
-// Under read load each replica sends WordPress its feed polls (one a second) and nothing else: upstream
-// requests grow with the replicas only by the polling.
+// Under read load each replica sends WordPress its feed polls (one a second) and nothing else:
+// upstream requests grow with the replicas only by the polling.
 func checkUpstream(t *testing.T, c *cluster.Cluster, load *cluster.Load) {
 	const window = 8 * time.Second
 	before := make([][2]int64, len(c.Replicas))

@@ -69,8 +69,8 @@ func TestDrainOnSignal(t *testing.T) {
 
 func TestVersionFlag(t *testing.T) {
 	var out bytes.Buffer
-	if err := run(nil, []string{"-version"}, func(string) string { return "" }, &out, io.Discard); err != nil ||
-		!bytes.HasPrefix(out.Bytes(), []byte("calshim ")) {
+	err := run(nil, []string{"-version"}, func(string) string { return "" }, &out, io.Discard)
+	if err != nil || !bytes.HasPrefix(out.Bytes(), []byte("calshim ")) {
 		t.Errorf("-version: %v %q", err, out.String())
 	}
 }

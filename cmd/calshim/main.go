@@ -45,7 +45,8 @@ func main() {
 // at once: until the catalog is loaded, /readyz answers 503 and v1 requests wait for it (up to
 // catalog.load_wait); a CMS that cannot serve calshim at all (no plugin, bad credential) stops it
 // with the reason. -version and -healthcheck answer and return.
-func run(stop <-chan os.Signal, args []string, getenv func(string) string, out, logOut io.Writer) error {
+func run(stop <-chan os.Signal, args []string, getenv func(string) string,
+	out, logOut io.Writer) error {
 	fs := flag.NewFlagSet("calshim", flag.ContinueOnError)
 	file := fs.String("config", "", "YAML configuration file (optional)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
@@ -89,8 +90,8 @@ func serve(stop <-chan os.Signal, cfg config.Config, log *zap.Logger) error {
 		return err
 	}
 
-	log.Info("listening", zap.String("addr", ln.Addr().String()), zap.String("upstream", cfg.Upstream.URL),
-		zap.String("version", buildVersion()))
+	log.Info("listening", zap.String("addr", ln.Addr().String()),
+		zap.String("upstream", cfg.Upstream.URL), zap.String("version", buildVersion()))
 	// The catalogs keep polling while the server drains, so the answers served meanwhile stay fresh.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -117,24 +118,30 @@ func serve(stop <-chan os.Signal, cfg config.Config, log *zap.Logger) error {
 func newHTTPServer(cfg config.Config, log *zap.Logger, catalogs map[string]*catalog.Catalog,
 	draining func() bool) *http.Server {
 	variants := maps.Clone(catalogs)
-	delete(variants, cfg.Languages[0])  // the default language is served by the default catalog
-	trusted, _ := cfg.Limits.Prefixes() // checked by Validate
+	delete(variants, cfg.Languages[0]) // the default language is served by the default catalog
 	opt := adapter.Options{RESTRoot: cfg.RESTRoot,
-		Namespaces: append([]string{"cal/events/v1"}, cfg.NamespaceAliases...), Languages: cfg.Languages[1:],
-		Catalogs: variants, MaxPerPage: cfg.Catalog.MaxPerPage, Translate: translator(cfg.Languages, log),
-		CacheTTL: cfg.ResponseCache.TTL, CacheMaxEntries: cfg.ResponseCache.MaxEntries,
+		Namespaces: append([]string{"cal/events/v1"}, cfg.NamespaceAliases...),
+		Languages:  cfg.Languages[1:], Catalogs: variants, MaxPerPage: cfg.Catalog.MaxPerPage,
+		Translate: translator(cfg.Languages, log),
+		CacheTTL:  cfg.ResponseCache.TTL, CacheMaxEntries: cfg.ResponseCache.MaxEntries,
 		ImageAllowPrivate: cfg.Writes.ImageAllowPrivate, ImageMaxBytes: int64(cfg.Writes.ImageMaxBytes),
 		LoadWait: cfg.Catalog.LoadWait, SequenceWait: cfg.Catalog.SequenceWait, Draining: draining,
-		Limits: adapter.LimitOptions{TrustedProxies: trusted,
-			AuthChecksPerMinute: cfg.Limits.AuthChecksPerMinute, AuthChecksBurst: cfg.Limits.AuthChecksBurst,
-			RefusedTTL:      cfg.Limits.RefusedCredentialsTTL,
-			WritesPerMinute: cfg.Limits.WritesPerMinute, WritesBurst: cfg.Limits.WritesBurst,
-			LookupsPerMinute: cfg.Limits.LookupsPerMinute, LookupsBurst: cfg.Limits.LookupsBurst}}
+		Limits: limitOptions(cfg.Limits)}
 	return &http.Server{
 		Handler:           adapter.NewServer(catalogs[cfg.Languages[0]], log, opt),
-		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second,
-		IdleTimeout: 120 * time.Second,
+		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second,
 	}
+}
+
+// limitOptions are the per-client limits as the adapter takes them.
+func limitOptions(l config.Limits) adapter.LimitOptions {
+	trusted, _ := l.Prefixes() // checked by Validate
+	return adapter.LimitOptions{TrustedProxies: trusted,
+		AuthChecksPerMinute: l.AuthChecksPerMinute, AuthChecksBurst: l.AuthChecksBurst,
+		RefusedTTL:      l.RefusedCredentialsTTL,
+		WritesPerMinute: l.WritesPerMinute, WritesBurst: l.WritesBurst,
+		LookupsPerMinute: l.LookupsPerMinute, LookupsBurst: l.LookupsBurst}
 }
 
 // drain keeps serving for the drain period after the first signal, with /readyz answering 503 so

@@ -37,7 +37,8 @@ type soak struct {
 
 func main() {
 	duration := flag.Duration("duration", 10*time.Minute, "how long the soak runs")
-	base := flag.Int("base-port", 18160, "haproxy, its stats, 3 replicas, 3 proxies on consecutive ports")
+	base := flag.Int("base-port", 18160,
+		"haproxy, its stats, 3 replicas, 3 proxies on consecutive ports")
 	bin := flag.String("bin", "bin/calshim", "the calshim binary")
 	flag.Parse()
 
@@ -78,7 +79,8 @@ func fail(err error) {
 }
 
 func (s *soak) logf(format string, a ...any) {
-	_, _ = fmt.Fprintf(s.log, "soak %6.1fs: %s\n", time.Since(s.start).Seconds(), fmt.Sprintf(format, a...))
+	_, _ = fmt.Fprintf(s.log, "soak %6.1fs: %s\n", time.Since(s.start).Seconds(),
+		fmt.Sprintf(format, a...))
 }
 
 // run is the timeline: WordPress down at 15-25 % and 60-70 % of the duration, replica 1 killed at
@@ -157,7 +159,8 @@ func (s *soak) sampleRSS() []int64 {
 
 func (s *soak) auth(role string) string {
 	r := strings.ToUpper(role)
-	return "Basic " + base64.StdEncoding.EncodeToString([]byte(s.env["WP_"+r+"_USER"]+":"+s.env["WP_"+r+"_APP_PASSWORD"]))
+	cred := s.env["WP_"+r+"_USER"] + ":" + s.env["WP_"+r+"_APP_PASSWORD"]
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(cred))
 }
 
 // writeLoop creates an event through haproxy every 2 s as the editor, and reads each one created
@@ -177,7 +180,8 @@ func (s *soak) writeLoop(stop chan struct{}) {
 func (s *soak) writeOne(client *http.Client, i int) {
 	body, _ := json.Marshal(map[string]any{"title": fmt.Sprintf("Soak event %d", i),
 		"start_date": "2032-01-10 10:00:00", "end_date": "2032-01-10 11:00:00"})
-	req, _ := http.NewRequest(http.MethodPost, s.c.LB+"/wp-json/cal/events/v1/events", bytes.NewReader(body))
+	req, _ := http.NewRequest(http.MethodPost, s.c.LB+"/wp-json/cal/events/v1/events",
+		bytes.NewReader(body))
 	req.Header.Set("Authorization", s.auth("editor"))
 	req.Header.Set("Content-Type", "application/json")
 	res, err := client.Do(req)
@@ -234,8 +238,8 @@ func (s *soak) report(load *cluster.Load, rss [][]int64) {
 	}
 
 	ok, failed := load.Counts()
-	fmt.Printf("\nsoak: %v, 3 replicas behind haproxy, WordPress stopped and started twice, replica 1 killed once\n",
-		time.Since(s.start).Round(time.Second))
+	fmt.Printf("\nsoak: %v, 3 replicas behind haproxy, WordPress stopped and started twice, "+
+		"replica 1 killed once\n", time.Since(s.start).Round(time.Second))
 	fmt.Printf("reads: %d, failed %d\n", ok+failed, failed)
 	for _, f := range load.Failures() {
 		fmt.Println("  failed read:", f)
