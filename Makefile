@@ -6,7 +6,7 @@ STATE ?= $(or $(CALSHIM_STATE),/tmp/calshim-wp)
 export CALSHIM_STATE := $(STATE)
 GO ?= $(shell command -v go || echo /usr/local/go/bin/go)
 
-.PHONY: demo test unit lint wordpress seed test-deps build bench bench-sync clean
+.PHONY: demo test unit lint wordpress seed test-deps build bench bench-sync clean tools image soak
 
 build:
 	$(GO) build -o bin/calshim ./cmd/calshim
@@ -17,6 +17,19 @@ wordpress:
 
 seed: wordpress
 	scripts/wp-seed.sh
+
+# haproxy and podman from Debian, for the replica and image tests (scripts/tools-up.sh); idempotent.
+tools:
+	scripts/tools-up.sh
+
+# The container image (deploy/Containerfile, FROM scratch) with podman: scripts/image.sh.
+image: tools
+	scripts/image.sh
+
+# 10 minutes of reads and writes through three replicas behind haproxy, WordPress stopped and started
+# twice, one replica killed (scripts/soak.sh; not part of make test).
+soak: tools seed
+	scripts/soak.sh
 
 # Runs the shim on 127.0.0.1:8080 against the seeded local WordPress.
 demo: seed build
@@ -54,7 +67,7 @@ test-deps:
 	scripts/test-deps.sh
 
 # Everything: unit tests, then the black-box suite in test/ against a freshly seeded real WordPress.
-test: lint seed test-deps
+test: lint tools seed test-deps
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 

@@ -85,6 +85,16 @@ func (s *Server) resolveViewer(r *request) (*viewer, error) {
 		return v.(*viewer).forMethod(r.method), nil
 	}
 
+	// Refused credentials get WordPress' refusal again without asking it, and checks of new ones
+	// are rationed per client address, so random credentials cannot make calshim hammer WordPress.
+	if refusal, ok := s.limits.refusal(key); ok {
+		return nil, refusal
+	}
+
+	if err := s.limits.admitAuthCheck(r.gc); err != nil {
+		return nil, err
+	}
+
 	res, err := r.cms.Me(r.gc.Request.Context(), creds)
 	var ue *cmsclient.Error
 	if errors.As(err, &ue) && ue.Code == "rest_not_logged_in" {
@@ -96,7 +106,9 @@ func (s *Server) resolveViewer(r *request) (*viewer, error) {
 
 	if errors.As(err, &ue) &&
 		(ue.Status == http.StatusUnauthorized || ue.Code == "rest_cookie_invalid_nonce") {
-		return nil, newError(ue.Status, ue.Code, ue.Message)
+		refusal := newError(ue.Status, ue.Code, ue.Message)
+		s.limits.remember(key, refusal)
+		return nil, refusal
 	}
 
 	if err != nil {

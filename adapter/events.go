@@ -54,8 +54,15 @@ func (s *Server) findEvent(r *request) (*mapping.Post, error) {
 
 	id, _ := strconv.Atoi(r.vars["id"])
 	p, found := r.snap.Post(id)
-	if !found && !s.otherPostExists(r, id) {
-		return nil, notFoundf("rest-event-not-found", "Event with ID %d does not exist.", id)
+	if !found {
+		exists, err := s.otherPostExists(r, id)
+		if err != nil {
+			return nil, err
+		}
+
+		if !exists {
+			return nil, notFoundf("rest-event-not-found", "Event with ID %d does not exist.", id)
+		}
 	}
 
 	if !found || p.Type != typ {
@@ -96,22 +103,27 @@ func postBySlug(r *request, typ string, all []*mapping.Post) (*mapping.Post, boo
 // (an attachment, a post, a page, a revision: get_post finds posts of every type). The plugin answers
 // it in one request; the answer is kept a minute at most, and only while the catalog does not change
 // (a calendar post WordPress has and the catalog does not hold yet is about to arrive, or has just
-// been deleted). An unreachable CMS reads as "no post".
-func (s *Server) otherPostExists(r *request, id int) bool {
+// been deleted). An unreachable CMS reads as "no post". Look-ups are rationed per client address
+// (limits.go): past the allowance the answer is 429.
+func (s *Server) otherPostExists(r *request, id int) (bool, error) {
 	if id <= 0 || r.cms == nil {
-		return false
+		return false, nil
 	}
 
 	key := strconv.FormatUint(r.snap.Version, 10) + " " + r.lang + " " + strconv.Itoa(id)
 	if known, ok := s.others.Get(key); ok {
-		return known.(bool)
+		return known.(bool), nil
+	}
+
+	if err := s.limits.admitLookup(r.gc); err != nil {
+		return false, err
 	}
 
 	exists, err := r.cms.PostExists(r.gc.Request.Context(), id)
 	if err != nil {
 		s.log.Warn("post look-up failed", zap.Int("id", id), zap.Error(err))
-		return false
+		return false, nil
 	}
 	s.others.SetDefault(key, exists)
-	return exists
+	return exists, nil
 }

@@ -94,6 +94,7 @@ func (s *Server) send(gc *gin.Context, out *rendered) {
 	}
 
 	corsHeaders(gc)
+	sequenceCORS(gc)
 	if cacheHeaders(gc, out) {
 		gc.Status(http.StatusNotModified)
 		return
@@ -164,10 +165,9 @@ func (s *Server) readyz(gc *gin.Context) {
 		body["staleness_seconds"] = time.Since(h.LastPollOK).Seconds()
 	}
 
-	status := http.StatusOK
-	if !h.Loaded {
-		status = http.StatusServiceUnavailable
+	if s.draining() {
+		body["draining"] = true
 	}
 
-	gc.JSON(status, body)
+	gc.JSON(s.readyStatus(h.Loaded), body)
 }

@@ -43,6 +43,13 @@ type Options struct {
 	CacheMaxEntries int
 	// Now is the clock (tests inject one); nil = time.Now.
 	Now func() time.Time
+	// LoadWait: a request reaching calshim while its catalog loads waits this long for it (0: 503 at
+	// once); SequenceWait bounds the wait for X-Calshim-Min-Seq (replicas.go).
+	LoadWait, SequenceWait time.Duration
+	// Draining, when it reports true, makes /readyz answer 503 (the process is stopping).
+	Draining func() bool
+	// Limits are the per-client limits (limits.go).
+	Limits LimitOptions
 }
 
 // Server holds the dependencies of the handlers.
@@ -60,6 +67,7 @@ type Server struct {
 	metrics *metrics // Prometheus collectors, served at /metrics (ops.go)
 	// siteIndexes caches the upstream's REST index for the REST root's answer (restindex.go).
 	siteIndexes siteIndexes
+	limits  *limits  // per-client limits and refused credentials (limits.go)
 }
 
 // NewServer returns the HTTP handler of calshim.
@@ -78,8 +86,9 @@ func NewServer(cat *catalog.Catalog, log *zap.Logger, opt Options) http.Handler 
 
 	s := &Server{cat: cat, log: log, opt: opt, routes: v1Routes(),
 		cache: gocache.New(opt.CacheTTL, 5*time.Minute), viewers: newViewers(),
-		others: gocache.New(time.Minute, 5*time.Minute)}
+		others: gocache.New(time.Minute, 5*time.Minute), limits: newLimits(opt.Limits)}
 	s.metrics = newMetrics(s)
+	s.metrics.registry.MustRegister(s.limits.limited)
 	gin.SetMode(gin.ReleaseMode)
 	g := gin.New()
 	g.Use(s.accessLog, s.recoverPanic, methodOverride)
@@ -187,7 +196,7 @@ func (s *Server) dispatch(gc *gin.Context) {
 	}
 
 	gc.Set("route", rt.pattern)
-	snap := s.catalog(addr.lang).Snapshot()
+	snap := s.snapshotFor(gc, s.catalog(addr.lang))
 	if snap == nil {
 		s.write(gc, nil, newError(http.StatusServiceUnavailable, "calshim_not_ready",
 			"The calendar catalog is still loading. Try again shortly."))

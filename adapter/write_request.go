@@ -23,6 +23,10 @@ func (s *Server) prepare(r *request) error {
 		return nil
 	}
 
+	if err := s.limits.admitWrite(r.gc); err != nil {
+		return err
+	}
+
 	body, err := readBody(r.gc.Request)
 	if err != nil {
 		return err

@@ -175,6 +175,7 @@ func (t *tx) done(err error) error {
 	}
 
 	t.r.snap = t.cat.Snapshot()
+	t.stampSequence(ctx)
 	if err != nil {
 		return err
 	}

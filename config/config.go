@@ -35,6 +35,10 @@ type Config struct {
 	ResponseCache ResponseCache `yaml:"response_cache"`
 	ICal          ICal          `yaml:"ical"`
 	Sync          Sync          `yaml:"sync"`
+	// Shutdown is how a stopping replica drains (limits.go).
+	Shutdown Shutdown `yaml:"shutdown"`
+	// Limits bound what one client can make calshim ask of WordPress (limits.go).
+	Limits Limits `yaml:"limits"`
 }
 
 // ICal tunes the iCalendar feed (events.ics).
@@ -97,6 +101,12 @@ type Catalog struct {
 	// Snapshot is the file the catalog is saved to and restarted from: "" = the default file under
 	// the user's cache directory (SnapshotPath), "none" = no snapshot.
 	Snapshot string `yaml:"snapshot"`
+	// LoadWait is how long a request reaching a replica whose catalog is still loading waits for it
+	// before it answers 503 calshim_not_ready.
+	LoadWait time.Duration `yaml:"load_wait"`
+	// SequenceWait bounds how long a request carrying X-Calshim-Min-Seq waits for the catalog to
+	// reach that change log sequence (read-your-writes across replicas).
+	SequenceWait time.Duration `yaml:"sequence_wait"`
 }
 
 // SnapshotPath returns the snapshot file of the catalog of one language ("" for the only catalog of
@@ -145,13 +155,16 @@ func Default() Config {
 		NamespaceAliases: []string{"tribe/events/v1"},
 		Languages:        []string{"en", "de", "fr", "es", "it", "nl"},
 		Upstream:         Upstream{URL: "http://127.0.0.1:8881/wp-json", Timeout: 10 * time.Second, Concurrency: 4},
-		Catalog:          Catalog{PollInterval: time.Second, ReconcileEvery: 20, PerPage: 10, MaxPerPage: 50},
+		Catalog: Catalog{PollInterval: time.Second, ReconcileEvery: 20, PerPage: 10, MaxPerPage: 50,
+			LoadWait: 10 * time.Second, SequenceWait: 3 * time.Second},
 		Mapping: Mapping{EventType: "tribe_events", VenueType: "tribe_venue", OrganizerType: "tribe_organizer",
 			CategoryBase: "tribe_events_cat", TagBase: "tags"},
 		Writes:        Writes{ImageMaxBytes: 10 << 20},
 		ResponseCache: ResponseCache{TTL: time.Minute, MaxEntries: 10000},
 		ICal:          ICal{MaxEvents: 5000},
 		Sync:          Sync{MaxChanges: 10000},
+		Shutdown:      Shutdown{Drain: 5 * time.Second, Timeout: 10 * time.Second},
+		Limits:        defaultLimits(),
 	}
 }
 
@@ -176,33 +189,45 @@ func Load(file string, getenv func(string) string) (Config, error) {
 // env lists every CALSHIM_* variable and the field it sets; one table so the README and the code agree.
 func envTable(c *Config) map[string]any {
 	return map[string]any{
-		"CALSHIM_LISTEN":                     &c.Listen,
-		"CALSHIM_REST_ROOT":                  &c.RESTRoot,
-		"CALSHIM_LOG_LEVEL":                  &c.LogLevel,
-		"CALSHIM_NAMESPACE_ALIASES":          &c.NamespaceAliases,
-		"CALSHIM_LANGUAGES":                  &c.Languages,
-		"CALSHIM_UPSTREAM_LANGUAGE_PARAM":    &c.Upstream.LanguageParam,
-		"CALSHIM_UPSTREAM_URL":               &c.Upstream.URL,
-		"CALSHIM_UPSTREAM_USER":              &c.Upstream.User,
-		"CALSHIM_UPSTREAM_APP_PASSWORD":      &c.Upstream.AppPassword,
-		"CALSHIM_UPSTREAM_TIMEOUT":           &c.Upstream.Timeout,
-		"CALSHIM_UPSTREAM_CONCURRENCY":       &c.Upstream.Concurrency,
-		"CALSHIM_CATALOG_POLL_INTERVAL":      &c.Catalog.PollInterval,
-		"CALSHIM_CATALOG_RECONCILE_EVERY":    &c.Catalog.ReconcileEvery,
-		"CALSHIM_CATALOG_PER_PAGE":           &c.Catalog.PerPage,
-		"CALSHIM_CATALOG_MAX_PER_PAGE":       &c.Catalog.MaxPerPage,
-		"CALSHIM_SNAPSHOT":                   &c.Catalog.Snapshot,
-		"CALSHIM_MAPPING_EVENT_TYPE":         &c.Mapping.EventType,
-		"CALSHIM_MAPPING_VENUE_TYPE":         &c.Mapping.VenueType,
-		"CALSHIM_MAPPING_ORGANIZER_TYPE":     &c.Mapping.OrganizerType,
-		"CALSHIM_MAPPING_CATEGORY_TAXONOMY":  &c.Mapping.CategoryBase,
-		"CALSHIM_MAPPING_TAG_TAXONOMY":       &c.Mapping.TagBase,
-		"CALSHIM_WRITES_IMAGE_ALLOW_PRIVATE": &c.Writes.ImageAllowPrivate,
-		"CALSHIM_WRITES_IMAGE_MAX_BYTES":     &c.Writes.ImageMaxBytes,
-		"CALSHIM_RESPONSE_CACHE_TTL":         &c.ResponseCache.TTL,
-		"CALSHIM_RESPONSE_CACHE_MAX_ENTRIES": &c.ResponseCache.MaxEntries,
-		"CALSHIM_ICAL_MAX_EVENTS":            &c.ICal.MaxEvents,
-		"CALSHIM_SYNC_MAX_CHANGES":           &c.Sync.MaxChanges,
+		"CALSHIM_LISTEN":                         &c.Listen,
+		"CALSHIM_REST_ROOT":                      &c.RESTRoot,
+		"CALSHIM_LOG_LEVEL":                      &c.LogLevel,
+		"CALSHIM_NAMESPACE_ALIASES":              &c.NamespaceAliases,
+		"CALSHIM_LANGUAGES":                      &c.Languages,
+		"CALSHIM_UPSTREAM_LANGUAGE_PARAM":        &c.Upstream.LanguageParam,
+		"CALSHIM_UPSTREAM_URL":                   &c.Upstream.URL,
+		"CALSHIM_UPSTREAM_USER":                  &c.Upstream.User,
+		"CALSHIM_UPSTREAM_APP_PASSWORD":          &c.Upstream.AppPassword,
+		"CALSHIM_UPSTREAM_TIMEOUT":               &c.Upstream.Timeout,
+		"CALSHIM_UPSTREAM_CONCURRENCY":           &c.Upstream.Concurrency,
+		"CALSHIM_CATALOG_POLL_INTERVAL":          &c.Catalog.PollInterval,
+		"CALSHIM_CATALOG_RECONCILE_EVERY":        &c.Catalog.ReconcileEvery,
+		"CALSHIM_CATALOG_PER_PAGE":               &c.Catalog.PerPage,
+		"CALSHIM_CATALOG_MAX_PER_PAGE":           &c.Catalog.MaxPerPage,
+		"CALSHIM_SNAPSHOT":                       &c.Catalog.Snapshot,
+		"CALSHIM_MAPPING_EVENT_TYPE":             &c.Mapping.EventType,
+		"CALSHIM_MAPPING_VENUE_TYPE":             &c.Mapping.VenueType,
+		"CALSHIM_MAPPING_ORGANIZER_TYPE":         &c.Mapping.OrganizerType,
+		"CALSHIM_MAPPING_CATEGORY_TAXONOMY":      &c.Mapping.CategoryBase,
+		"CALSHIM_MAPPING_TAG_TAXONOMY":           &c.Mapping.TagBase,
+		"CALSHIM_WRITES_IMAGE_ALLOW_PRIVATE":     &c.Writes.ImageAllowPrivate,
+		"CALSHIM_WRITES_IMAGE_MAX_BYTES":         &c.Writes.ImageMaxBytes,
+		"CALSHIM_RESPONSE_CACHE_TTL":             &c.ResponseCache.TTL,
+		"CALSHIM_RESPONSE_CACHE_MAX_ENTRIES":     &c.ResponseCache.MaxEntries,
+		"CALSHIM_ICAL_MAX_EVENTS":                &c.ICal.MaxEvents,
+		"CALSHIM_SYNC_MAX_CHANGES":               &c.Sync.MaxChanges,
+		"CALSHIM_CATALOG_LOAD_WAIT":              &c.Catalog.LoadWait,
+		"CALSHIM_CATALOG_SEQUENCE_WAIT":          &c.Catalog.SequenceWait,
+		"CALSHIM_SHUTDOWN_DRAIN":                 &c.Shutdown.Drain,
+		"CALSHIM_SHUTDOWN_TIMEOUT":               &c.Shutdown.Timeout,
+		"CALSHIM_LIMITS_TRUSTED_PROXIES":         &c.Limits.TrustedProxies,
+		"CALSHIM_LIMITS_AUTH_CHECKS_PER_MINUTE":  &c.Limits.AuthChecksPerMinute,
+		"CALSHIM_LIMITS_AUTH_CHECKS_BURST":       &c.Limits.AuthChecksBurst,
+		"CALSHIM_LIMITS_REFUSED_CREDENTIALS_TTL": &c.Limits.RefusedCredentialsTTL,
+		"CALSHIM_LIMITS_WRITES_PER_MINUTE":       &c.Limits.WritesPerMinute,
+		"CALSHIM_LIMITS_WRITES_BURST":            &c.Limits.WritesBurst,
+		"CALSHIM_LIMITS_LOOKUPS_PER_MINUTE":      &c.Limits.LookupsPerMinute,
+		"CALSHIM_LIMITS_LOOKUPS_BURST":           &c.Limits.LookupsBurst,
 	}
 }
 
@@ -291,6 +316,7 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("namespace_aliases: %q is not a namespace such as tribe/events/v1", ns))
 		}
 	}
+	errs = append(errs, c.validateReplicas()...)
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -30,52 +31,70 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stderr)
-	stop()
+	// Signals are read by run: the first one starts the drain, a second one ends it at once.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	err := run(sigs, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "calshim:", err)
 		os.Exit(1)
 	}
 }
 
-// run starts calshim and blocks until ctx ends. It listens at once: until the catalog is loaded,
-// /readyz and every v1 route answer 503 (a sidecar may start before its CMS); a CMS that cannot serve
-// calshim at all (no plugin, bad credential) stops it with the reason.
-func run(ctx context.Context, args []string, getenv func(string) string, logOut io.Writer) error {
+// run starts calshim and blocks until a signal arrives on stop and the drain is over. It listens
+// at once: until the catalog is loaded, /readyz answers 503 and v1 requests wait for it (up to
+// catalog.load_wait); a CMS that cannot serve calshim at all (no plugin, bad credential) stops it
+// with the reason. -version and -healthcheck answer and return.
+func run(stop <-chan os.Signal, args []string, getenv func(string) string,
+	out, logOut io.Writer) error {
 	fs := flag.NewFlagSet("calshim", flag.ContinueOnError)
 	file := fs.String("config", "", "YAML configuration file (optional)")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	healthcheck := fs.Bool("healthcheck", false,
+		"GET /healthz of the calshim configured to listen here; exit 0 when it answers 200 (for images "+
+			"without a shell)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+
+	if *showVersion {
+		_, err := fmt.Fprintln(out, "calshim", buildVersion())
+		return err
+	}
+
 	cfg, err := config.Load(*file, getenv)
 	if err != nil {
 		return err
 	}
+
+	if *healthcheck {
+		return checkHealth(cfg.Listen)
+	}
+
 	log, err := newLogger(cfg.LogLevel, logOut)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = log.Sync() }()
 
+	return serve(stop, cfg, log)
+}
+
+// serve runs the HTTP server and the catalogs until a signal on stop, then drains and stops.
+func serve(stop <-chan os.Signal, cfg config.Config, log *zap.Logger) error {
 	catalogs := newCatalogs(cfg, log)
-	variants := maps.Clone(catalogs)
-	delete(variants, cfg.Languages[0]) // the default language is served by the default catalog
-	srv := &http.Server{
-		Handler: adapter.NewServer(catalogs[cfg.Languages[0]], log, adapter.Options{RESTRoot: cfg.RESTRoot,
-			Namespaces: append([]string{"cal/events/v1"}, cfg.NamespaceAliases...), Languages: cfg.Languages[1:],
-			Catalogs: variants, MaxPerPage: cfg.Catalog.MaxPerPage, Translate: translator(cfg.Languages, log),
-			CacheTTL: cfg.ResponseCache.TTL, CacheMaxEntries: cfg.ResponseCache.MaxEntries,
-			ICalMaxEvents:     cfg.ICal.MaxEvents,
-			ImageAllowPrivate: cfg.Writes.ImageAllowPrivate, ImageMaxBytes: int64(cfg.Writes.ImageMaxBytes)}),
-		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second,
-		IdleTimeout: 120 * time.Second,
-	}
+	var draining atomic.Bool
+	srv := newHTTPServer(cfg, log, catalogs, draining.Load)
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return err
 	}
-	log.Info("listening", zap.String("addr", ln.Addr().String()), zap.String("upstream", cfg.Upstream.URL))
+
+	log.Info("listening", zap.String("addr", ln.Addr().String()),
+		zap.String("upstream", cfg.Upstream.URL), zap.String("version", buildVersion()))
+	// The catalogs keep polling while the server drains, so the answers served meanwhile stay fresh.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
 	go func() {
@@ -83,21 +102,86 @@ func run(ctx context.Context, args []string, getenv func(string) string, logOut 
 			errc <- err
 		}
 	}()
+
 	select {
 	case err = <-errc:
-	case <-ctx.Done():
+	case sig := <-stop:
+		draining.Store(true)
+		err = drain(stop, errc, srv, cfg.Shutdown.Drain, log.With(zap.Stringer("signal", sig)))
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+
+	cancel()
+	return shutdown(srv, catalogs, cfg.Shutdown.Timeout, log, err)
+}
+
+// newHTTPServer returns the server of the v1 routes and the operations endpoints.
+func newHTTPServer(cfg config.Config, log *zap.Logger, catalogs map[string]*catalog.Catalog,
+	draining func() bool) *http.Server {
+	variants := maps.Clone(catalogs)
+	delete(variants, cfg.Languages[0]) // the default language is served by the default catalog
+	opt := adapter.Options{RESTRoot: cfg.RESTRoot,
+		Namespaces: append([]string{"cal/events/v1"}, cfg.NamespaceAliases...),
+		Languages:  cfg.Languages[1:], Catalogs: variants, MaxPerPage: cfg.Catalog.MaxPerPage,
+		Translate: translator(cfg.Languages, log),
+		CacheTTL:  cfg.ResponseCache.TTL, CacheMaxEntries: cfg.ResponseCache.MaxEntries,
+		ICalMaxEvents:     cfg.ICal.MaxEvents,
+		ImageAllowPrivate: cfg.Writes.ImageAllowPrivate, ImageMaxBytes: int64(cfg.Writes.ImageMaxBytes),
+		LoadWait: cfg.Catalog.LoadWait, SequenceWait: cfg.Catalog.SequenceWait, Draining: draining,
+		Limits: limitOptions(cfg.Limits)}
+	return &http.Server{
+		Handler:           adapter.NewServer(catalogs[cfg.Languages[0]], log, opt),
+		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second,
+	}
+}
+
+// limitOptions are the per-client limits as the adapter takes them.
+func limitOptions(l config.Limits) adapter.LimitOptions {
+	trusted, _ := l.Prefixes() // checked by Validate
+	return adapter.LimitOptions{TrustedProxies: trusted,
+		AuthChecksPerMinute: l.AuthChecksPerMinute, AuthChecksBurst: l.AuthChecksBurst,
+		RefusedTTL:      l.RefusedCredentialsTTL,
+		WritesPerMinute: l.WritesPerMinute, WritesBurst: l.WritesBurst,
+		LookupsPerMinute: l.LookupsPerMinute, LookupsBurst: l.LookupsBurst}
+}
+
+// drain keeps serving for the drain period after the first signal, with /readyz answering 503 so
+// that load balancers take this replica out of rotation; connections are closed after each answer
+// meanwhile, so clients and proxies reconnect to another replica. A second signal or a server
+// error ends it early.
+func drain(stop <-chan os.Signal, errc <-chan error, srv *http.Server, period time.Duration,
+	log *zap.Logger) error {
+	log.Info("draining: /readyz answers 503, requests are still served", zap.Duration("for", period))
+	srv.SetKeepAlivesEnabled(false)
+	t := time.NewTimer(period)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case sig := <-stop:
+		log.Info("second signal: drain cut short", zap.Stringer("second", sig))
+		return nil
+	case err := <-errc:
+		return err
+	}
+}
+
+// shutdown waits up to timeout for the requests still running, then saves the catalogs.
+func shutdown(srv *http.Server, catalogs map[string]*catalog.Catalog, timeout time.Duration,
+	log *zap.Logger, err error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	log.Info("shutting down")
-	if serr := srv.Shutdown(shutdown); serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+	if serr := srv.Shutdown(ctx); serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
+
 	for lang, c := range catalogs {
 		if serr := c.Save(); serr != nil {
 			log.Warn("snapshot not written", zap.String("language", lang), zap.Error(serr))
 		}
 	}
+
 	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, context.Canceled) {
 		return nil
 	}

@@ -1,0 +1,95 @@
+package adapter
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"go.uber.org/zap"
+
+	"calshim/catalog"
+)
+
+// This file is what running several replicas behind a load balancer needs of the HTTP side: a
+// request reaching a replica whose catalog is still loading waits for it (catalog.load_wait); and
+// read-your-writes across replicas. A write answers the change log sequence WordPress had reached
+// once the write was done (X-Calshim-Seq); a later request that sends it back (X-Calshim-Min-Seq),
+// to whichever replica, waits until that replica's catalog has caught up with it
+// (catalog.sequence_wait), so it shows the write.
+
+const (
+	seqHeader    = "X-Calshim-Seq"
+	minSeqHeader = "X-Calshim-Min-Seq"
+)
+
+// snapshotFor returns the snapshot a request is served from, nil when the catalog is not loaded
+// within the load wait. With X-Calshim-Min-Seq it first waits (up to the sequence wait) for the
+// catalog to reach that sequence, and tells the sequence it reached in X-Calshim-Seq.
+func (s *Server) snapshotFor(gc *gin.Context, cat *catalog.Catalog) *catalog.Snapshot {
+	ctx, cancel := context.WithTimeout(gc.Request.Context(), s.opt.LoadWait)
+	snap := cat.WaitLoaded(ctx)
+	cancel()
+	if snap == nil {
+		return nil
+	}
+
+	want, err := strconv.ParseInt(strings.TrimSpace(gc.GetHeader(minSeqHeader)), 10, 64)
+	if err != nil || want <= 0 {
+		return snap
+	}
+
+	ctx, cancel = context.WithTimeout(gc.Request.Context(), s.opt.SequenceWait)
+	defer cancel()
+	if have, ok := cat.WaitSequence(ctx, want); ok {
+		gc.Header(seqHeader, strconv.FormatInt(have, 10))
+	}
+
+	return cat.Snapshot()
+}
+
+// stampSequence tells the client of a write the change log sequence that includes it: the head of
+// the log, read once the write is done. The plugin writes a request's rows in PHP's shutdown
+// functions, which PHP's built-in server, mod_php and PHP-FPM all run before the response ends (as
+// long as nothing calls fastcgi_finish_request), so the head read afterwards includes them. Nothing
+// when the catalog does not sync through the feed, or the head cannot be read.
+func (t *tx) stampSequence(ctx context.Context) {
+	if _, ok := t.cat.Sequence(); !ok {
+		return
+	}
+
+	head, err := t.cat.Client().FeedHead(ctx)
+	if err != nil {
+		t.s.log.Warn("change log head not read after a write", zap.Error(err))
+		return
+	}
+
+	t.r.gc.Header(seqHeader, strconv.FormatInt(head.Head, 10))
+}
+
+// sequenceCORS lets browsers read X-Calshim-Seq and send X-Calshim-Min-Seq across origins; the
+// headers of other answers are left as they were.
+func sequenceCORS(gc *gin.Context) {
+	h := gc.Writer.Header()
+	if h.Get(seqHeader) != "" {
+		h.Set("Access-Control-Expose-Headers", h.Get("Access-Control-Expose-Headers")+", "+seqHeader)
+	}
+
+	asked := gc.GetHeader("Access-Control-Request-Headers")
+	if strings.Contains(strings.ToLower(asked), strings.ToLower(minSeqHeader)) {
+		h.Set("Access-Control-Allow-Headers", h.Get("Access-Control-Allow-Headers")+", "+minSeqHeader)
+	}
+}
+
+// draining reports whether the process is stopping: /readyz then answers 503 so that load
+// balancers stop sending requests, while those that still arrive are served.
+func (s *Server) draining() bool { return s.opt.Draining != nil && s.opt.Draining() }
+
+// readyStatus is the status of /readyz: 503 before the catalog is loaded and while draining.
+func (s *Server) readyStatus(loaded bool) int {
+	if !loaded || s.draining() {
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusOK
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# tools-up.sh — installs the Debian packages the replica and image tests use, when missing:
+# haproxy (the load balancer of test/replicas_test.go and scripts/soak.sh) and podman (builds the
+# container image in test/image_test.go; running containers is not possible on these machines).
+# Idempotent: a second run only checks dpkg. Runs as root (apt-get), like scripts/wp-up.sh.
+set -euo pipefail
+
+STATE=${CALSHIM_STATE:-/tmp/calshim-wp}
+PKGS=(haproxy podman)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)" = installed ] || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+[ "$(id -u)" = 0 ] || { echo "tools-up: run as root to install ${missing[*]}" >&2; exit 1; }
+mkdir -p "$STATE"
+echo "tools-up: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >"$STATE/apt-tools.log" 2>&1 || { echo "tools-up: apt-get update failed (see $STATE/apt-tools.log)" >&2; exit 1; }
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >>"$STATE/apt-tools.log" 2>&1 \
+  || { echo "tools-up: apt-get install failed (see $STATE/apt-tools.log)" >&2; exit 1; }
+# Debian starts haproxy's own service where systemd runs; the tests start their own haproxy.
+if pgrep -x haproxy >/dev/null && [ -f /etc/haproxy/haproxy.cfg ] && command -v systemctl >/dev/null; then
+  systemctl stop haproxy >/dev/null 2>&1 || true
+fi

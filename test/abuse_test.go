@@ -1,0 +1,240 @@
+package test
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"calshim/internal/cluster"
+)
+
+// The limits of adapter/limits.go against the real WordPress, on a calshim of its own (the suite's
+// shared one keeps its allowance). Client addresses are real: requests leave from different
+// loopback addresses (127.0.0.50, .51, ...). Takes 5-9 s.
+func TestAbuseLimits(t *testing.T) {
+	proxy, err := cluster.NewProxy(wpEnv["WP_URL"], 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	base, stop, err := launch(filepath.Join(t.TempDir(), "calshim.log"),
+		"CALSHIM_UPSTREAM_URL=http://"+proxy.Addr+"/wp-json",
+		"CALSHIM_UPSTREAM_USER="+wpEnv["CALSHIM_UPSTREAM_USER"],
+		"CALSHIM_UPSTREAM_APP_PASSWORD="+wpEnv["CALSHIM_UPSTREAM_APP_PASSWORD"],
+		"CALSHIM_SNAPSHOT=none", "CALSHIM_LIMITS_TRUSTED_PROXIES=127.0.0.1",
+		// A small write allowance to see it end; the default (1200/min, burst 200) serves the suite.
+		"CALSHIM_LIMITS_WRITES_PER_MINUTE=60", "CALSHIM_LIMITS_WRITES_BURST=5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	eventually(t, "calshim ready", func() bool { return readyz(t, base) != nil })
+
+	t.Run("random credentials", func(t *testing.T) { checkRandomCredentials(t, base, proxy) })
+	t.Run("a refused credential is asked once", func(t *testing.T) {
+		checkRefusedOnce(t, base, proxy)
+	})
+	t.Run("X-Forwarded-For behind a trusted proxy", func(t *testing.T) { checkForwarded(t, base) })
+	t.Run("writes", func(t *testing.T) { checkWriteLimit(t, base) })
+	t.Run("unknown IDs", func(t *testing.T) { checkLookups(t, base, proxy) })
+}
+
+// fromAddr is an HTTP client whose requests leave from a loopback address of its own.
+func fromAddr(ip string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
+	return &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return d.DialContext(ctx, network, addr)
+		},
+		MaxIdleConnsPerHost: 16,
+	}}
+}
+
+func getVia(t *testing.T, c *http.Client, url string, header ...string) (int, http.Header, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	return res.StatusCode, res.Header, string(body)
+}
+
+func randomBasic() string {
+	cred := fmt.Sprintf("user%x:%x %x", rand.Uint64(), rand.Uint64(), rand.Uint64())
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(cred))
+}
+
+// 1,000 requests with random credentials from one address cost WordPress at most the burst (20)
+// plus one check a second; the others answer 429 calshim_rate_limited with Retry-After. A client on
+// another address, with a real credential or a new one, is not affected.
+func checkRandomCredentials(t *testing.T, base string, proxy *cluster.Proxy) {
+	attacker := fromAddr("127.0.0.50")
+	url := base + "/wp-json/cal/events/v1/events?per_page=1"
+	before := proxy.CredentialChecks()
+	start := time.Now()
+	statuses := map[int]int{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 125 {
+				status, h, body := getVia(t, attacker, url, "Authorization", randomBasic())
+				mu.Lock()
+				statuses[status]++
+				mu.Unlock()
+				if status == http.StatusTooManyRequests && (h.Get("Retry-After") == "" ||
+					!jsonHas(body, `{"code":"calshim_rate_limited","message":"`, `","data":{"status":429}}`)) {
+					t.Errorf("429 answer: Retry-After %q, %s", h.Get("Retry-After"), body)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	took := time.Since(start)
+	checks := proxy.CredentialChecks() - before
+	allowed := 20 + int64(took.Seconds()) + 1
+	t.Logf("1,000 random credentials in %v: %d upstream credential checks (allowed %d), answers %v",
+		took.Round(time.Millisecond), checks, allowed, statuses)
+	if checks > allowed || statuses[http.StatusTooManyRequests] < 1000-int(allowed) {
+		t.Errorf("%d upstream checks, answers %v", checks, statuses)
+	}
+
+	legit := fromAddr("127.0.0.51")
+	h := as("editor")
+	if status, _, body := getVia(t, legit, url, h...); status != http.StatusOK {
+		t.Errorf("the editor from another address: %d %.200s", status, body)
+	}
+	status, _, body := getVia(t, legit, url, "Authorization", randomBasic())
+	if status != http.StatusUnauthorized {
+		t.Errorf("a new credential from another address: %d %.200s (want WordPress' 401)", status, body)
+	}
+}
+
+func jsonHas(body, prefix, suffix string) bool {
+	return len(body) > len(prefix)+len(suffix) && body[:len(prefix)] == prefix &&
+		body[len(body)-len(suffix):] == suffix
+}
+
+// A wrong application password is refused by WordPress once; repeated, it gets the same answer
+// from memory.
+func checkRefusedOnce(t *testing.T, base string, proxy *cluster.Proxy) {
+	c := fromAddr("127.0.0.53")
+	wrong := "Basic " +
+		base64.StdEncoding.EncodeToString([]byte(wpEnv["WP_EDITOR_USER"]+":wrong password"))
+	before := proxy.CredentialChecks()
+	url := base + "/wp-json/cal/events/v1/events?per_page=1"
+	status0, _, body0 := getVia(t, c, url, "Authorization", wrong)
+	for range 50 {
+		status, _, body := getVia(t, c, url, "Authorization", wrong)
+		if status != status0 || body != body0 {
+			t.Fatalf("repeated refusal %d %s differs from the first %d %s", status, body, status0, body0)
+		}
+	}
+	if n := proxy.CredentialChecks() - before; n != 1 || status0 != http.StatusUnauthorized {
+		t.Errorf("51 requests with a wrong password: %d upstream checks, first answer %d %s", n,
+			status0, body0)
+	}
+}
+
+// Behind a trusted proxy (127.0.0.1 here) the client is the address X-Forwarded-For names; from any
+// other address the header is not believed.
+func checkForwarded(t *testing.T, base string) {
+	proxied := fromAddr("127.0.0.1")
+	url := base + "/wp-json/cal/events/v1/events?per_page=1"
+	limited := func(c *http.Client, xff string) bool {
+		for range 40 {
+			status, _, _ := getVia(t, c, url, "Authorization", randomBasic(), "X-Forwarded-For", xff)
+			if status == 429 {
+				return true
+			}
+		}
+		return false
+	}
+	if !limited(proxied, "198.51.100.1") {
+		t.Fatal("40 new credentials for 198.51.100.1 were not limited")
+	}
+	if status, _, body := getVia(t, proxied, url, "Authorization", randomBasic(), "X-Forwarded-For",
+		"198.51.100.2"); status != http.StatusUnauthorized {
+		t.Errorf("another forwarded client: %d %.200s", status, body)
+	}
+	// From an address that is not a trusted proxy, a different X-Forwarded-For on every request does
+	// not make each one a new client.
+	untrusted := fromAddr("127.0.0.56")
+	for i := range 40 {
+		xff := fmt.Sprintf("198.51.100.%d", 10+i)
+		status, _, _ := getVia(t, untrusted, url, "Authorization", randomBasic(), "X-Forwarded-For", xff)
+		if status == 429 {
+			return
+		}
+	}
+	t.Error("an untrusted sender's X-Forwarded-For was believed: 40 new credentials not limited")
+}
+
+// Writes are limited per client (here 60/min, burst 5): the sixth write in a row answers 429;
+// another address still writes.
+func checkWriteLimit(t *testing.T, base string) {
+	del := func(ip string) int {
+		req, _ := http.NewRequest(http.MethodDelete, base+"/wp-json/cal/events/v1/events/999999", nil)
+		res, err := fromAddr(ip).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	var got []int
+	for range 6 {
+		got = append(got, del("127.0.0.54"))
+	}
+	if fmt.Sprint(got) != "[401 401 401 401 401 429]" {
+		t.Errorf("six anonymous deletes: %v", got)
+	}
+	if status := del("127.0.0.55"); status != http.StatusUnauthorized {
+		t.Errorf("a delete from another address: %d", status)
+	}
+}
+
+// Single reads of IDs the catalog does not hold cost WordPress one look-up each, within the
+// allowance (default burst 60, 120 a minute): 300 random IDs from one address cost at most the
+// burst plus two a second.
+func checkLookups(t *testing.T, base string, proxy *cluster.Proxy) {
+	c := fromAddr("127.0.0.57")
+	before := proxy.Lookups()
+	start := time.Now()
+	statuses := map[int]int{}
+	for range 300 {
+		id := 10_000_000 + rand.IntN(1e9)
+		status, _, _ := getVia(t, c, fmt.Sprintf("%s/wp-json/cal/events/v1/events/%d", base, id))
+		statuses[status]++
+	}
+	took := time.Since(start)
+	lookups := proxy.Lookups() - before
+	allowed := 60 + 2*int64(took.Seconds()) + 2
+	t.Logf("300 unknown IDs in %v: %d look-ups (allowed %d), answers %v", took.Round(time.Millisecond),
+		lookups, allowed, statuses)
+	if lookups > allowed || statuses[http.StatusTooManyRequests] == 0 ||
+		statuses[http.StatusNotFound] == 0 {
+		t.Errorf("%d look-ups, answers %v", lookups, statuses)
+	}
+	other := fromAddr("127.0.0.58")
+	status, _, _ := getVia(t, other, base+"/wp-json/cal/events/v1/events/999999999")
+	if status != http.StatusNotFound {
+		t.Errorf("an unknown ID from another address: %d", status)
+	}
+}
