@@ -206,7 +206,7 @@ func upcomingEvents(r *request, statuses []string) []*mapping.Post {
 func (k linkedKind) idsOf(events []*mapping.Post) map[int]bool {
 	ids := map[int]bool{}
 	for _, e := range events {
-		for _, v := range e.Meta[k.metaKey] {
+		for _, v := range e.Meta.Get(k.metaKey) {
 			if n, err := strconv.Atoi(v); err == nil {
 				ids[n] = true
 			}
