@@ -35,7 +35,7 @@ func randomEvents(rnd *rand.Rand, n int) map[int]*mapping.Post {
 		p := &mapping.Post{ID: id, Type: indexTypes.Event, Slug: fmt.Sprint("e", id),
 			Status: []string{"publish", "publish", "publish", "draft", "future", "trash"}[rnd.Intn(6)],
 			Date:   fmt.Sprintf("2025-01-%02d 10:00:00", 1+rnd.Intn(4)), Parent: rnd.Intn(2),
-			Title:  []string{"Jazz night", "Tech talk", "Jazz brunch"}[rnd.Intn(3)],
+			Title: []string{"Jazz night", "Tech talk", "Jazz brunch"}[rnd.Intn(3)],
 			Terms: map[string][]int{mapping.TaxonomyCategory: ids(1, 3),
 				mapping.TaxonomyTag: ids(10, 2)}}
 		p.Derived = mapping.Derived{Start: date(), End: date(), Hidden: rnd.Intn(15) == 0,
