@@ -228,6 +228,7 @@ func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
 	out := s.render(gc, rt, res, err)
 	if cacheable && err == nil {
 		out.etag = etagOf(out.body)
+		out.fixed = s.responseHeaders(gc.Request, out)
 		if s.cache.ItemCount() < s.opt.CacheMaxEntries {
 			s.cache.SetDefault(key, out)
 		}
