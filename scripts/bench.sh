@@ -24,18 +24,22 @@ go build -o "$STATE/staticgin-bench" "$ROOT/scripts/staticgin"
 shim_pid="" static_pid=""
 stop() { # stop PIDVAR: ends the process the variable names, if any
   local pid=${!1}
-  [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  if [ -n "$pid" ]; then
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true # its status is that of the signal
+  fi
   printf -v "$1" '%s' ""
 }
 trap 'stop shim_pid; stop static_pid; SEED_EVENTS=0 "$ROOT/scripts/wp-seed.sh" >/dev/null' EXIT
 EVENTS="http://127.0.0.1:$PORT/wp-json/cal/events/v1/events"
 
-# start_shim starts calshim (no snapshot file: a full load) and sets load_time (seconds until
+# start_shim starts calshim with its defaults (JSON access logs, to a file here; metrics; response
+# cache) but no snapshot file (a full load), and sets load_time (seconds until
 # /readyz answers 200), rss (MiB) and listed (events in the widest window).
 start_shim() {
   local t0 t1
   t0=$(date +%s.%N)
-  CALSHIM_LISTEN=127.0.0.1:$PORT CALSHIM_LOG_LEVEL=warn CALSHIM_SNAPSHOT=none \
+  CALSHIM_LISTEN=127.0.0.1:$PORT CALSHIM_SNAPSHOT=none \
     CALSHIM_UPSTREAM_URL=$CALSHIM_UPSTREAM_URL CALSHIM_UPSTREAM_USER=$CALSHIM_UPSTREAM_USER \
     CALSHIM_UPSTREAM_APP_PASSWORD=$CALSHIM_UPSTREAM_APP_PASSWORD \
     "$STATE/calshim-bench" 2>"$STATE/bench-shim.log" &
