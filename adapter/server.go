@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -39,6 +40,7 @@ type Options struct {
 	// CacheTTL and CacheMaxEntries bound the cache of rendered anonymous GET answers (0 entries: off).
 	CacheTTL        time.Duration
 	CacheMaxEntries int
+	CacheMaxBytes   int // 0 with CacheMaxEntries > 0: no byte bound (tests)
 	// Now is the clock (tests inject one); nil = time.Now.
 	Now func() time.Time
 }
@@ -50,6 +52,8 @@ type Server struct {
 	opt    Options
 	routes []route
 	cache  *gocache.Cache // rendered anonymous GET responses, keyed by request and catalog version
+	// cacheBytes is what the cache's entries hold (store, respcache.go).
+	cacheBytes atomic.Int64
 	// viewers caches who a credential belongs to (auth.go); writes and authenticated reads need it.
 	viewers *viewers
 	// others remembers whether IDs the catalog does not hold belong to another post (events.go), so
@@ -69,9 +73,10 @@ func NewServer(cat *catalog.Catalog, log *zap.Logger, opt Options) http.Handler 
 	}
 
 	s := &Server{cat: cat, log: log, opt: opt, routes: v1Routes(),
-		cache: gocache.New(opt.CacheTTL, 5*time.Minute), viewers: newViewers(),
+		cache: gocache.New(opt.CacheTTL, opt.CacheTTL), viewers: newViewers(),
 		others: gocache.New(time.Minute, 5*time.Minute)}
 	s.metrics = newMetrics(s)
+	s.cache.OnEvicted(func(k string, v any) { s.cacheBytes.Add(-entrySize(k, v.(*rendered))) })
 	gin.SetMode(gin.ReleaseMode)
 	g := gin.New()
 	g.Use(s.accessLog, s.recoverPanic, methodOverride)
@@ -229,9 +234,7 @@ func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
 	if cacheable && err == nil {
 		out.etag = etagOf(out.body)
 		out.fixed = s.responseHeaders(gc.Request, out)
-		if s.cache.ItemCount() < s.opt.CacheMaxEntries {
-			s.cache.SetDefault(key, out)
-		}
+		s.store(key, out)
 	}
 
 	s.send(gc, out)
