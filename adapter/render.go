@@ -135,7 +135,7 @@ func (s *Server) accessLog(gc *gin.Context) {
 	start := time.Now()
 	gc.Next()
 	s.metrics.observe(gc, time.Since(start))
-	s.log.Info("request",
+	s.access.Info("request",
 		zap.String("method", gc.Request.Method),
 		zap.String("route", gc.GetString("route")),
 		zap.Int("status", gc.Writer.Status()),

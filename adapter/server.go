@@ -60,7 +60,12 @@ type Server struct {
 	// requests for unknown IDs cost WordPress one request per ID and minute, whatever their URLs.
 	others  *gocache.Cache
 	metrics *metrics // Prometheus collectors, served at /metrics (ops.go)
+	access  *zap.Logger // the access log (AccessLogger)
 }
+
+// AccessLogger names the logger of the access log's lines (one per request), so that calshim can
+// buffer them apart from the other lines.
+const AccessLogger = "access"
 
 // NewServer returns the HTTP handler of calshim.
 func NewServer(cat *catalog.Catalog, log *zap.Logger, opt Options) http.Handler {
@@ -76,6 +81,7 @@ func NewServer(cat *catalog.Catalog, log *zap.Logger, opt Options) http.Handler 
 		cache: gocache.New(opt.CacheTTL, opt.CacheTTL), viewers: newViewers(),
 		others: gocache.New(time.Minute, 5*time.Minute)}
 	s.metrics = newMetrics(s)
+	s.access = log.Named(AccessLogger)
 	s.cache.OnEvicted(func(k string, v any) { s.cacheBytes.Add(-entrySize(k, v.(*rendered))) })
 	gin.SetMode(gin.ReleaseMode)
 	g := gin.New()

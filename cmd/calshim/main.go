@@ -205,5 +205,6 @@ func newLogger(level string, out io.Writer) (*zap.Logger, error) {
 	enc := zap.NewProductionEncoderConfig()
 	enc.TimeKey = "ts"
 	enc.EncodeTime = zapcore.ISO8601TimeEncoder
-	return zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(enc), zapcore.AddSync(out), lvl)), nil
+	enc.NameKey = "" // the access log's name routes its lines (accesslog.go); lines do not show it
+	return zap.New(withBufferedAccessLog(zapcore.NewJSONEncoder(enc), zapcore.AddSync(out), lvl)), nil
 }
