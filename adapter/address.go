@@ -33,7 +33,12 @@ func (s *Server) resolve(req *http.Request) (a address, ok bool) {
 
 	host := scheme(req) + "://" + req.Host + prefix
 	var below string
-	if rr, has := req.URL.Query()["rest_route"]; has && (path == "/" || path == "/index.php") {
+	var rr []string // the query is parsed only where rest_route can address (not on every request)
+	if path == "/" || path == "/index.php" {
+		rr = req.URL.Query()["rest_route"]
+	}
+
+	if rr != nil {
 		a.root, below = host+path+"?rest_route=", rr[0]
 	} else if rest, found := strings.CutPrefix(path, s.opt.RESTRoot); found &&
 		(rest == "" || rest[0] == '/') {

@@ -16,38 +16,21 @@ func eventArchive(s *Server, r *request) (*response, error) {
 		return nil, err
 	}
 
-	var matches []*mapping.Post
-	for _, p := range r.snap.Events {
-		if mapping.MatchEvent(p, f) {
-			matches = append(matches, p)
-		}
-	}
-
-	if f.Include != nil {
-		// With include the original orders by post date, then ID.
-		slices.SortStableFunc(matches, func(a, b *mapping.Post) int {
-			if mapping.PostDateLess(a, b) {
-				return -1
-			}
-			return 1
-		})
-	}
-
-	from, to := pg.window(len(matches))
-	if from == to && pg.num > 1 {
+	matches, total := r.snap.ListEvents(f, (pg.num-1)*pg.size, pg.size)
+	if len(matches) == 0 && pg.num > 1 {
 		return nil, newError(http.StatusNotFound, "event-archive-page-not-found",
 			"The requested event archive page does not exist")
 	}
 
 	ctx := r.ctx(false)
-	events := make([]any, 0, to-from)
-	for _, p := range matches[from:to] {
+	events := make([]any, 0, len(matches))
+	for _, p := range matches {
 		events = append(events, ctx.Event(p))
 	}
 
 	body := mapping.Object{{Key: "events", Value: events}}
-	archiveLinks(r.base()+"/events/", links.args, links.extra, pg, len(matches), &body)
-	return archiveResponse(body, len(matches), pg), nil
+	archiveLinks(r.base()+"/events/", links.args, links.extra, pg, total, &body)
+	return archiveResponse(body, total, pg), nil
 }
 
 // archiveResponse appends total and total_pages and sets the X-TEC-* headers.

@@ -3,6 +3,7 @@ package adapter
 import (
 	"net/http"
 	"slices"
+	"sort"
 	"strconv"
 
 	"calshim/catalog"
@@ -189,8 +190,11 @@ func upcomingEvents(r *request, statuses []string) []*mapping.Post {
 		limit = 10
 	}
 
+	// Events are in start order: those that started before now are skipped by a binary search.
+	events := r.snap.Events
+	from := sort.Search(len(events), func(i int) bool { return events[i].Derived.Start >= now })
 	var upcoming []*mapping.Post
-	for _, e := range r.snap.Events {
+	for _, e := range events[from:] {
 		if len(upcoming) == limit {
 			break
 		}
@@ -206,7 +210,7 @@ func upcomingEvents(r *request, statuses []string) []*mapping.Post {
 func (k linkedKind) idsOf(events []*mapping.Post) map[int]bool {
 	ids := map[int]bool{}
 	for _, e := range events {
-		for _, v := range e.Meta[k.metaKey] {
+		for _, v := range e.Meta.Get(k.metaKey) {
 			if n, err := strconv.Atoi(v); err == nil {
 				ids[n] = true
 			}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -23,6 +24,19 @@ type metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	// series caches each label set's counter and histogram: finding them in the vectors hashes
+	// every label on every request.
+	series sync.Map // seriesKey → *series
+}
+
+type seriesKey struct {
+	route, method, cache string
+	status               int
+}
+
+type series struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
 }
 
 func newMetrics(s *Server) *metrics {
@@ -69,13 +83,21 @@ func newMetrics(s *Server) *metrics {
 
 // observe records one finished request.
 func (m *metrics) observe(gc *gin.Context, took time.Duration) {
-	route := gc.GetString("route")
-	if route == "" {
-		route = "unmatched"
+	k := seriesKey{route: gc.GetString("route"), method: gc.Request.Method,
+		status: gc.Writer.Status(), cache: gc.GetString("cache")}
+	if k.route == "" {
+		k.route = "unmatched"
 	}
-	m.requests.WithLabelValues(route, gc.Request.Method, strconv.Itoa(gc.Writer.Status()),
-		gc.GetString("cache")).Inc()
-	m.duration.WithLabelValues(route).Observe(took.Seconds())
+
+	v, ok := m.series.Load(k)
+	if !ok {
+		v, _ = m.series.LoadOrStore(k, &series{
+			requests: m.requests.WithLabelValues(k.route, k.method, strconv.Itoa(k.status), k.cache),
+			duration: m.duration.WithLabelValues(k.route)})
+	}
+
+	v.(*series).requests.Inc()
+	v.(*series).duration.Observe(took.Seconds())
 }
 
 func (m *metrics) handler() gin.HandlerFunc {
@@ -90,19 +112,27 @@ func etagOf(body []byte) string {
 	return `"` + strconv.FormatUint(h.Sum64(), 36) + `"`
 }
 
-// cacheHeaders sets Cache-Control and answers a matching If-None-Match with 304. Anonymous GETs
-// carry an ETag and may be revalidated by shared caches; anything else is never stored, as
-// WordPress sends no-cache headers to logged-in users.
-func cacheHeaders(gc *gin.Context, out *rendered) (notModified bool) {
-	h := gc.Writer.Header()
+// cacheHeaders sets Cache-Control, and the ETag of anonymous GETs: they may be revalidated by
+// shared caches; anything else is never stored, as WordPress sends no-cache headers to logged-in
+// users.
+func cacheHeaders(h http.Header, out *rendered) {
 	if out.etag == "" {
 		h.Set("Cache-Control", "no-cache, must-revalidate, max-age=0, no-store, private")
-		return false
+		return
 	}
 
 	h.Set("ETag", out.etag)
 	h.Set("Cache-Control", "public, max-age=0, must-revalidate")
-	for _, tag := range strings.Split(gc.GetHeader("If-None-Match"), ",") {
+}
+
+// notModified reports whether the request's If-None-Match matches out's ETag (a 304 answer).
+func notModified(gc *gin.Context, out *rendered) bool {
+	inm := gc.GetHeader("If-None-Match")
+	if out.etag == "" || inm == "" {
+		return false
+	}
+
+	for _, tag := range strings.Split(inm, ",") {
 		if t := strings.TrimSpace(tag); t == out.etag || t == "*" {
 			return true
 		}

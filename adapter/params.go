@@ -31,6 +31,10 @@ func eachPair(raw string, f func(key, val string)) {
 	}
 }
 
+// phpNameChars are the characters PHP's variable names cannot hold (built once: every argument of
+// every request goes through it).
+var phpNameChars = strings.NewReplacer(" ", "_", ".", "_")
+
 // phpVarName is how PHP registers a request variable's name (php_register_variable_ex): leading
 // spaces dropped, spaces and dots before the first "[" become "_", and a "[" that is never closed
 // becomes "_" too ("per.page" and "per[page" are per_page).
@@ -41,7 +45,7 @@ func phpVarName(key string) string {
 		name, rest = key[:i], key[i:]
 	}
 
-	name = strings.NewReplacer(" ", "_", ".", "_").Replace(name)
+	name = phpNameChars.Replace(name)
 	if rest != "" && !strings.Contains(rest, "]") {
 		return name + "_" + rest[1:]
 	}

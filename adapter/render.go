@@ -21,6 +21,9 @@ type rendered struct {
 	headers []header
 	body    []byte
 	etag    string // set on cacheable (anonymous GET) responses
+	// fixed are the response headers of a cached answer (responseHeaders), built when it is stored:
+	// they depend only on what its cache key holds.
+	fixed http.Header
 }
 
 // render encodes a handler's result or error with the original's headers. WordPress' `_envelope`
@@ -79,23 +82,23 @@ func expose(res *response, name string) {
 		header{"Access-Control-Expose-Headers", exposedHeaders + ", " + name})
 }
 
-// send writes a rendered response with the headers every WordPress REST answer carries.
+// send writes a rendered response with the headers every WordPress REST answer carries. A cached
+// answer's headers were built once, when it was stored (fixed); others are built here.
 func (s *Server) send(gc *gin.Context, out *rendered) {
+	fixed := out.fixed
+	if fixed == nil {
+		fixed = s.responseHeaders(gc.Request, out)
+	}
+
 	h := gc.Writer.Header()
-	h.Set("Content-Type", "application/json; charset=UTF-8")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("X-Robots-Tag", "noindex")
-	h.Set("Link", fmt.Sprintf("<%s>; rel=\"https://api.w.org/\"", s.linkRoot(gc.Request)))
-	h.Set("Access-Control-Expose-Headers", exposedHeaders)
-	h.Set("Access-Control-Allow-Headers",
-		"Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type")
-	for _, kv := range out.headers {
-		h.Set(kv.name, kv.value)
+	for k, v := range fixed {
+		h[k] = v // shared, never modified: net/http only reads them
 	}
 
 	corsHeaders(gc)
 	sequenceCORS(gc)
-	if cacheHeaders(gc, out) {
+	if notModified(gc, out) {
+		delete(h, "Content-Length")
 		gc.Status(http.StatusNotModified)
 		return
 	}
@@ -104,6 +107,26 @@ func (s *Server) send(gc *gin.Context, out *rendered) {
 	if gc.Request.Method != http.MethodHead {
 		_, _ = gc.Writer.Write(out.body)
 	}
+}
+
+// responseHeaders are the headers of out but CORS's: WordPress' own, the handler's, the cache
+// validators and Content-Length (so that net/http sends the body in one piece, not chunked).
+func (s *Server) responseHeaders(req *http.Request, out *rendered) http.Header {
+	h := make(http.Header, 12+len(out.headers))
+	h.Set("Content-Type", "application/json; charset=UTF-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Robots-Tag", "noindex")
+	h.Set("Link", "<"+s.linkRoot(req)+`>; rel="https://api.w.org/"`)
+	h.Set("Access-Control-Expose-Headers", exposedHeaders)
+	h.Set("Access-Control-Allow-Headers",
+		"Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type")
+	for _, kv := range out.headers {
+		h.Set(kv.name, kv.value)
+	}
+
+	cacheHeaders(h, out)
+	h.Set("Content-Length", strconv.Itoa(len(out.body)))
+	return h
 }
 
 // linkRoot is the REST root the Link header points at, in the form the client used.
@@ -125,7 +148,7 @@ func (s *Server) accessLog(gc *gin.Context) {
 	start := time.Now()
 	gc.Next()
 	s.metrics.observe(gc, time.Since(start))
-	s.log.Info("request",
+	s.access.Info("request",
 		zap.String("method", gc.Request.Method),
 		zap.String("route", gc.GetString("route")),
 		zap.Int("status", gc.Writer.Status()),

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -41,6 +42,7 @@ type Options struct {
 	// CacheTTL and CacheMaxEntries bound the cache of rendered anonymous GET answers (0 entries: off).
 	CacheTTL        time.Duration
 	CacheMaxEntries int
+	CacheMaxBytes   int // 0 with CacheMaxEntries > 0: no byte bound (tests)
 	// Now is the clock (tests inject one); nil = time.Now.
 	Now func() time.Time
 	// LoadWait: a request reaching calshim while its catalog loads waits this long for it (0: 503 at
@@ -59,6 +61,8 @@ type Server struct {
 	opt    Options
 	routes []route
 	cache  *gocache.Cache // rendered anonymous GET responses, keyed by request and catalog version
+	// cacheBytes is what the cache's entries hold (store, respcache.go).
+	cacheBytes atomic.Int64
 	// viewers caches who a credential belongs to (auth.go); writes and authenticated reads need it.
 	viewers *viewers
 	// others remembers whether IDs the catalog does not hold belong to another post (events.go), so
@@ -67,8 +71,13 @@ type Server struct {
 	metrics *metrics // Prometheus collectors, served at /metrics (ops.go)
 	// siteIndexes caches the upstream's REST index for the REST root's answer (restindex.go).
 	siteIndexes siteIndexes
-	limits  *limits  // per-client limits and refused credentials (limits.go)
+	limits      *limits     // per-client limits and refused credentials (limits.go)
+	access      *zap.Logger // the access log (AccessLogger)
 }
+
+// AccessLogger names the logger of the access log's lines (one per request), so that calshim can
+// buffer them apart from the other lines.
+const AccessLogger = "access"
 
 // NewServer returns the HTTP handler of calshim.
 func NewServer(cat *catalog.Catalog, log *zap.Logger, opt Options) http.Handler {
@@ -85,10 +94,12 @@ func NewServer(cat *catalog.Catalog, log *zap.Logger, opt Options) http.Handler 
 	}
 
 	s := &Server{cat: cat, log: log, opt: opt, routes: v1Routes(),
-		cache: gocache.New(opt.CacheTTL, 5*time.Minute), viewers: newViewers(),
+		cache: gocache.New(opt.CacheTTL, opt.CacheTTL), viewers: newViewers(),
 		others: gocache.New(time.Minute, 5*time.Minute), limits: newLimits(opt.Limits)}
 	s.metrics = newMetrics(s)
 	s.metrics.registry.MustRegister(s.limits.limited)
+	s.access = log.Named(AccessLogger)
+	s.cache.OnEvicted(func(k string, v any) { s.cacheBytes.Add(-entrySize(k, v.(*rendered))) })
 	gin.SetMode(gin.ReleaseMode)
 	g := gin.New()
 	g.Use(s.accessLog, s.recoverPanic, methodOverride)
@@ -249,9 +260,8 @@ func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
 	out := s.render(gc, rt, res, err)
 	if cacheable && err == nil {
 		out.etag = etagOf(out.body)
-		if s.cache.ItemCount() < s.opt.CacheMaxEntries {
-			s.cache.SetDefault(key, out)
-		}
+		out.fixed = s.responseHeaders(gc.Request, out)
+		s.store(key, out)
 	}
 
 	s.send(gc, out)

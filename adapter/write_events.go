@@ -197,7 +197,7 @@ func (t *tx) publishLinked(p *mapping.Post, meta map[string]any) {
 		if rows, given := meta[key].([]string); given {
 			ids = append(ids, rows...)
 		} else if p != nil {
-			ids = append(ids, p.Meta[key]...)
+			ids = append(ids, p.Meta.Get(key)...)
 		}
 	}
 

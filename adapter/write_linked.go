@@ -233,7 +233,7 @@ func holds(p *mapping.Post, body map[string]any) bool {
 
 	meta, _ := body["meta"].(map[string]any)
 	for key, v := range meta {
-		rows := p.Meta[key]
+		rows := p.Meta.Get(key)
 		stored, ok := storedRow(v)
 		switch {
 		case v == nil && len(rows) > 0:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -119,6 +120,10 @@ func (c *Catalog) load(ctx context.Context) error {
 	c.publish(build(base, posts, terms, media))
 	c.feed.start(head)
 	c.lastPollOK.Store(time.Now().UnixNano())
+	// A full load leaves several times the catalog's size in garbage (the upstream's JSON, decoded in
+	// parallel with garbage collection slowed down): collected and handed back to the system now, the
+	// process's resident size is the catalog's, not the load's peak.
+	debug.FreeOSMemory()
 	return nil
 }
 
@@ -156,6 +161,7 @@ func (c *Catalog) decodePost(typ string, raw json.RawMessage) (*mapping.Post, er
 	}
 	p.Type = typ
 	renameTaxonomies(p, c.opt.Types)
+	compact(p)
 	mapping.Derive(p)
 	return p, nil
 }

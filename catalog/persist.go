@@ -30,7 +30,7 @@ import (
 
 // diskFormat changes whenever the file's layout or the meaning of a catalog field changes: older
 // files are discarded.
-const diskFormat = 3
+const diskFormat = 4
 
 // diskShards is how many parts the posts are encoded in, so a restart decodes them in parallel.
 const diskShards = 8
@@ -68,6 +68,9 @@ type diskFile struct {
 	PostShards [][]byte
 	Terms      []*mapping.Term
 	Media      []*mapping.Media
+	// posts are the posts to write, in index order: writeFrames encodes them one shard at a time,
+	// so a save holds one shard's encoding, not the whole file's.
+	posts []*mapping.Post
 }
 
 // Start makes the catalog ready: from the snapshot file when it holds this upstream's catalog — checked
@@ -85,6 +88,7 @@ func (c *Catalog) Start(ctx context.Context) error {
 	if restored == nil {
 		return c.load(ctx)
 	}
+	defer debug.FreeOSMemory() // the file's decoding garbage (see load)
 	// The first answer counts every post: what was written around WordPress' APIs while calshim was
 	// away (a direct SQL import) is noticed before the catalog is served.
 	next, err := c.catchUp(ctx, restored, true)
@@ -222,8 +226,8 @@ func (c *Catalog) Save() error {
 	return nil
 }
 
-// diskImage captures the current snapshot with the feed position it reflects, and encodes it (outside
-// the catalog lock: a snapshot is immutable).
+// diskImage captures the current snapshot with the feed position it reflects (writeFrames encodes it
+// outside the catalog lock: a snapshot is immutable).
 func (c *Catalog) diskImage() (*diskFile, bool) {
 	c.mu.Lock()
 	snap := c.snap.Load()
@@ -242,15 +246,7 @@ func (c *Catalog) diskImage() (*diskFile, bool) {
 	for _, m := range snap.media {
 		d.Media = append(d.Media, m)
 	}
-	ordered := slices.Concat(snap.Events, snap.Venues, snap.Organizers)
-	for shard := range slices.Chunk(ordered, max(1, (len(ordered)+diskShards-1)/diskShards)) {
-		var b bytes.Buffer
-		if err := gob.NewEncoder(&b).Encode(shard); err != nil {
-			c.notify("snapshot not written", err)
-			return nil, false
-		}
-		d.PostShards = append(d.PostShards, b.Bytes())
-	}
+	d.posts = slices.Concat(snap.Events, snap.Venues, snap.Organizers)
 	return d, true
 }
 
@@ -269,30 +265,46 @@ func decodeShards(shards [][]byte) (map[int]*mapping.Post, []*mapping.Post, erro
 	ordered := slices.Concat(parts...)
 	posts := make(map[int]*mapping.Post, len(ordered))
 	for _, p := range ordered {
+		compact(p)
 		posts[p.ID] = p
 	}
 	return posts, ordered, nil
 }
 
-// writeFrames writes d as frames: the gob of d, then each post shard, each frame preceded by its
-// length (8 bytes, big-endian).
+// writeFrames writes d as frames: the gob of d, then each shard of d.posts, each frame preceded by
+// its length (8 bytes, big-endian).
 func writeFrames(w io.Writer, d *diskFile) error {
 	var head bytes.Buffer
-	h := *d
-	h.PostShards = nil
-	if err := gob.NewEncoder(&head).Encode(&h); err != nil {
+	if err := gob.NewEncoder(&head).Encode(d); err != nil {
 		return err
 	}
-	frames := append([][]byte{head.Bytes()}, d.PostShards...)
-	for _, f := range frames {
-		if err := binary.Write(w, binary.BigEndian, uint64(len(f))); err != nil {
+
+	if err := writeFrame(w, head.Bytes()); err != nil {
+		return err
+	}
+
+	var b bytes.Buffer
+	for shard := range slices.Chunk(d.posts, max(1, (len(d.posts)+diskShards-1)/diskShards)) {
+		b.Reset()
+		if err := gob.NewEncoder(&b).Encode(shard); err != nil {
 			return err
 		}
-		if _, err := w.Write(f); err != nil {
+
+		if err := writeFrame(w, b.Bytes()); err != nil {
 			return err
 		}
 	}
+
 	return nil
+}
+
+func writeFrame(w io.Writer, f []byte) error {
+	if err := binary.Write(w, binary.BigEndian, uint64(len(f))); err != nil {
+		return err
+	}
+
+	_, err := w.Write(f)
+	return err
 }
 
 // readFrames reads what writeFrames wrote; the shards stay slices of raw.

@@ -21,7 +21,7 @@ func TestSaveRestore(t *testing.T) {
 	for id := 1; id <= 50; id++ {
 		typ := []string{types.Event, types.Venue, types.Organizer}[id%3]
 		p := &mapping.Post{ID: id, Type: typ, Slug: "p" + string(rune('a'+id%26)) + string(rune('a'+id/26)),
-			Meta: map[string][]string{"_EventCost": {"5"}}, Terms: map[string][]int{mapping.TaxonomyCategory: {3}}}
+			Meta: mapping.NewMeta(map[string][]string{"_EventCost": {"5"}}), Terms: map[string][]int{mapping.TaxonomyCategory: {3}}}
 		p.Derived.Start = "2026-01-01 10:00:00"
 		posts[id] = p
 	}

@@ -84,7 +84,7 @@ func TestPollChanges(t *testing.T) {
 				calshimField(fake, o)["meta"].(wpfake.Object)["_VenueCity"] = []any{"Oakland"}
 			})
 		}, func(t *testing.T, fake *wpfake.Server, s *catalog.Snapshot) {
-			if p, _ := s.Post(6); p == nil || p.Meta["_VenueCity"][0] != "Oakland" {
+			if p, _ := s.Post(6); p == nil || p.Meta.Get("_VenueCity")[0] != "Oakland" {
 				t.Errorf("Post(6) = %+v, want _VenueCity Oakland", p)
 			}
 		}},

@@ -36,8 +36,9 @@ type Snapshot struct {
 	Categories []*mapping.Term // by name
 	Tags       []*mapping.Term // by name
 
-	slugs map[string]map[string]int // post type → slug → ID
-	types Types
+	slugs    map[string]map[string]int // post type → slug → ID
+	types    Types
+	eventIdx *eventIndex // answers ListEvents
 }
 
 // Types names the upstream post types and taxonomies.
@@ -134,6 +135,7 @@ func buildOrdered(base Snapshot, posts map[int]*mapping.Post, ordered []*mapping
 	}
 	sort.Slice(s.Categories, byName(s.Categories))
 	sort.Slice(s.Tags, byName(s.Tags))
+	s.eventIdx = newEventIndex(s.Events)
 	return &s
 }
 
@@ -171,6 +173,7 @@ func patch(base Snapshot, old *Snapshot, posts map[int]*mapping.Post, terms map[
 	if !sameTermSet(old.terms, terms) {
 		s.Categories, s.Tags = sortedTerms(terms, s.types)
 	}
+	s.eventIdx = newEventIndex(s.Events)
 	return &s
 }
 

@@ -162,7 +162,7 @@ func DecodePost(raw json.RawMessage, taxonomies ...string) (*mapping.Post, error
 		Slug: w.Slug, Link: w.Link, FeaturedMedia: w.FeaturedMedia,
 		Title: w.Calshim.Title, Content: w.Calshim.Content, Excerpt: w.Calshim.Excerpt, ExcerptText: w.Calshim.ExcerptText,
 		Password: w.Calshim.Password, Protected: w.Calshim.Protected, MenuOrder: w.Calshim.MenuOrder,
-		Parent: w.Calshim.Parent, Meta: w.Calshim.Meta, Terms: map[string][]int{}}
+		Parent: w.Calshim.Parent, Meta: mapping.NewMeta(w.Calshim.Meta), Terms: map[string][]int{}}
 	if len(taxonomies) > 0 {
 		var tax map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &tax); err != nil {

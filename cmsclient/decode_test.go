@@ -61,7 +61,7 @@ func TestDecodePost(t *testing.T) {
 		Excerpt:       "<p>Black tie, big band, bubbles.</p>",
 		ExcerptText:   "Black tie, big band, bubbles.",
 		FeaturedMedia: 4,
-		Meta: map[string][]string{
+		Meta: mapping.NewMeta(map[string][]string{
 			"_EventStartDate": {"2026-11-25 19:00:00"}, "_EventEndDate": {"2026-11-25 23:00:00"},
 			"_EventStartDateUTC": {"2026-11-26 00:00:00"}, "_EventEndDateUTC": {"2026-11-26 04:00:00"},
 			"_EventDuration": {"14400"}, "_EventTimezone": {"America/New_York"}, "_EventTimezoneAbbr": {"EST"},
@@ -69,7 +69,7 @@ func TestDecodePost(t *testing.T) {
 			"_EventURL": {"https://gala.example.com"}, "_EventShowMap": {""}, "_EventShowMapLink": {""},
 			"_EventVenueID": {"5"}, "_EventOrganizerID": {"12"}, "_tribe_featured": {"1"},
 			"_EventOrigin": {"events-calendar"},
-		},
+		}),
 		Terms: map[string][]int{"tribe_events_cat": {2}, "tags": {11}},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -102,15 +102,15 @@ func TestDecodePostFields(t *testing.T) {
 			}
 		}},
 		{"several cost rows, in row order", "tribe_events.json", "community-fundraiser-concert", func(t *testing.T, p *mapping.Post) {
-			if got, want := p.Meta["_EventCost"], []string{"0", "20", "30"}; !reflect.DeepEqual(got, want) {
+			if got, want := p.Meta.Get("_EventCost"), []string{"0", "20", "30"}; !reflect.DeepEqual(got, want) {
 				t.Errorf("_EventCost = %q, want %q", got, want)
 			}
-			if _, ok := p.Meta["_EventOrganizerID"]; ok {
+			if p.Meta.Has("_EventOrganizerID") {
 				t.Error("_EventOrganizerID present, want absent (no row stored)")
 			}
 		}},
 		{"imported lineage", "tribe_events.json", "city-marathon-imported", func(t *testing.T, p *mapping.Post) {
-			if got, want := p.Meta["_tribe_aggregator_global_id_lineage"], []string{"ical.example.org?id=4471"}; !reflect.DeepEqual(got, want) {
+			if got, want := p.Meta.Get("_tribe_aggregator_global_id_lineage"), []string{"ical.example.org?id=4471"}; !reflect.DeepEqual(got, want) {
 				t.Errorf("lineage = %q, want %q", got, want)
 			}
 		}},
@@ -123,7 +123,7 @@ func TestDecodePostFields(t *testing.T) {
 			if got, want := p.Type+" "+p.Title, "tribe_venue Blue Note Jazz Club"; got != want {
 				t.Errorf("Type Title = %q, want %q", got, want)
 			}
-			if got, want := p.Meta["_VenueCity"], []string{"New York"}; !reflect.DeepEqual(got, want) {
+			if got, want := p.Meta.Get("_VenueCity"), []string{"New York"}; !reflect.DeepEqual(got, want) {
 				t.Errorf("_VenueCity = %q, want %q", got, want)
 			}
 			if got, want := p.FeaturedMedia, 4; got != want {
@@ -131,7 +131,7 @@ func TestDecodePostFields(t *testing.T) {
 			}
 		}},
 		{"organizer draft", "tribe_organizer.json", 16, func(t *testing.T, p *mapping.Post) {
-			if got, want := p.Meta["_OrganizerEmail"], []string{"tbd@example.com"}; !reflect.DeepEqual(got, want) {
+			if got, want := p.Meta.Get("_OrganizerEmail"), []string{"tbd@example.com"}; !reflect.DeepEqual(got, want) {
 				t.Errorf("_OrganizerEmail = %q, want %q", got, want)
 			}
 			if got, want := p.DateGMT, "0000-00-00 00:00:00"; got != want {
@@ -158,8 +158,8 @@ func TestDecodePostEveryRecorded(t *testing.T) {
 				t.Errorf("%s: %v", file, err)
 				continue
 			}
-			if p.ID == 0 || p.Title == "" || len(p.Meta) == 0 || len(p.Terms) != 0 {
-				t.Errorf("%s: post %d: ID, Title, len(Meta), len(Terms) = %d, %q, %d, %d", file, p.ID, p.ID, p.Title, len(p.Meta), len(p.Terms))
+			if p.ID == 0 || p.Title == "" || p.Meta.Len() == 0 || len(p.Terms) != 0 {
+				t.Errorf("%s: post %d: ID, Title, len(Meta), len(Terms) = %d, %q, %d, %d", file, p.ID, p.ID, p.Title, p.Meta.Len(), len(p.Terms))
 			}
 		}
 	}

@@ -62,6 +62,11 @@ type ResponseCache struct {
 	// MaxEntries bounds the number of entries: beyond it new answers are not stored (distinct URLs
 	// could otherwise grow the cache without bound).
 	MaxEntries int `yaml:"max_entries"`
+
+	// MaxBytes bounds the bytes the entries hold (bodies and headers): beyond it new answers are not
+	// stored. Entries differ in size by a hundred times (a 50-event page against one venue), so the
+	// number of entries alone does not bound memory.
+	MaxBytes int `yaml:"max_bytes"`
 }
 
 // Writes tunes what writes may make calshim do on the caller's behalf.
@@ -160,7 +165,7 @@ func Default() Config {
 		Mapping: Mapping{EventType: "tribe_events", VenueType: "tribe_venue", OrganizerType: "tribe_organizer",
 			CategoryBase: "tribe_events_cat", TagBase: "tags"},
 		Writes:        Writes{ImageMaxBytes: 10 << 20},
-		ResponseCache: ResponseCache{TTL: time.Minute, MaxEntries: 10000},
+		ResponseCache: ResponseCache{TTL: time.Minute, MaxEntries: 10000, MaxBytes: 64 << 20},
 		ICal:          ICal{MaxEvents: 5000},
 		Sync:          Sync{MaxChanges: 10000},
 		Shutdown:      Shutdown{Drain: 5 * time.Second, Timeout: 10 * time.Second},
@@ -228,6 +233,7 @@ func envTable(c *Config) map[string]any {
 		"CALSHIM_LIMITS_WRITES_BURST":            &c.Limits.WritesBurst,
 		"CALSHIM_LIMITS_LOOKUPS_PER_MINUTE":      &c.Limits.LookupsPerMinute,
 		"CALSHIM_LIMITS_LOOKUPS_BURST":           &c.Limits.LookupsBurst,
+		"CALSHIM_RESPONSE_CACHE_MAX_BYTES":       &c.ResponseCache.MaxBytes,
 	}
 }
 
@@ -292,8 +298,9 @@ func (c *Config) Validate() error {
 	if !strings.HasPrefix(c.RESTRoot, "/") || strings.HasSuffix(c.RESTRoot, "/") {
 		errs = append(errs, fmt.Errorf("rest_root must start with / and not end with /, got %q", c.RESTRoot))
 	}
-	if c.ResponseCache.TTL <= 0 || c.ResponseCache.MaxEntries < 0 {
-		errs = append(errs, errors.New("response_cache.ttl must be positive and response_cache.max_entries not negative"))
+	if c.ResponseCache.TTL <= 0 || c.ResponseCache.MaxEntries < 0 || c.ResponseCache.MaxBytes < 0 {
+		errs = append(errs, errors.New("response_cache.ttl must be positive, response_cache.max_entries "+
+			"and max_bytes not negative"))
 	}
 	if c.Upstream.Timeout <= 0 || c.Catalog.PollInterval <= 0 {
 		errs = append(errs, errors.New("upstream.timeout and catalog.poll_interval must be positive"))

@@ -95,14 +95,14 @@ func (c *Context) globalIDFields(o Object, p *Post) Object {
 // lineage is global_id_lineage: the global ID, then every row of
 // _tribe_aggregator_global_id_lineage.
 func lineage(globalID string, p *Post) []string {
-	return append([]string{globalID}, p.Meta["_tribe_aggregator_global_id_lineage"]...)
+	return append([]string{globalID}, p.Meta.Get("_tribe_aggregator_global_id_lineage")...)
 }
 
 // metaIDs returns the post IDs in a meta key's rows, in row order, read as get_post reads them
 // (PHP's (int) cast); rows that give no positive ID ("", "0", text) are skipped.
 func metaIDs(p *Post, key string) []int {
 	var ids []int
-	for _, v := range p.Meta[key] {
+	for _, v := range p.Meta.Get(key) {
 		if id := php.Int(v); id > 0 {
 			ids = append(ids, id)
 		}

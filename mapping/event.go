@@ -87,7 +87,7 @@ func (c *Context) Event(p *Post) Object {
 
 // cost evaluates the event's cost meta with the site's currency options.
 func (c *Context) cost(p *Post) EventCost {
-	return Cost(p.Meta["_EventCost"], CostFormat{
+	return Cost(p.Meta.Get("_EventCost"), CostFormat{
 		Symbol:        metaOr(p, "_EventCurrencySymbol", ""),
 		Position:      metaOr(p, "_EventCurrencyPosition", ""),
 		DefaultSymbol: c.Site.DefaultCurrencySymbol,

@@ -43,10 +43,10 @@ func TestEventMembers(t *testing.T) {
 		{"all_day yes", func() *Post { return bareEvent(100, "_EventAllDay", "yes") }, "all_day", `true`, nil},
 		{"all_day 1", func() *Post { return bareEvent(100, "_EventAllDay", "1") }, "all_day", `true`, nil},
 		{"all_day no", func() *Post { return bareEvent(100, "_EventAllDay", "no") }, "all_day", `false`, nil},
-		{"show_map absent", func() *Post { p := bareEvent(100); delete(p.Meta, "_EventShowMap"); return p }, "show_map", `true`, nil},
+		{"show_map absent", func() *Post { p := bareEvent(100); p.Meta = p.Meta.With("_EventShowMap"); return p }, "show_map", `true`, nil},
 		{"show_map first row only", func() *Post { return withMeta(bareEvent(100), "_EventShowMap", "1") }, "show_map", `false`, nil},
-		{"show_map 0", func() *Post { p := bareEvent(100); p.Meta["_EventShowMap"] = []string{"0"}; return p }, "show_map", `false`, nil},
-		{"show_map PHP cast: \"false\" is true", func() *Post { p := bareEvent(100); p.Meta["_EventShowMap"] = []string{"false"}; return p }, "show_map", `true`, nil},
+		{"show_map 0", func() *Post { p := bareEvent(100); p.Meta = p.Meta.With("_EventShowMap", "0"); return p }, "show_map", `false`, nil},
+		{"show_map PHP cast: \"false\" is true", func() *Post { p := bareEvent(100); p.Meta = p.Meta.With("_EventShowMap", "false"); return p }, "show_map", `true`, nil},
 		{"hide_from_listings yes", func() *Post { return bareEvent(100, "_EventHideFromUpcoming", "yes") }, "hide_from_listings", `true`, nil},
 		{"hide_from_listings 1", func() *Post { return bareEvent(100, "_EventHideFromUpcoming", "1") }, "hide_from_listings", `false`, nil},
 		{"featured 1", func() *Post { return bareEvent(100, "_tribe_featured", "1") }, "featured", `true`, nil},
@@ -59,7 +59,7 @@ func TestEventMembers(t *testing.T) {
 		{"website empty", func() *Post { return bareEvent(100, "_EventURL", "") }, "website", `""`, nil},
 		{"website escaped", func() *Post { return bareEvent(100, "_EventURL", "http://a.example/?x=1&y=2") }, "website",
 			`"http:\/\/a.example\/?x=1&amp;y=2"`, nil},
-		{"missing start date: null, epoch details", func() *Post { p := bareEvent(100); delete(p.Meta, "_EventStartDate"); return p },
+		{"missing start date: null, epoch details", func() *Post { p := bareEvent(100); p.Meta = p.Meta.With("_EventStartDate"); return p },
 			"start_date", `null`, nil},
 		{"lineage rows appended", func() *Post { return bareEvent(100, "_tribe_aggregator_global_id_lineage", "other.example?id=7") },
 			"global_id_lineage", `["127.0.0.1?id=100","other.example?id=7"]`, nil},
@@ -91,7 +91,7 @@ func TestEventKeyOrderIsFixed(t *testing.T) {
 		"utc_start_date_details utc_end_date utc_end_date_details timezone timezone_abbr cost cost_details website " +
 		"show_map show_map_link hide_from_listings sticky featured categories tags venue organizer custom_fields"
 	c, _ := newTestContext(false)
-	if got := strings.Join(keys(c.Event(&Post{ID: 1, Meta: map[string][]string{}})), " "); got != want {
+	if got := strings.Join(keys(c.Event(&Post{ID: 1, Meta: Meta{}})), " "); got != want {
 		t.Errorf("keys of an empty event:\n  %s\nwant\n  %s", got, want)
 	}
 }
@@ -104,9 +104,9 @@ func TestEventJSONLD(t *testing.T) {
 		want string
 	}{
 		{"DST date: July in New York", func() *Post { return bareEvent(100) }, "startDate", `"2026-07-04T12:00:00-04:00"`},
-		{"pseudo zone", func() *Post { p := bareEvent(100); p.Meta["_EventTimezone"] = []string{"UTC+5.5"}; return p },
+		{"pseudo zone", func() *Post { p := bareEvent(100); p.Meta = p.Meta.With("_EventTimezone", "UTC+5.5"); return p },
 			"startDate", `"2026-07-04T12:00:00+05:30"`},
-		{"no zone: site zone", func() *Post { p := bareEvent(100); delete(p.Meta, "_EventTimezone"); return p },
+		{"no zone: site zone", func() *Post { p := bareEvent(100); p.Meta = p.Meta.With("_EventTimezone"); return p },
 			"endDate", `"2026-07-04T13:00:00-04:00"`},
 		{"no cost: no offers", func() *Post { return bareEvent(100) }, "offers", `<absent>`},
 		{"currency code", func() *Post { return bareEvent(100, "_EventCost", "6,50", "_EventCurrencyCode", "EUR") },

@@ -108,7 +108,7 @@ func anyOf(have, want []int) bool {
 // metaInts returns the integer values of a meta key's rows (unparsable rows are skipped).
 func metaInts(p *Post, key string) []int {
 	var out []int
-	for _, r := range p.Meta[key] {
+	for _, r := range p.Meta.Get(key) {
 		if n, ok := atoi(r); ok {
 			out = append(out, n)
 		}
@@ -185,8 +185,8 @@ var tags = regexp.MustCompile(`<[^>]*>`)
 func Derive(p *Post) {
 	start, _ := p.MetaFirst("_EventStartDate")
 	end, _ := p.MetaFirst("_EventEndDate")
-	_, hidden := p.Meta["_EventHideFromUpcoming"]
-	_, featured := p.Meta["_tribe_featured"]
+	hidden := p.Meta.Has("_EventHideFromUpcoming")
+	featured := p.Meta.Has("_tribe_featured")
 	p.Derived = Derived{SearchText: SearchText(p), Start: start, End: end, Hidden: hidden,
 		Featured: featured, Venues: metaInts(p, "_EventVenueID"),
 		Organizers: metaInts(p, "_EventOrganizerID")}

@@ -81,7 +81,7 @@ func seeded(id int, typ, slug, title, local, utc string) *Post {
 	base := map[string]string{"tribe_venue": "/venue/", "tribe_organizer": "/organizer/", "tribe_events": "/event/"}[typ]
 	return &Post{ID: id, Type: typ, Author: 1, Status: "publish",
 		Date: "2026-11-22 " + local, DateGMT: "2026-11-22 " + utc, Modified: "2026-11-22 " + local, ModifiedGMT: "2026-11-22 " + utc,
-		Slug: slug, Link: testHome + base + slug + "/", Title: title, Meta: map[string][]string{}, Terms: map[string][]int{}}
+		Slug: slug, Link: testHome + base + slug + "/", Title: title, Terms: map[string][]int{}}
 }
 
 // withContent sets the rendered content (the_content adds a trailing newline) and its excerpt text.
@@ -93,7 +93,7 @@ func withContent(p *Post, text string) *Post {
 
 func withMeta(p *Post, kv ...string) *Post {
 	for i := 0; i+1 < len(kv); i += 2 {
-		p.Meta[kv[i]] = append(p.Meta[kv[i]], kv[i+1])
+		p.Meta = p.Meta.Added(kv[i], kv[i+1])
 	}
 	return p
 }

@@ -2,7 +2,9 @@ package mapping
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -58,7 +60,22 @@ type Raw []byte
 // as "\/", non-ASCII escaped as \uXXXX (UTF-16, surrogate pairs), "<", ">", "&" and "'" left alone.
 // Supported values: nil, bool, int, int64, float64, string, []string, []int, []any, []Object,
 // Object, Raw.
-func EncodeJSON(v any) []byte { return AppendJSON(nil, v) }
+func EncodeJSON(v any) []byte {
+	buf := encodeBufs.Get().(*[]byte)
+	*buf = AppendJSON((*buf)[:0], v)
+	out := slices.Clone(*buf) // one allocation of the exact size, not a chain of doublings
+	if cap(*buf) <= maxPooledEncoding {
+		encodeBufs.Put(buf)
+	}
+
+	return out
+}
+
+// encodeBufs are EncodeJSON's scratch buffers; one larger than maxPooledEncoding is dropped, so
+// that a rare huge answer does not stay allocated.
+var encodeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+const maxPooledEncoding = 1 << 20
 
 // AppendJSON appends the encoding of v to b.
 func AppendJSON(b []byte, v any) []byte {

@@ -40,7 +40,7 @@ func (q LinkedSearch) Match(p *Post, metaKeys []string) bool {
 
 	fields := []string{html.UnescapeString(p.Title), p.Content, p.Excerpt}
 	for _, k := range metaKeys {
-		fields = append(fields, p.Meta[k]...)
+		fields = append(fields, p.Meta.Get(k)...)
 	}
 
 	for _, f := range fields {

@@ -26,7 +26,7 @@ func TestEventLDLink(t *testing.T) {
 func TestLinkedSearch(t *testing.T) {
 	venue := &Post{ID: 1, Status: "publish", Title: "Café Zürich &#8211; Łódź",
 		Content: "<p>Jazz club</p>",
-		Meta:    map[string][]string{"_VenueCity": {"New York"}, "_VenueZip": {"10012"}}}
+		Meta:    NewMeta(map[string][]string{"_VenueCity": {"New York"}, "_VenueZip": {"10012"}})}
 	keys := []string{"_VenueCity", "_VenueZip"}
 	for search, want := range map[string]bool{
 		"cafe":           true, // the collation compares "é" equal to "e"
@@ -108,9 +108,9 @@ func TestJSONLDDatesOfAnEventWithoutDates(t *testing.T) {
 	c, cat := newTestContext(true)
 	c.Now = func() time.Time { return time.Date(2026, 11, 23, 19, 47, 41, 0, time.UTC) }
 	p := cat.posts[17]
-	delete(p.Meta, "_EventStartDate")
-	delete(p.Meta, "_EventEndDate")
-	delete(p.Meta, "_EventTimezone")
+	p.Meta = p.Meta.With("_EventStartDate")
+	p.Meta = p.Meta.With("_EventEndDate")
+	p.Meta = p.Meta.With("_EventTimezone")
 	got := string(EncodeJSON(c.Event(p)))
 	want := `"startDate":"2026-11-23T19:47:41-05:00","endDate":"2026-11-23T19:47:41-05:00"`
 	if !strings.Contains(got, want) {

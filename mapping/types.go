@@ -30,7 +30,7 @@ type Post struct {
 	FeaturedMedia int // attachment ID, 0 when none
 	// Meta holds every row of each exposed meta key, in row order (a key may have several rows:
 	// _EventCost, _EventOrganizerID, _tribe_aggregator_global_id_lineage).
-	Meta map[string][]string
+	Meta Meta
 	// Terms holds the term IDs of the post per role: keys TaxonomyCategory and TaxonomyTag, whatever
 	// the upstream taxonomies are called.
 	Terms map[string][]int
@@ -51,8 +51,8 @@ type Derived struct {
 
 // MetaFirst returns the first row of a meta key and whether the key exists.
 func (p *Post) MetaFirst(key string) (string, bool) {
-	rows, ok := p.Meta[key]
-	if !ok || len(rows) == 0 {
+	rows := p.Meta.Get(key)
+	if len(rows) == 0 {
 		return "", false
 	}
 	return rows[0], true

@@ -124,6 +124,7 @@ func newHTTPServer(cfg config.Config, log *zap.Logger, catalogs map[string]*cata
 		Languages:  cfg.Languages[1:], Catalogs: variants, MaxPerPage: cfg.Catalog.MaxPerPage,
 		Translate: translator(cfg.Languages, log),
 		CacheTTL:  cfg.ResponseCache.TTL, CacheMaxEntries: cfg.ResponseCache.MaxEntries,
+		CacheMaxBytes:     cfg.ResponseCache.MaxBytes,
 		ICalMaxEvents:     cfg.ICal.MaxEvents,
 		ImageAllowPrivate: cfg.Writes.ImageAllowPrivate, ImageMaxBytes: int64(cfg.Writes.ImageMaxBytes),
 		LoadWait: cfg.Catalog.LoadWait, SequenceWait: cfg.Catalog.SequenceWait, Draining: draining,
@@ -289,5 +290,6 @@ func newLogger(level string, out io.Writer) (*zap.Logger, error) {
 	enc := zap.NewProductionEncoderConfig()
 	enc.TimeKey = "ts"
 	enc.EncodeTime = zapcore.ISO8601TimeEncoder
-	return zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(enc), zapcore.AddSync(out), lvl)), nil
+	enc.NameKey = "" // the access log's name routes its lines (accesslog.go); lines do not show it
+	return zap.New(withBufferedAccessLog(zapcore.NewJSONEncoder(enc), zapcore.AddSync(out), lvl)), nil
 }

@@ -1,0 +1,214 @@
+package mapping
+
+import (
+	"encoding/binary"
+	"errors"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Meta is a post's meta rows, stored compactly: a Go map per post cost about 1 KB at catalog scale
+// (100,000 events), so a post holds only its values, in key order and row order within a key, and
+// shares the key list and row counts (its shape) with every post of the same keys and counts.
+// The zero value has no rows. A Meta is immutable: the "with" methods return a new one.
+type Meta struct {
+	shape *metaShape
+	vals  []string
+}
+
+// metaShape is a sorted key list and where each key's rows end in vals; shared (metaShapes).
+type metaShape struct {
+	keys []string
+	ends []int32
+}
+
+// metaShapes interns shapes by signature: a catalog has few distinct ones.
+var metaShapes sync.Map // signature → *metaShape
+
+// NewMeta returns the rows of m (key → rows in row order).
+func NewMeta(m map[string][]string) Meta {
+	if len(m) == 0 {
+		return Meta{}
+	}
+
+	keys := slices.Sorted(maps.Keys(m))
+	n := 0
+	for _, k := range keys {
+		n += len(m[k])
+	}
+
+	vals := make([]string, 0, n)
+	ends := make([]int32, 0, len(keys))
+	for _, k := range keys {
+		vals = append(vals, m[k]...)
+		ends = append(ends, int32(len(vals)))
+	}
+
+	return Meta{shape: internShape(keys, ends), vals: vals}
+}
+
+// internShape returns the shared shape of these keys and row ends.
+func internShape(keys []string, ends []int32) *metaShape {
+	var sig strings.Builder
+	for i, k := range keys {
+		sig.WriteString(k)
+		sig.WriteByte(0)
+		sig.WriteString(strconv.Itoa(int(ends[i])))
+		sig.WriteByte(0)
+	}
+
+	if s, ok := metaShapes.Load(sig.String()); ok {
+		return s.(*metaShape)
+	}
+
+	s, _ := metaShapes.LoadOrStore(sig.String(), &metaShape{keys: keys, ends: ends})
+	return s.(*metaShape)
+}
+
+// index returns the position of key in the shape, or -1.
+func (m Meta) index(key string) int {
+	if m.shape == nil {
+		return -1
+	}
+
+	i, found := slices.BinarySearch(m.shape.keys, key)
+	if !found {
+		return -1
+	}
+
+	return i
+}
+
+// Get returns the rows of key (nil when the key has none). The slice must not be modified.
+func (m Meta) Get(key string) []string {
+	i := m.index(key)
+	if i < 0 {
+		return nil
+	}
+
+	from := int32(0)
+	if i > 0 {
+		from = m.shape.ends[i-1]
+	}
+
+	return m.vals[from:m.shape.ends[i]:m.shape.ends[i]]
+}
+
+// Has reports whether key has rows.
+func (m Meta) Has(key string) bool { return m.index(key) >= 0 }
+
+// Len is the number of keys.
+func (m Meta) Len() int {
+	if m.shape == nil {
+		return 0
+	}
+	return len(m.shape.keys)
+}
+
+// Map returns the rows as a map (a copy).
+func (m Meta) Map() map[string][]string {
+	out := make(map[string][]string, m.Len())
+	for i := range m.Len() {
+		out[m.shape.keys[i]] = slices.Clone(m.Get(m.shape.keys[i]))
+	}
+	return out
+}
+
+// With returns m with key's rows replaced (nil rows: the key removed).
+func (m Meta) With(key string, rows ...string) Meta {
+	all := m.Map()
+	delete(all, key)
+	if rows != nil {
+		all[key] = rows
+	}
+	return NewMeta(all)
+}
+
+// Added returns m with one row appended to key's rows.
+func (m Meta) Added(key, row string) Meta {
+	return m.With(key, append(slices.Clone(m.Get(key)), row)...)
+}
+
+// Intern passes m's values through intern (which returns an equal string, possibly shared with
+// other posts), in place: only for a post not yet shared with readers.
+func (m Meta) Intern(intern func(string) string) Meta {
+	for i, v := range m.vals {
+		m.vals[i] = intern(v)
+	}
+	return m
+}
+
+// GobEncode writes the rows (the snapshot file keeps posts through gob): the number of keys, then
+// each key, its number of rows and the rows, as length-prefixed strings and varints.
+func (m Meta) GobEncode() ([]byte, error) {
+	b := binary.AppendUvarint(nil, uint64(m.Len()))
+	for i := range m.Len() {
+		rows := m.Get(m.shape.keys[i])
+		b = appendMetaString(b, m.shape.keys[i])
+		b = binary.AppendUvarint(b, uint64(len(rows)))
+		for _, r := range rows {
+			b = appendMetaString(b, r)
+		}
+	}
+
+	return b, nil
+}
+
+func appendMetaString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// GobDecode reads what GobEncode wrote.
+func (m *Meta) GobDecode(b []byte) error {
+	r := metaReader{b: b}
+	n := r.uvarint()
+	all := make(map[string][]string, min(n, 1024))
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		key := r.string()
+		count := r.uvarint()
+		rows := make([]string, 0, min(count, 1024))
+		for j := uint64(0); j < count && r.err == nil; j++ {
+			rows = append(rows, r.string())
+		}
+		all[key] = rows
+	}
+
+	if r.err != nil {
+		return r.err
+	}
+
+	*m = NewMeta(all)
+	return nil
+}
+
+// metaReader reads GobEncode's varints and strings, remembering the first error.
+type metaReader struct {
+	b   []byte
+	err error
+}
+
+func (r *metaReader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = errors.New("mapping: truncated meta")
+		return 0
+	}
+
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *metaReader) string() string {
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		r.err = errors.New("mapping: truncated meta")
+		return ""
+	}
+
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
