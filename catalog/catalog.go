@@ -119,6 +119,7 @@ func (c *Catalog) load(ctx context.Context) error {
 	base.Version++
 	c.publish(build(base, posts, terms, media))
 	c.feed.start(head)
+	c.feed.published()
 	c.lastPollOK.Store(time.Now().UnixNano())
 	// A full load leaves several times the catalog's size in garbage (the upstream's JSON, decoded in
 	// parallel with garbage collection slowed down): collected and handed back to the system now, the

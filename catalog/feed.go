@@ -40,7 +40,13 @@ type feedState struct {
 	// lagMS is how long the newest change the last poll applied waited in WordPress before the catalog
 	// had it, in milliseconds.
 	lagMS atomic.Int64
+	// shown is the sequence of the snapshot readers get: seq once the snapshot it led to is published
+	// (catchUp moves seq first), so that a request waiting for a sequence (Sequence) sees its changes.
+	shown atomic.Int64
 }
+
+// published records that the current snapshot reflects the log up to seq.
+func (f *feedState) published() { f.shown.Store(f.seq.Load()) }
 
 // start makes the feed continue from head; nil: no feed (wp/v2 polling).
 func (f *feedState) start(head *cmsclient.FeedHead) {
@@ -140,6 +146,7 @@ func (c *Catalog) pollFeed(ctx context.Context) error {
 	if next != cur {
 		c.publish(next)
 	}
+	c.feed.published()
 	c.disk.unconfirmed.Store(false)
 	return nil
 }
@@ -153,8 +160,11 @@ func (c *Catalog) catchUp(ctx context.Context, cur *Snapshot, check bool) (*Snap
 	if check && !c.opt.Multilingual {
 		ids = cmsclient.IDsCount
 	}
+	// The sequence moves on only when every page is applied: a failure half-way leaves it where the
+	// published snapshot is, and the next poll asks again for what that snapshot lacks.
+	seq, lag := c.feed.seq.Load(), int64(-1)
 	for {
-		ch, err := c.changes(ctx, ids)
+		ch, err := c.changes(ctx, seq, ids)
 		ids = cmsclient.IDsNone
 		if err != nil {
 			return nil, err
@@ -166,24 +176,28 @@ func (c *Catalog) catchUp(ctx context.Context, cur *Snapshot, check bool) (*Snap
 		if cur, err = c.reconcileIDs(ctx, cur, ch.IDs); err != nil {
 			return nil, err
 		}
-		c.feed.seq.Store(ch.Seq)
+		seq = ch.Seq
 		if ch.NewestMS > 0 {
-			c.feed.lagMS.Store(max(0, time.Now().UnixMilli()-ch.NewestMS))
+			lag = max(0, time.Now().UnixMilli()-ch.NewestMS)
 		}
 		if ch.Counts != nil && !c.sameCounts(cur, ch.Counts) {
 			ids = cmsclient.IDsList
 			continue
 		}
 		if !ch.More {
+			c.feed.seq.Store(seq)
+			if lag >= 0 {
+				c.feed.lagMS.Store(lag)
+			}
 			return cur, nil
 		}
 	}
 }
 
-// changes asks the feed for what follows the catalog's sequence: a 410 (a since past the retention)
-// or an answer of another log or site means the catalog must be reloaded (errReload).
-func (c *Catalog) changes(ctx context.Context, ids string) (*cmsclient.Changes, error) {
-	ch, err := c.client.Changes(ctx, c.feed.seq.Load(), ids)
+// changes asks the feed for what follows since: a 410 (a since past the retention) or an answer of
+// another log or site means the catalog must be reloaded (errReload).
+func (c *Catalog) changes(ctx context.Context, since int64, ids string) (*cmsclient.Changes, error) {
+	ch, err := c.client.Changes(ctx, since, ids)
 	var ue *cmsclient.Error
 	if errors.As(err, &ue) && ue.Status == http.StatusGone {
 		return nil, fmt.Errorf("%w: %s", errReload, ue.Message)

@@ -23,6 +23,9 @@ type fakeFeed struct {
 	floor int64
 	// changes by sequence: post type and ID.
 	changes map[int64][2]string
+	// page > 0 answers at most that many sequences per request ("more" when others follow); failAt > 0
+	// makes the failAt-th changes request from now on fail with a 500.
+	page, failAt int
 }
 
 func newFakeFeed(fake *wpfake.Server) *fakeFeed {
@@ -60,6 +63,12 @@ func (f *fakeFeed) changesAnswer(w http.ResponseWriter, sinceArg, ids string) {
 		writeJSON(w, http.StatusOK, head)
 		return
 	}
+	if f.failAt > 0 {
+		if f.failAt--; f.failAt == 0 {
+			writeJSON(w, http.StatusInternalServerError, map[string]any{"code": "db_error", "message": "x"})
+			return
+		}
+	}
 	since, _ := strconv.ParseInt(sinceArg, 10, 64)
 	if since < f.floor || since > f.seq {
 		writeJSON(w, http.StatusGone, map[string]any{"code": "calshim_changes_expired", "message": "reload",
@@ -67,7 +76,12 @@ func (f *fakeFeed) changesAnswer(w http.ResponseWriter, sinceArg, ids string) {
 		return
 	}
 	posts := map[string]map[string]any{}
-	for s := since + 1; s <= f.seq; s++ {
+	upTo := f.seq
+	if f.page > 0 && since+int64(f.page) < f.seq {
+		upTo = since + int64(f.page)
+		head["seq"], head["more"] = upTo, true
+	}
+	for s := since + 1; s <= upTo; s++ {
 		c, ok := f.changes[s]
 		if !ok {
 			continue
@@ -213,4 +227,40 @@ func TestFeedSync(t *testing.T) {
 		}
 	}
 
+}
+
+// A catch-up that fails half-way publishes nothing and keeps its sequence: the next poll asks again
+// from where the published snapshot is, so the changes of the pages already read are not lost.
+func TestFeedFailureHalfWay(t *testing.T) {
+	fake := wpfake.New(t)
+	feed := newFakeFeed(fake)
+	cat := newCatalog(t, fake)
+	if err := cat.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+
+	ev := fake.IDs("tribe_events")[0]
+	fake.Update("tribe_events", ev, func(o wpfake.Object) { calshimField(fake, o)["title"] = "First page" })
+	feed.change("tribe_events", ev)
+	venue := fake.IDs("tribe_venue")[0]
+	fake.Delete("tribe_venue", venue)
+	feed.change("tribe_venue", venue)
+	feed.mu.Lock()
+	feed.page, feed.failAt = 1, 2 // the first page is read, the second fails
+	feed.mu.Unlock()
+
+	if err := cat.Poll(context.Background()); err == nil {
+		t.Fatal("poll with a failing second page succeeded")
+	}
+	if seq := cat.Health().Sync.Seq; seq != 10 {
+		t.Errorf("sequence after the failed poll = %d, want 10 (the published snapshot's)", seq)
+	}
+
+	snap := mustPoll(t, cat)
+	if p, _ := snap.Post(ev); p == nil || p.Title != "First page" {
+		t.Errorf("first page's change lost: %+v", p)
+	}
+	if _, ok := snap.Post(venue); ok || cat.Health().Sync.Seq != feed.seq {
+		t.Errorf("second page's change not applied (seq %d, want %d)", cat.Health().Sync.Seq, feed.seq)
+	}
 }

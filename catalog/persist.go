@@ -95,11 +95,13 @@ func (c *Catalog) Start(ctx context.Context) error {
 	switch {
 	case err == nil:
 		c.publish(next)
+		c.feed.published()
 		c.disk.restored.Store(true)
 		c.lastPollOK.Store(time.Now().UnixNano())
 		return nil
 	case errors.Is(err, cmsclient.ErrUnavailable):
 		c.publish(restored)
+		c.feed.published()
 		c.disk.restored.Store(true)
 		c.disk.unconfirmed.Store(true)
 		c.polls = max(c.opt.ReconcileEvery-1, 0)

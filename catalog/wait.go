@@ -41,7 +41,7 @@ func (c *Catalog) Sequence() (int64, bool) {
 	if !c.feed.on.Load() || c.snap.Load() == nil {
 		return 0, false
 	}
-	return c.feed.seq.Load(), true
+	return c.feed.shown.Load(), true
 }
 
 // WaitSequence waits until the catalog reflects the change log up to seq, or ctx ends, and returns
