@@ -12,7 +12,7 @@ func TestCompactShares(t *testing.T) {
 	post := func(date string) *mapping.Post {
 		p := &mapping.Post{Type: string([]byte("tribe_events")), Date: date, Modified: string([]byte(date)),
 			Terms: map[string][]int{mapping.TaxonomyCategory: {2}, mapping.TaxonomyTag: {7, 8}},
-			Meta: mapping.NewMeta(map[string][]string{"_EventTimezone": {string([]byte("UTC"))}})}
+			Meta:  mapping.NewMeta(map[string][]string{"_EventTimezone": {string([]byte("UTC"))}})}
 		compact(p)
 		return p
 	}
