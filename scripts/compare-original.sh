@@ -67,7 +67,8 @@ reseed() {
 start_calshim() {
   stop_calshim
   (cd "$ROOT" && "$GO" build -o bin/calshim ./cmd/calshim)
-  CALSHIM_LISTEN=127.0.0.1:$PORT CALSHIM_CATALOG_POLL_INTERVAL=1s \
+  # No drain on stop: nothing balances load onto it, and a restart reuses the port at once.
+  CALSHIM_LISTEN=127.0.0.1:$PORT CALSHIM_CATALOG_POLL_INTERVAL=1s CALSHIM_SHUTDOWN_DRAIN=0s \
     nohup "$ROOT/bin/calshim" >"$STATE/compare-calshim-$PORT.log" 2>&1 &
   echo $! >"$PIDFILE"
   for _ in $(seq 1 120); do
@@ -79,8 +80,11 @@ start_calshim() {
 
 stop_calshim() {
   [ -f "$PIDFILE" ] || return 0
-  kill "$(cat "$PIDFILE")" 2>/dev/null || true
-  rm -f "$PIDFILE"; sleep 0.5
+  local pid; pid=$(cat "$PIDFILE")
+  kill "$pid" 2>/dev/null || true
+  # the port is free once the process has exited
+  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  rm -f "$PIDFILE"
 }
 
 if [ "${1:-}" = reseed-hook ]; then
