@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -40,6 +41,25 @@ type feedState struct {
 	// lagMS is how long the newest change the last poll applied waited in WordPress before the catalog
 	// had it, in milliseconds.
 	lagMS atomic.Int64
+
+	noticeOnce sync.Once
+	notice     chan struct{} // a pending push notice (notices): at most one, so bursts coalesce
+}
+
+// notices is the channel Notify queues a poll on.
+func (f *feedState) notices() chan struct{} {
+	f.noticeOnce.Do(func() { f.notice = make(chan struct{}, 1) })
+	return f.notice
+}
+
+// Notify asks Run for a poll now, without waiting for it: the plugin's push notice says the change
+// log grew. Notices that arrive while one is pending coalesce into it, so a burst costs one poll
+// (and one more if it goes on during that poll). Polling at the interval goes on regardless.
+func (c *Catalog) Notify() {
+	select {
+	case c.feed.notices() <- struct{}{}:
+	default:
+	}
 }
 
 // start makes the feed continue from head; nil: no feed (wp/v2 polling).

@@ -82,6 +82,18 @@ type Catalog struct {
 	// Snapshot is the file the catalog is saved to and restarted from: "" = the default file under
 	// the user's cache directory (SnapshotPath), "none" = no snapshot.
 	Snapshot string `yaml:"snapshot"`
+	// NotifySecret, when set, opens POST /calshim/notify to the plugin's push notices that carry it
+	// as a bearer token: each makes the catalogs poll at once. Empty = no such endpoint.
+	NotifySecret string `yaml:"notify_secret"`
+}
+
+// validateNotify checks the push notice secret: none, or one not easily guessed.
+func (c *Catalog) validateNotify() error {
+	if c.NotifySecret != "" && len(c.NotifySecret) < minNotifySecret {
+		return fmt.Errorf("catalog.notify_secret must be at least %d characters (or empty: no push notices)",
+			minNotifySecret)
+	}
+	return nil
 }
 
 // SnapshotPath returns the snapshot file of the catalog of one language ("" for the only catalog of
@@ -115,6 +127,9 @@ type Mapping struct {
 	CategoryBase  string `yaml:"category_tax"`   // REST base of event categories (the key keeps its first name)
 	TagBase       string `yaml:"tag_tax"`        // REST base of tags (wp/v2 "tags" for post_tag)
 }
+
+// minNotifySecret is the shortest notify secret accepted: anyone who has it can make calshim poll.
+const minNotifySecret = 16
 
 var (
 	langCode  = regexp.MustCompile(`^[a-z]{2,3}(-[a-z0-9]{2,8})?$`)
@@ -175,6 +190,7 @@ func envTable(c *Config) map[string]any {
 		"CALSHIM_CATALOG_PER_PAGE":           &c.Catalog.PerPage,
 		"CALSHIM_CATALOG_MAX_PER_PAGE":       &c.Catalog.MaxPerPage,
 		"CALSHIM_SNAPSHOT":                   &c.Catalog.Snapshot,
+		"CALSHIM_CATALOG_NOTIFY_SECRET":      &c.Catalog.NotifySecret,
 		"CALSHIM_MAPPING_EVENT_TYPE":         &c.Mapping.EventType,
 		"CALSHIM_MAPPING_VENUE_TYPE":         &c.Mapping.VenueType,
 		"CALSHIM_MAPPING_ORGANIZER_TYPE":     &c.Mapping.OrganizerType,
@@ -250,6 +266,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("upstream.concurrency, catalog.per_page, catalog.max_per_page "+
 			"and catalog.reconcile_every must be at least 1"))
 	}
+	errs = append(errs, c.Catalog.validateNotify()) // nil when valid: errors.Join drops it
 	if len(c.Languages) == 0 {
 		errs = append(errs, errors.New("languages must name at least the default language"))
 	}

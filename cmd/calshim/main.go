@@ -66,7 +66,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, logOut 
 			Namespaces: append([]string{"cal/events/v1"}, cfg.NamespaceAliases...), Languages: cfg.Languages[1:],
 			Catalogs: variants, MaxPerPage: cfg.Catalog.MaxPerPage, Translate: translator(cfg.Languages, log),
 			CacheTTL: cfg.ResponseCache.TTL, CacheMaxEntries: cfg.ResponseCache.MaxEntries,
-			ImageAllowPrivate: cfg.Writes.ImageAllowPrivate, ImageMaxBytes: int64(cfg.Writes.ImageMaxBytes)}),
+			ImageAllowPrivate: cfg.Writes.ImageAllowPrivate, ImageMaxBytes: int64(cfg.Writes.ImageMaxBytes),
+			NotifySecret: cfg.Catalog.NotifySecret}),
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second,
 		IdleTimeout: 120 * time.Second,
 	}

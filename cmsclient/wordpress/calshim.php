@@ -33,7 +33,9 @@
  *      two taxonomies' terms and of the options calshim reads gets a sequence number in the table
  *      {prefix}calshim_changes, whoever makes it (admin, wp/v2, TEC, WP-CLI, cron);
  *   i. the routes calshim syncs through, readable with the calshim_reader role or manage_options only:
- *      GET /calshim/v1/changes?since=SEQ (the change feed) and GET /calshim/v1/bulk (the initial load).
+ *      GET /calshim/v1/changes?since=SEQ (the change feed) and GET /calshim/v1/bulk (the initial load);
+ *   j. optionally, a push notice to the calshims configured in CALSHIM_NOTIFY_URLS / calshim_notify_urls
+ *      after a request logged changes, so they poll at once (Calshim_Changes::notify()).
  *
  * The plugin never writes content. It writes options only to keep roles and capabilities in place (once per
  * plugin version, see ensure_roles()) and to keep its change log (identity, pruning floor).
@@ -860,12 +862,52 @@ final class Calshim_Changes {
 		}
 		$rows           = self::$pending;
 		self::$pending  = [];
-		if ( ! self::insert( $rows ) ) {
+		$written        = self::insert( $rows );
+		if ( ! $written ) {
 			// The table may be gone (a restored database): create it, with a new identity, and retry once.
 			self::create_table();
-			self::insert( $rows );
+			$written = self::insert( $rows );
 		}
 		self::maybe_prune();
+		if ( $written ) {
+			self::notify();
+		}
+	}
+
+	/** Seconds between two notices of one request before its end (a long WP-CLI import flushes often). */
+	const NOTIFY_GAP = 1;
+
+	/**
+	 * Push notice: tells the calshims configured in CALSHIM_NOTIFY_URLS (constant, e.g. in wp-config.php) or
+	 * else the option calshim_notify_urls (URLs separated by spaces, commas or new lines, e.g. set with
+	 * `wp option update calshim_notify_urls http://calshim:8080/calshim/notify`) that the log grew, so
+	 * that they poll at once instead of at their next poll. The secret they share (CALSHIM_NOTIFY_SECRET or
+	 * the option calshim_notify_secret) goes as a bearer token. One POST per URL, non-blocking with a short
+	 * timeout (WordPress' curl transport still waits up to a second for an address that does not answer),
+	 * once at the end of the request and at most once a NOTIFY_GAP before it. Polling stays the guarantee:
+	 * a lost notice delays a change until the next poll, nothing more.
+	 */
+	private static function notify() {
+		static $sent = 0.0;
+		$urls = self::setting( 'CALSHIM_NOTIFY_URLS', 'calshim_notify_urls' );
+		$urls = is_array( $urls ) ? $urls : preg_split( '/[\s,]+/', (string) $urls, -1, PREG_SPLIT_NO_EMPTY );
+		if ( ! $urls || ( ! doing_action( 'shutdown' ) && microtime( true ) - $sent < self::NOTIFY_GAP ) ) {
+			return;
+		}
+		$sent = microtime( true );
+		$args = [
+			'blocking' => false,
+			'timeout'  => 0.5,
+			'headers'  => [ 'Authorization' => 'Bearer ' . self::setting( 'CALSHIM_NOTIFY_SECRET', 'calshim_notify_secret' ) ],
+		];
+		foreach ( $urls as $url ) {
+			wp_remote_post( $url, $args );
+		}
+	}
+
+	/** A setting of the constant $constant when defined, else of the option $option. */
+	private static function setting( $constant, $option ) {
+		return defined( $constant ) ? constant( $constant ) : get_option( $option, '' );
 	}
 
 	private static function insert( array $rows ) {
