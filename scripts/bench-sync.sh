@@ -82,6 +82,7 @@ SEED_EVENTS=$BULK "$ROOT/scripts/wp-seed.sh" | tail -1
 rm -f "$SNAP"
 if [ "$PUSH" = 1 ]; then push_options on; else push_options off; fi
 echo "== cold load"
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 p0=$(php_cpu)
 start_shim; cold_s=$ready_s cold_rss=$rss cold_n=$(listed)
 cold_php=$(echo "$(php_cpu) - $p0" | bc) cold_shim=$(shim_cpu)
@@ -115,4 +116,4 @@ Freshness of direct WordPress edits (seconds from the edit's answer until calshi
 |---|---|---|---|---|
 $fresh
 TABLE
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+echo "load average: $load0 before the cold load, $(cut -d' ' -f1-3 /proc/loadavg) at the end, on $(nproc) cores"
