@@ -1412,7 +1412,7 @@ final class Calshim_Changes {
 			return;
 		}
 		$meta = array_fill_keys( $ids, [] );
-		$sql  = "SELECT post_id, meta_key, meta_value FROM {$wpdb->postmeta} WHERE post_id IN (" . implode( ',', $ids ) . ') ORDER BY post_id, meta_id';
+		$sql  = "SELECT post_id, meta_key, meta_value FROM {$wpdb->postmeta} WHERE " . self::id_in( 'post_id', $ids ) . ' ORDER BY post_id, meta_id';
 		foreach ( self::fetch_rows( $sql ) as $row ) {
 			$meta[ (int) $row[0] ][ $row[1] ][] = $row[2];
 		}
@@ -1432,7 +1432,7 @@ final class Calshim_Changes {
 		}
 		$relations = array_fill_keys( $taxonomies, array_fill_keys( $ids, [] ) );
 		$in        = "'" . implode( "','", array_map( 'esc_sql', $taxonomies ) ) . "'";
-		$sql       = "SELECT tr.object_id, tt.taxonomy, tt.term_id FROM {$wpdb->term_relationships} tr JOIN {$wpdb->term_taxonomy} tt ON tt.term_taxonomy_id = tr.term_taxonomy_id JOIN {$wpdb->terms} t ON t.term_id = tt.term_id WHERE tr.object_id IN (" . implode( ',', $ids ) . ") AND tt.taxonomy IN ($in) ORDER BY t.name ASC";
+		$sql       = "SELECT tr.object_id, tt.taxonomy, tt.term_id FROM {$wpdb->term_relationships} tr JOIN {$wpdb->term_taxonomy} tt ON tt.term_taxonomy_id = tr.term_taxonomy_id JOIN {$wpdb->terms} t ON t.term_id = tt.term_id WHERE " . self::id_in( 'tr.object_id', $ids ) . " AND tt.taxonomy IN ($in) ORDER BY t.name ASC";
 		$terms     = [];
 		foreach ( self::fetch_rows( $sql ) as $row ) {
 			$relations[ $row[1] ][ (int) $row[0] ][] = (int) $row[2];
@@ -1444,6 +1444,18 @@ final class Calshim_Changes {
 			}
 		}
 		_prime_term_caches( array_keys( $terms ), false );
+	}
+
+	/**
+	 * "$column IN (...)" for many IDs as lists of fewer than 1,000 joined by OR: MariaDB turns a longer list
+	 * into a derived table to join with, and then sorts the page's 30,000 meta rows (values included) for the
+	 * ORDER BY, where shorter lists are one index range scan that already yields them in order.
+	 */
+	private static function id_in( $column, array $ids ) {
+		$lists = array_map( static function ( $chunk ) use ( $column ) {
+			return "$column IN (" . implode( ',', array_map( 'intval', $chunk ) ) . ')';
+		}, array_chunk( $ids, 999 ) );
+		return '(' . implode( ' OR ', $lists ) . ')';
 	}
 
 	/** The rows of a query as lists of strings, as wpdb's ARRAY_N gives them, without wpdb's row objects. */
