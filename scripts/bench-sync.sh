@@ -58,6 +58,8 @@ requests() { cat "$COUNT" 2>/dev/null || echo 0; }
 # machine the wall time of a load depends on the others, its CPU time does not.
 php_cpu() { awk -v g="$(cat "$STATE/php-server.pid")" '$5==g {s+=$14+$15} END {printf "%.1f", s/100}' /proc/[0-9]*/stat 2>/dev/null; }
 shim_cpu() { awk '{printf "%.1f", ($14+$15)/100}' "/proc/$shim_pid/stat"; }
+# MariaDB's, which other sites on the machine share: an upper bound of what the load cost it.
+db_cpu() { awk '{printf "%.1f", ($14+$15)/100}' "/proc/$(pgrep -xo mariadbd)/stat" 2>/dev/null || echo 0; }
 
 # start_shim starts calshim through the proxy and sets ready_s (seconds until /readyz) and rss (MiB).
 start_shim() {
@@ -83,9 +85,9 @@ rm -f "$SNAP"
 if [ "$PUSH" = 1 ]; then push_options on; else push_options off; fi
 echo "== cold load"
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
-p0=$(php_cpu)
+p0=$(php_cpu) d0=$(db_cpu)
 start_shim; cold_s=$ready_s cold_rss=$rss cold_n=$(listed)
-cold_php=$(echo "$(php_cpu) - $p0" | bc) cold_shim=$(shim_cpu)
+cold_php=$(echo "$(php_cpu) - $p0" | bc) cold_db=$(echo "$(db_cpu) - $d0" | bc) cold_shim=$(shim_cpu)
 
 echo "== idle upstream requests over ${IDLE}s"
 sleep 2
@@ -106,7 +108,7 @@ cat <<TABLE
 | measure (push notices $push) | value |
 |---|---|
 | events in WordPress (seed + generated) | $cold_n listed after the cold load, $warm_n after the warm restart |
-| cold load (no snapshot) until /readyz | ${cold_s} s, RSS ${cold_rss} MiB; CPU: WordPress ${cold_php} s, calshim ${cold_shim} s |
+| cold load (no snapshot) until /readyz | ${cold_s} s, RSS ${cold_rss} MiB; CPU: WordPress ${cold_php} s (+ MariaDB, shared: ${cold_db} s), calshim ${cold_shim} s |
 | warm restart (snapshot + feed catch-up) until /readyz | ${warm_s} s, RSS ${warm_rss} MiB; CPU: calshim ${warm_shim} s |
 | idle upstream requests | ${idle_per_min} per minute (counted by a proxy over ${IDLE} s) |
 
