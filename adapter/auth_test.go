@@ -36,7 +36,12 @@ func meAnswers(wp *wpfake.Server) {
 }
 
 func send(h http.Handler, method, path, auth string) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(method, "/wp-json/tribe/events/v1"+path, nil)
+	return sendTo(h, method, "/wp-json/tribe/events/v1"+path, auth)
+}
+
+// sendTo sends a request without body to target, with the Authorization header auth ("" = none).
+func sendTo(h http.Handler, method, target, auth string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, target, nil)
 	if auth != "" {
 		req.Header.Set("Authorization", auth)
 	}

@@ -39,6 +39,8 @@ type Options struct {
 	ImageAllowPrivate bool
 	// ImageMaxBytes caps a fetched image; 0 = 10 MiB.
 	ImageMaxBytes int64
+	// NotifySecret, when set, serves POST /calshim/notify to push notices carrying it (notify.go).
+	NotifySecret string
 	// CacheTTL and CacheMaxEntries bound the cache of rendered anonymous GET answers (0 entries: off).
 	CacheTTL        time.Duration
 	CacheMaxEntries int
@@ -106,6 +108,9 @@ func NewServer(cat *catalog.Catalog, log *zap.Logger, opt Options) http.Handler 
 	g.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
 	g.GET("/readyz", s.readyz)
 	g.GET("/metrics", s.metrics.handler())
+	if opt.NotifySecret != "" {
+		g.POST(notifyPath, s.notify)
+	}
 	// Everything else goes through the v1 dispatcher, which matches routes the way WordPress does
 	// (anchored, case-insensitive regexes on the path below the REST root).
 	g.NoRoute(s.dispatch)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -43,6 +44,25 @@ type feedState struct {
 	// shown is the sequence of the snapshot readers get: seq once the snapshot it led to is published
 	// (catchUp moves seq first), so that a request waiting for a sequence (Sequence) sees its changes.
 	shown atomic.Int64
+
+	noticeOnce sync.Once
+	notice     chan struct{} // a pending push notice (notices): at most one, so bursts coalesce
+}
+
+// notices is the channel Notify queues a poll on.
+func (f *feedState) notices() chan struct{} {
+	f.noticeOnce.Do(func() { f.notice = make(chan struct{}, 1) })
+	return f.notice
+}
+
+// Notify asks Run for a poll now, without waiting for it: the plugin's push notice says the change
+// log grew. Notices that arrive while one is pending coalesce into it, so a burst costs one poll
+// (and one more if it goes on during that poll). Polling at the interval goes on regardless.
+func (c *Catalog) Notify() {
+	select {
+	case c.feed.notices() <- struct{}{}:
+	default:
+	}
 }
 
 // published records that the current snapshot reflects the log up to seq.

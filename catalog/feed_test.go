@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"calshim/catalog"
 	"calshim/internal/wpfake"
@@ -262,5 +263,38 @@ func TestFeedFailureHalfWay(t *testing.T) {
 	}
 	if _, ok := snap.Post(venue); ok || cat.Health().Sync.Seq != feed.seq {
 		t.Errorf("second page's change not applied (seq %d, want %d)", cat.Health().Sync.Seq, feed.seq)
+	}
+}
+
+// A push notice makes Run poll at once, whatever the interval; a burst of notices coalesces into
+// at most two polls (one pending while the other runs).
+func TestNotifyCoalesces(t *testing.T) {
+	fake := wpfake.New(t)
+	feed := newFakeFeed(fake)
+	cat := newCatalog(t, fake, func(o *catalog.Options) { o.PollInterval = time.Hour })
+	if err := cat.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go cat.Run(ctx, nil)
+
+	ev := fake.IDs("tribe_events")[0]
+	fake.Update("tribe_events", ev, func(o wpfake.Object) { calshimField(fake, o)["title"] = "Pushed" })
+	feed.change("tribe_events", ev)
+	fake.ResetRequests()
+	for range 10 {
+		cat.Notify()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for p, _ := cat.Snapshot().Post(ev); p.Title != "Pushed"; p, _ = cat.Snapshot().Post(ev) {
+		if time.Now().After(deadline) {
+			t.Fatal("the notice did not make the catalog poll within 5 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n := countPaths(fake)["/calshim/v1/changes"]; n < 1 || n > 2 {
+		t.Errorf("10 notices made %d polls, want 1 or 2", n)
 	}
 }

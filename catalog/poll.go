@@ -12,13 +12,13 @@ import (
 	"calshim/mapping"
 )
 
-// Run polls upstream every PollInterval until ctx ends, through the plugin's change feed (feed.go)
-// or, without it, through wp/v2: each poll then fetches posts modified since the previous poll by
-// the upstream's clock (wp/v2 modified_after), reloads the terms, and checks totals to notice
-// permanent deletions; a mismatch (or every ReconcileEvery polls) triggers a full ID
-// reconciliation. Errors are recorded for readiness and the next poll retries: reads keep being
-// served meanwhile. onError, when not nil, is told about each failed poll. The catalog is saved to
-// its snapshot file now and then while it changes, and when ctx ends.
+// Run polls upstream every PollInterval, and at once on a push notice (Notify), until ctx ends,
+// through the plugin's change feed (feed.go) or, without it, through wp/v2: each poll then fetches
+// posts modified since the previous poll by the upstream's clock (wp/v2 modified_after), reloads
+// the terms, and checks totals to notice permanent deletions; a mismatch (or every ReconcileEvery
+// polls) triggers a full ID reconciliation. Errors are recorded for readiness and the next poll
+// retries: reads keep being served meanwhile. onError, when not nil, is told about each failed
+// poll. The catalog is saved to its snapshot file now and then while it changes, and when ctx ends.
 func (c *Catalog) Run(ctx context.Context, onError func(error)) {
 	t := time.NewTicker(c.opt.PollInterval)
 	defer t.Stop()
@@ -30,6 +30,7 @@ func (c *Catalog) Run(ctx context.Context, onError func(error)) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-c.feed.notices():
 		}
 
 		if err := c.Poll(ctx); err != nil {

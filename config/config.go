@@ -112,6 +112,18 @@ type Catalog struct {
 	// SequenceWait bounds how long a request carrying X-Calshim-Min-Seq waits for the catalog to
 	// reach that change log sequence (read-your-writes across replicas).
 	SequenceWait time.Duration `yaml:"sequence_wait"`
+	// NotifySecret, when set, opens POST /calshim/notify to the plugin's push notices that carry it
+	// as a bearer token: each makes the catalogs poll at once. Empty = no such endpoint.
+	NotifySecret string `yaml:"notify_secret"`
+}
+
+// validateNotify checks the push notice secret: none, or one not easily guessed.
+func (c *Catalog) validateNotify() error {
+	if c.NotifySecret != "" && len(c.NotifySecret) < minNotifySecret {
+		return fmt.Errorf("catalog.notify_secret must be at least %d characters (or empty: no push notices)",
+			minNotifySecret)
+	}
+	return nil
 }
 
 // SnapshotPath returns the snapshot file of the catalog of one language ("" for the only catalog of
@@ -145,6 +157,9 @@ type Mapping struct {
 	CategoryBase  string `yaml:"category_tax"`   // REST base of event categories (the key keeps its first name)
 	TagBase       string `yaml:"tag_tax"`        // REST base of tags (wp/v2 "tags" for post_tag)
 }
+
+// minNotifySecret is the shortest notify secret accepted: anyone who has it can make calshim poll.
+const minNotifySecret = 16
 
 var (
 	langCode  = regexp.MustCompile(`^[a-z]{2,3}(-[a-z0-9]{2,8})?$`)
@@ -234,6 +249,7 @@ func envTable(c *Config) map[string]any {
 		"CALSHIM_LIMITS_LOOKUPS_PER_MINUTE":      &c.Limits.LookupsPerMinute,
 		"CALSHIM_LIMITS_LOOKUPS_BURST":           &c.Limits.LookupsBurst,
 		"CALSHIM_RESPONSE_CACHE_MAX_BYTES":       &c.ResponseCache.MaxBytes,
+		"CALSHIM_CATALOG_NOTIFY_SECRET":          &c.Catalog.NotifySecret,
 	}
 }
 
@@ -310,6 +326,7 @@ func (c *Config) Validate() error {
 			"and catalog.reconcile_every must be at least 1"))
 	}
 	errs = append(errs, c.validateBeyond()...)
+	errs = append(errs, c.Catalog.validateNotify()) // nil when valid: errors.Join drops it
 	if len(c.Languages) == 0 {
 		errs = append(errs, errors.New("languages must name at least the default language"))
 	}

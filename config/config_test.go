@@ -55,6 +55,7 @@ func TestInvalidConfigurations(t *testing.T) {
 		{"bad int", map[string]string{"CALSHIM_CATALOG_PER_PAGE": "ten"}, "CALSHIM_CATALOG_PER_PAGE"},
 		{"rest root", map[string]string{"CALSHIM_REST_ROOT": "wp-json/"}, "rest_root"},
 		{"log level", map[string]string{"CALSHIM_LOG_LEVEL": "loud"}, "log_level"},
+		{"short notify secret", map[string]string{"CALSHIM_CATALOG_NOTIFY_SECRET": "short"}, "notify_secret"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Load("", envOf(tc.env))

@@ -124,7 +124,7 @@ func newHTTPServer(cfg config.Config, log *zap.Logger, catalogs map[string]*cata
 		Languages:  cfg.Languages[1:], Catalogs: variants, MaxPerPage: cfg.Catalog.MaxPerPage,
 		Translate: translator(cfg.Languages, log),
 		CacheTTL:  cfg.ResponseCache.TTL, CacheMaxEntries: cfg.ResponseCache.MaxEntries,
-		CacheMaxBytes:     cfg.ResponseCache.MaxBytes,
+		CacheMaxBytes: cfg.ResponseCache.MaxBytes, NotifySecret: cfg.Catalog.NotifySecret,
 		ICalMaxEvents:     cfg.ICal.MaxEvents,
 		ImageAllowPrivate: cfg.Writes.ImageAllowPrivate, ImageMaxBytes: int64(cfg.Writes.ImageMaxBytes),
 		LoadWait: cfg.Catalog.LoadWait, SequenceWait: cfg.Catalog.SequenceWait, Draining: draining,

@@ -33,7 +33,9 @@
  *      two taxonomies' terms and of the options calshim reads gets a sequence number in the table
  *      {prefix}calshim_changes, whoever makes it (admin, wp/v2, TEC, WP-CLI, cron);
  *   i. the routes calshim syncs through, readable with the calshim_reader role or manage_options only:
- *      GET /calshim/v1/changes?since=SEQ (the change feed) and GET /calshim/v1/bulk (the initial load).
+ *      GET /calshim/v1/changes?since=SEQ (the change feed) and GET /calshim/v1/bulk (the initial load);
+ *   j. optionally, a push notice to the calshims configured in CALSHIM_NOTIFY_URLS / calshim_notify_urls
+ *      after a request logged changes, so they poll at once (Calshim_Changes::notify()).
  *
  * The plugin never writes content. It writes options only to keep roles and capabilities in place (once per
  * plugin version, see ensure_roles()) and to keep its change log (identity, pruning floor).
@@ -406,6 +408,11 @@ final class Calshim_Bridge {
 			return null;
 		}
 		$privileged = current_user_can( self::READ_ALL_CAP ) || current_user_can( 'edit_post', $post->ID );
+		return self::post_fields( $post, $privileged, $request );
+	}
+
+	/** The `calshim` field of $post, for a caller who may see its password and content or not ($privileged). */
+	public static function post_fields( WP_Post $post, $privileged, $request ) {
 		$protected  = '' !== $post->post_password;
 		$given      = $request instanceof WP_REST_Request ? $request->get_param( 'password' ) : null;
 		$can_see    = ! $protected || $privileged || ( is_string( $given ) && hash_equals( $post->post_password, $given ) );
@@ -857,12 +864,52 @@ final class Calshim_Changes {
 		}
 		$rows           = self::$pending;
 		self::$pending  = [];
-		if ( ! self::insert( $rows ) ) {
+		$written        = self::insert( $rows );
+		if ( ! $written ) {
 			// The table may be gone (a restored database): create it, with a new identity, and retry once.
 			self::create_table();
-			self::insert( $rows );
+			$written = self::insert( $rows );
 		}
 		self::maybe_prune();
+		if ( $written ) {
+			self::notify();
+		}
+	}
+
+	/** Seconds between two notices of one request before its end (a long WP-CLI import flushes often). */
+	const NOTIFY_GAP = 1;
+
+	/**
+	 * Push notice: tells the calshims configured in CALSHIM_NOTIFY_URLS (constant, e.g. in wp-config.php) or
+	 * else the option calshim_notify_urls (URLs separated by spaces, commas or new lines, e.g. set with
+	 * `wp option update calshim_notify_urls http://calshim:8080/calshim/notify`) that the log grew, so
+	 * that they poll at once instead of at their next poll. The secret they share (CALSHIM_NOTIFY_SECRET or
+	 * the option calshim_notify_secret) goes as a bearer token. One POST per URL, non-blocking with a short
+	 * timeout (WordPress' curl transport still waits up to a second for an address that does not answer),
+	 * once at the end of the request and at most once a NOTIFY_GAP before it. Polling stays the guarantee:
+	 * a lost notice delays a change until the next poll, nothing more.
+	 */
+	private static function notify() {
+		static $sent = 0.0;
+		$urls = self::setting( 'CALSHIM_NOTIFY_URLS', 'calshim_notify_urls' );
+		$urls = is_array( $urls ) ? $urls : preg_split( '/[\s,]+/', (string) $urls, -1, PREG_SPLIT_NO_EMPTY );
+		if ( ! $urls || ( ! doing_action( 'shutdown' ) && microtime( true ) - $sent < self::NOTIFY_GAP ) ) {
+			return;
+		}
+		$sent = microtime( true );
+		$args = [
+			'blocking' => false,
+			'timeout'  => 0.5,
+			'headers'  => [ 'Authorization' => 'Bearer ' . self::setting( 'CALSHIM_NOTIFY_SECRET', 'calshim_notify_secret' ) ],
+		];
+		foreach ( $urls as $url ) {
+			wp_remote_post( $url, $args );
+		}
+	}
+
+	/** A setting of the constant $constant when defined, else of the option $option. */
+	private static function setting( $constant, $option ) {
+		return defined( $constant ) ? constant( $constant ) : get_option( $option, '' );
 	}
 
 	private static function insert( array $rows ) {
@@ -1266,26 +1313,176 @@ final class Calshim_Changes {
 		$posts = array_map( static function ( $row ) {
 			return new WP_Post( $row );
 		}, $rows );
-		update_post_caches( $posts, $type, true, true );
 		$taxonomies = array_values( array_intersect( get_object_taxonomies( $type ), self::TAXONOMIES ) );
+		$page       = self::bulk_page( $taxonomies, self::prime_caches( $posts, $type, $taxonomies ) );
 		$items      = [];
 		foreach ( $posts as $post ) {
-			$items[] = self::bulk_item( $post, $taxonomies, $request );
+			$items[] = self::bulk_item( $post, $page, $request );
 		}
 		wp_reset_postdata();
 		return [ 'items' => $items ];
 	}
 
+	/**
+	 * What every post of a bulk page shares, worked out once: the REST base of each taxonomy, whether its
+	 * term IDs can be read straight from the primed cache (no plugin filters the terms), the site's time
+	 * zone, and whether the caller may read every post (else edit_post decides per post).
+	 */
+	private static function bulk_page( array $taxonomies, $primed ) {
+		$bases = [];
+		$plain = $primed && ! has_filter( 'get_the_terms' ) && ! has_filter( 'get_term' );
+		foreach ( $taxonomies as $taxonomy ) {
+			$bases[ $taxonomy ] = self::rest_base( get_taxonomy( $taxonomy ), $taxonomy );
+			$plain              = $plain && ! has_filter( 'get_' . $taxonomy );
+		}
+		return [
+			'bases'       => $bases,
+			'plain_terms' => $plain,
+			'zone'        => wp_timezone(),
+			'read_all'    => current_user_can( Calshim_Bridge::READ_ALL_CAP ),
+		];
+	}
+
+	/**
+	 * Fills the caches a bulk page reads, with what update_post_caches() would put there: the posts, every
+	 * meta row of each (in meta_id order) and their term IDs of $taxonomies (ordered by name). It reads the
+	 * rows straight off the connection: wpdb builds an object per row first, and update_object_term_cache()
+	 * a WP_Term per relationship, which cost a page of 2,500 events more than all its queries. Where a
+	 * plugin filters those reads, or the database is not MySQL, core's functions do it (returns false).
+	 */
+	private static function prime_caches( array $posts, $type, array $taxonomies ) {
+		update_post_cache( $posts );
+		$ids = array_map( 'intval', wp_list_pluck( $posts, 'ID' ) );
+		if ( ! self::plain_reads() ) {
+			update_object_term_cache( $ids, $type );
+			update_postmeta_cache( $ids );
+			return false;
+		}
+		self::prime_meta( self::uncached( $ids, [ 'post_meta' ] ) );
+		self::prime_terms( self::uncached( $ids, self::relationship_groups( $taxonomies ) ), $taxonomies );
+		return true;
+	}
+
+	/** Filters through which a plugin may change what the caches of a bulk page hold (core's own aside). */
+	const CACHE_FILTERS = [ 'update_post_metadata_cache', 'wp_get_object_terms_args', 'get_object_terms', 'wp_get_object_terms',
+		'get_terms_defaults', 'get_terms_args', 'list_terms_exclusions', 'get_terms_fields', 'terms_clauses', 'terms_pre_query',
+		'get_terms_orderby' ];
+
+	/** Whether the direct reads give what core's would: a mysqli connection, no plugin on CACHE_FILTERS. */
+	private static function plain_reads() {
+		global $wpdb, $wp_filter;
+		if ( ! isset( $wpdb->dbh ) || ! $wpdb->dbh instanceof mysqli ) {
+			return false;
+		}
+		foreach ( self::CACHE_FILTERS as $hook ) {
+			$n = 0;
+			foreach ( isset( $wp_filter[ $hook ] ) ? $wp_filter[ $hook ]->callbacks : [] as $callbacks ) {
+				$n += count( $callbacks );
+			}
+			// Core's only callback there renames post format terms, a taxonomy calshim never reads.
+			$core = 'wp_get_object_terms' === $hook && has_filter( $hook, '_post_format_wp_get_object_terms' ) ? 1 : 0;
+			if ( $n > $core ) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/** The IDs missing from any of the cache groups (a persistent object cache may hold the others). */
+	private static function uncached( array $ids, array $groups ) {
+		$missing = [];
+		foreach ( $groups as $group ) {
+			foreach ( wp_cache_get_multiple( $ids, $group ) as $id => $value ) {
+				if ( false === $value ) {
+					$missing[ $id ] = (int) $id;
+				}
+			}
+		}
+		return array_values( $missing );
+	}
+
+	private static function relationship_groups( array $taxonomies ) {
+		return array_map( static function ( $taxonomy ) {
+			return $taxonomy . '_relationships';
+		}, $taxonomies );
+	}
+
+	/** update_meta_cache( 'post', $ids ) with one read of the rows: key => values, in meta_id order. */
+	private static function prime_meta( array $ids ) {
+		global $wpdb;
+		if ( ! $ids ) {
+			return;
+		}
+		$meta = array_fill_keys( $ids, [] );
+		$sql  = "SELECT post_id, meta_key, meta_value FROM {$wpdb->postmeta} WHERE " . self::id_in( 'post_id', $ids ) . ' ORDER BY post_id, meta_id';
+		foreach ( self::fetch_rows( $sql ) as $row ) {
+			$meta[ (int) $row[0] ][ $row[1] ][] = $row[2];
+		}
+		foreach ( $meta as $id => $rows ) {
+			wp_cache_add( $id, $rows, 'post_meta' );
+		}
+	}
+
+	/**
+	 * update_object_term_cache() for $taxonomies with one read of the relationships: per taxonomy and post,
+	 * the term IDs ordered by name as wp_get_object_terms() orders them; the terms themselves are cached too.
+	 */
+	private static function prime_terms( array $ids, array $taxonomies ) {
+		global $wpdb;
+		if ( ! $ids || ! $taxonomies ) {
+			return;
+		}
+		$relations = array_fill_keys( $taxonomies, array_fill_keys( $ids, [] ) );
+		$in        = "'" . implode( "','", array_map( 'esc_sql', $taxonomies ) ) . "'";
+		$sql       = "SELECT tr.object_id, tt.taxonomy, tt.term_id FROM {$wpdb->term_relationships} tr JOIN {$wpdb->term_taxonomy} tt ON tt.term_taxonomy_id = tr.term_taxonomy_id JOIN {$wpdb->terms} t ON t.term_id = tt.term_id WHERE " . self::id_in( 'tr.object_id', $ids ) . " AND tt.taxonomy IN ($in) ORDER BY t.name ASC";
+		$terms     = [];
+		foreach ( self::fetch_rows( $sql ) as $row ) {
+			$relations[ $row[1] ][ (int) $row[0] ][] = (int) $row[2];
+			$terms[ (int) $row[2] ]                 = true;
+		}
+		foreach ( $relations as $taxonomy => $by_post ) {
+			foreach ( $by_post as $id => $term_ids ) {
+				wp_cache_add( $id, $term_ids, $taxonomy . '_relationships' );
+			}
+		}
+		_prime_term_caches( array_keys( $terms ), false );
+	}
+
+	/**
+	 * "$column IN (...)" for many IDs as lists of fewer than 1,000 joined by OR: MariaDB turns a longer list
+	 * into a derived table to join with, and then sorts the page's 30,000 meta rows (values included) for the
+	 * ORDER BY, where shorter lists are one index range scan that already yields them in order.
+	 */
+	private static function id_in( $column, array $ids ) {
+		$lists = array_map( static function ( $chunk ) use ( $column ) {
+			return "$column IN (" . implode( ',', array_map( 'intval', $chunk ) ) . ')';
+		}, array_chunk( $ids, 999 ) );
+		return '(' . implode( ' OR ', $lists ) . ')';
+	}
+
+	/** The rows of a query as lists of strings, as wpdb's ARRAY_N gives them, without wpdb's row objects. */
+	private static function fetch_rows( $sql ) {
+		global $wpdb;
+		$result = mysqli_query( $wpdb->dbh, $sql ); // phpcs:ignore WordPress.DB.RestrictedFunctions
+		if ( ! $result instanceof mysqli_result ) {
+			return $wpdb->get_results( $sql, ARRAY_N ); // phpcs:ignore WordPress.DB.PreparedSQL -- wpdb reports the error
+		}
+		$rows = $result->fetch_all( MYSQLI_NUM );
+		$result->free();
+		return $rows;
+	}
+
 	/** One post as WP_REST_Posts_Controller::prepare_item_for_response renders the fields calshim reads. */
-	private static function bulk_item( WP_Post $post, array $taxonomies, WP_REST_Request $request ) {
+	private static function bulk_item( WP_Post $post, array $page, WP_REST_Request $request ) {
 		$GLOBALS['post'] = $post; // as wp/v2 does: content filters may read the global post
 		setup_postdata( $post );
+		$zone = $page['zone'];
 		$item = [
 			'id'             => $post->ID,
-			'date'           => mysql_to_rfc3339( $post->post_date ),
-			'date_gmt'       => mysql_to_rfc3339( self::gmt( $post->post_date_gmt, $post->post_date ) ),
-			'modified'       => mysql_to_rfc3339( $post->post_modified ),
-			'modified_gmt'   => mysql_to_rfc3339( self::gmt( $post->post_modified_gmt, $post->post_modified ) ),
+			'date'           => self::rfc3339( $post->post_date, $zone ),
+			'date_gmt'       => self::rfc3339( self::gmt( $post->post_date_gmt, $post->post_date ), $zone ),
+			'modified'       => self::rfc3339( $post->post_modified, $zone ),
+			'modified_gmt'   => self::rfc3339( self::gmt( $post->post_modified_gmt, $post->post_modified ), $zone ),
 			'slug'           => $post->post_name,
 			'status'         => $post->post_status,
 			'type'           => $post->post_type,
@@ -1293,12 +1490,34 @@ final class Calshim_Changes {
 			'author'         => (int) $post->post_author,
 			'featured_media' => (int) get_post_thumbnail_id( $post ),
 		];
-		foreach ( $taxonomies as $taxonomy ) {
-			$terms = get_the_terms( $post, $taxonomy );
-			$item[ self::rest_base( get_taxonomy( $taxonomy ), $taxonomy ) ] = is_array( $terms ) ? array_values( wp_list_pluck( $terms, 'term_id' ) ) : [];
+		foreach ( $page['bases'] as $taxonomy => $base ) {
+			$item[ $base ] = self::term_ids( $post, $taxonomy, $page['plain_terms'] );
 		}
-		$item['calshim'] = Calshim_Bridge::post_field( [ 'id' => $post->ID ], 'calshim', $request );
+		$privileged      = $page['read_all'] || current_user_can( 'edit_post', $post->ID );
+		$item['calshim'] = Calshim_Bridge::post_fields( $post, $privileged, $request );
 		return $item;
+	}
+
+	/**
+	 * The post's term IDs of a taxonomy as wp/v2 lists them (get_the_terms()); $plain: straight from the
+	 * relationship cache prime_terms() filled, which holds the same IDs in the same order, without
+	 * building and sanitizing a WP_Term for each.
+	 */
+	private static function term_ids( WP_Post $post, $taxonomy, $plain ) {
+		$cached = $plain ? wp_cache_get( $post->ID, $taxonomy . '_relationships' ) : false;
+		if ( is_array( $cached ) ) {
+			return array_map( static function ( $term ) {
+				return (int) ( is_object( $term ) ? $term->term_id : $term ); // older caches hold objects
+			}, $cached );
+		}
+		$terms = get_the_terms( $post, $taxonomy );
+		return is_array( $terms ) ? array_values( wp_list_pluck( $terms, 'term_id' ) ) : [];
+	}
+
+	/** mysql_to_rfc3339() with the site's time zone made once per page instead of once per date. */
+	private static function rfc3339( $date, DateTimeZone $zone ) {
+		$datetime = empty( $date ) ? false : date_create( $date, $zone );
+		return false === $datetime ? false : $datetime->format( 'Y-m-d\TH:i:s' );
 	}
 
 	/** wp/v2's GMT date of a post: the stored one, or one made from the local date when never set. */
