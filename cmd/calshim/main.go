@@ -119,16 +119,25 @@ func newHTTPServer(cfg config.Config, log *zap.Logger, catalogs map[string]*cata
 	draining func() bool) *http.Server {
 	variants := maps.Clone(catalogs)
 	delete(variants, cfg.Languages[0]) // the default language is served by the default catalog
-	opt := adapter.Options{RESTRoot: cfg.RESTRoot,
-		Namespaces: append([]string{"cal/events/v1"}, cfg.NamespaceAliases...),
-		Languages:  cfg.Languages[1:], Catalogs: variants, MaxPerPage: cfg.Catalog.MaxPerPage,
-		Translate: translator(cfg.Languages, log),
-		CacheTTL:  cfg.ResponseCache.TTL, CacheMaxEntries: cfg.ResponseCache.MaxEntries,
-		CacheMaxBytes: cfg.ResponseCache.MaxBytes, NotifySecret: cfg.Catalog.NotifySecret,
+	opt := adapter.Options{
+		RESTRoot:          cfg.RESTRoot,
+		Namespaces:        append([]string{"cal/events/v1"}, cfg.NamespaceAliases...),
+		Languages:         cfg.Languages[1:],
+		Catalogs:          variants,
+		MaxPerPage:        cfg.Catalog.MaxPerPage,
+		Translate:         translator(cfg.Languages, log),
+		CacheTTL:          cfg.ResponseCache.TTL,
+		CacheMaxEntries:   cfg.ResponseCache.MaxEntries,
+		CacheMaxBytes:     cfg.ResponseCache.MaxBytes,
+		NotifySecret:      cfg.Catalog.NotifySecret,
 		ICalMaxEvents:     cfg.ICal.MaxEvents,
-		ImageAllowPrivate: cfg.Writes.ImageAllowPrivate, ImageMaxBytes: int64(cfg.Writes.ImageMaxBytes),
-		LoadWait: cfg.Catalog.LoadWait, SequenceWait: cfg.Catalog.SequenceWait, Draining: draining,
-		Limits: limitOptions(cfg.Limits)}
+		ImageAllowPrivate: cfg.Writes.ImageAllowPrivate,
+		ImageMaxBytes:     int64(cfg.Writes.ImageMaxBytes),
+		LoadWait:          cfg.Catalog.LoadWait,
+		SequenceWait:      cfg.Catalog.SequenceWait,
+		Draining:          draining,
+		Limits:            limitOptions(cfg.Limits),
+	}
 	return &http.Server{
 		Handler:           adapter.NewServer(catalogs[cfg.Languages[0]], log, opt),
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
