@@ -224,7 +224,7 @@ func routeSpecs(r *request) []argSpec {
 	if r.gc == nil {
 		return nil
 	}
-	specs, _ := lookupSpecs(r.gc.GetString("route"), r.method)
+	specs, _ := lookupSpecs(traceOf(r.gc).route, r.method)
 	return specs
 }
 

@@ -82,9 +82,8 @@ func newMetrics(s *Server) *metrics {
 }
 
 // observe records one finished request.
-func (m *metrics) observe(gc *gin.Context, took time.Duration) {
-	k := seriesKey{route: gc.GetString("route"), method: gc.Request.Method,
-		status: gc.Writer.Status(), cache: gc.GetString("cache")}
+func (m *metrics) observe(gc *gin.Context, t *trace, took time.Duration) {
+	k := seriesKey{route: t.route, method: gc.Request.Method, status: gc.Writer.Status(), cache: t.cache}
 	if k.route == "" {
 		k.route = "unmatched"
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -34,7 +35,7 @@ func (s *Server) render(gc *gin.Context, rt *route, res *response, err error) *r
 	if err != nil {
 		status, body = errorBody(err)
 		if status >= 500 {
-			s.log.Error("request failed", zap.String("route", gc.GetString("route")), zap.Error(err))
+			s.log.Error("request failed", zap.String("route", traceOf(gc).route), zap.Error(err))
 		}
 	} else {
 		status, body = res.status, res.body
@@ -146,14 +147,42 @@ func (s *Server) write(gc *gin.Context, rt *route, err error) {
 // duration and cache result. Query strings may carry passwords, so they are not logged.
 func (s *Server) accessLog(gc *gin.Context) {
 	start := time.Now()
+	t := tracePool.Get().(*trace)
+	t.ResponseWriter = gc.Writer
+	gc.Writer = t
 	gc.Next()
-	s.metrics.observe(gc, time.Since(start))
-	s.access.Info("request",
+	s.metrics.observe(gc, t, time.Since(start))
+	t.fields = append(t.fields[:0],
 		zap.String("method", gc.Request.Method),
-		zap.String("route", gc.GetString("route")),
+		zap.String("route", t.route),
 		zap.Int("status", gc.Writer.Status()),
 		zap.Duration("duration", time.Since(start)),
-		zap.String("cache", gc.GetString("cache")))
+		zap.String("cache", t.cache))
+	s.access.Info("request", t.fields...)
+	*t = trace{fields: t.fields[:0]}
+	tracePool.Put(t)
+}
+
+// trace is what the handlers tell the access log and the metrics about a request: the route
+// pattern it matched and whether the response cache answered it. It rides on the response writer
+// (gin resets the writer for the next request) because gin's Set allocates a map per request.
+type trace struct {
+	gin.ResponseWriter
+	route string
+	cache string // "hit", "miss" or "" (not cacheable)
+	// fields are the access log line's, kept with the pooled trace: a fresh slice per line escapes
+	// to the heap through zap's variadic call.
+	fields []zap.Field
+}
+
+var tracePool = sync.Pool{New: func() any { return new(trace) }}
+
+// traceOf returns the request's trace; a detached one when no access log wraps the writer.
+func traceOf(gc *gin.Context) *trace {
+	if t, ok := gc.Writer.(*trace); ok {
+		return t
+	}
+	return &trace{}
 }
 
 // recoverPanic turns a handler panic into the 500 error body and a log line, never a dropped
@@ -161,7 +190,7 @@ func (s *Server) accessLog(gc *gin.Context) {
 func (s *Server) recoverPanic(gc *gin.Context) {
 	defer func() {
 		if v := recover(); v != nil {
-			s.log.Error("panic", zap.Any("panic", v), zap.String("route", gc.GetString("route")),
+			s.log.Error("panic", zap.Any("panic", v), zap.String("route", traceOf(gc).route),
 				zap.Stack("stack"))
 			s.write(gc, nil, fmt.Errorf("panic: %v", v))
 			gc.Abort()

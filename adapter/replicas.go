@@ -28,19 +28,28 @@ const (
 // within the load wait. With X-Calshim-Min-Seq it first waits (up to the sequence wait) for the
 // catalog to reach that sequence, and tells the sequence it reached in X-Calshim-Seq.
 func (s *Server) snapshotFor(gc *gin.Context, cat *catalog.Catalog) *catalog.Snapshot {
-	ctx, cancel := context.WithTimeout(gc.Request.Context(), s.opt.LoadWait)
-	snap := cat.WaitLoaded(ctx)
-	cancel()
+	snap := cat.Snapshot()
+	if snap == nil { // the timer costs a loaded catalog's requests about 3% of their CPU: only here
+		ctx, cancel := context.WithTimeout(gc.Request.Context(), s.opt.LoadWait)
+		snap = cat.WaitLoaded(ctx)
+		cancel()
+	}
+
 	if snap == nil {
 		return nil
 	}
 
-	want, err := strconv.ParseInt(strings.TrimSpace(gc.GetHeader(minSeqHeader)), 10, 64)
+	asked := strings.TrimSpace(gc.GetHeader(minSeqHeader))
+	if asked == "" { // the usual case: no parse error to allocate
+		return snap
+	}
+
+	want, err := strconv.ParseInt(asked, 10, 64)
 	if err != nil || want <= 0 {
 		return snap
 	}
 
-	ctx, cancel = context.WithTimeout(gc.Request.Context(), s.opt.SequenceWait)
+	ctx, cancel := context.WithTimeout(gc.Request.Context(), s.opt.SequenceWait)
 	defer cancel()
 	if have, ok := cat.WaitSequence(ctx, want); ok {
 		gc.Header(seqHeader, strconv.FormatInt(have, 10))
@@ -77,7 +86,7 @@ func sequenceCORS(gc *gin.Context) {
 	}
 
 	asked := gc.GetHeader("Access-Control-Request-Headers")
-	if strings.Contains(strings.ToLower(asked), strings.ToLower(minSeqHeader)) {
+	if asked != "" && strings.Contains(strings.ToLower(asked), strings.ToLower(minSeqHeader)) {
 		h.Set("Access-Control-Allow-Headers", h.Get("Access-Control-Allow-Headers")+", "+minSeqHeader)
 	}
 }

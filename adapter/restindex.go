@@ -64,7 +64,7 @@ func (s *Server) restIndex(gc *gin.Context, addr address) bool {
 		return true
 	}
 
-	gc.Set("route", "/")
+	traceOf(gc).route = "/"
 	index := &route{}
 	res := &response{status: http.StatusOK, body: selectFields(index, r, s.indexBody(r, addr))}
 	out := s.render(gc, nil, res, nil)

@@ -211,7 +211,7 @@ func (s *Server) dispatch(gc *gin.Context) {
 		return
 	}
 
-	gc.Set("route", rt.pattern)
+	traceOf(gc).route = rt.pattern
 	snap := s.snapshotFor(gc, s.catalog(addr.lang))
 	if snap == nil {
 		s.write(gc, nil, newError(http.StatusServiceUnavailable, "calshim_not_ready",
@@ -250,11 +250,11 @@ func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
 	key := strconv.FormatUint(r.snap.Version, 10) + " " + r.root + " " + gc.Request.URL.RequestURI()
 	if cacheable {
 		if hit, ok := s.cache.Get(key); ok {
-			gc.Set("cache", "hit")
+			traceOf(gc).cache = "hit"
 			s.send(gc, hit.(*rendered))
 			return
 		}
-		gc.Set("cache", "miss")
+		traceOf(gc).cache = "miss"
 	}
 
 	res, err := rt.methods[r.method](s, r)
@@ -288,6 +288,13 @@ func (s *Server) match(ns, rest string) (*route, map[string]string) {
 
 	for i := range s.routes {
 		rt := &s.routes[i]
+		if rt.re.NumSubexp() == 0 { // lists: no variables to capture, nothing to allocate
+			if rt.re.MatchString(rest) {
+				return rt, nil
+			}
+			continue
+		}
+
 		m := rt.re.FindStringSubmatch(rest)
 		if m == nil {
 			continue

@@ -188,7 +188,7 @@ func (t *tx) findDuplicate(k linkedKind, in Params) *mapping.Post {
 	}
 
 	if err := t.cat.CatchUp(t.r.gc.Request.Context(), k.typ(t.r), name); err != nil {
-		route := zap.String("route", t.r.gc.GetString("route"))
+		route := zap.String("route", traceOf(t.r.gc).route)
 		t.s.log.Warn("duplicate search failed", route, zap.Error(err))
 		return nil
 	}

@@ -52,8 +52,8 @@ func (s *Server) identify(r *request) error {
 	}
 
 	r.viewer = v
-	r.gc.Set(viewerKey, v)
 	if v != nil {
+		r.gc.Set(viewerKey, v) // allow reads it; unset is anonymous (gin's Set allocates a map)
 		// What a logged-in caller sees is theirs alone: no shared cache may keep it (WordPress sends
 		// the same for logged-in users).
 		r.gc.Header("Cache-Control", "no-cache, must-revalidate, max-age=0, private")

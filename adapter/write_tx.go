@@ -171,7 +171,7 @@ func (t *tx) done(err error) error {
 	rerr := t.cat.Refresh(ctx, t.terms, t.touched...)
 	if rerr != nil {
 		t.s.log.Warn("catalog refresh after write failed",
-			zap.String("route", t.r.gc.GetString("route")), zap.Error(rerr))
+			zap.String("route", traceOf(t.r.gc).route), zap.Error(rerr))
 	}
 
 	t.r.snap = t.cat.Snapshot()

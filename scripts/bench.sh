@@ -4,7 +4,8 @@
 #   1. with the seed data set (50 events), then with BULK (100,000) generated events: catalog load
 #      time and RSS after the load;
 #   2. the warm GET /wp-json/cal/events/v1/events (answered from the response cache) next to
-#      scripts/staticgin, a gin handler serving the same bytes from memory (the ceiling);
+#      scripts/staticgin, a gin handler serving the same bytes from memory (the ceiling): the same
+#      headers and body, then the body alone;
 #   3. the uncached list: every request a new start_date (same day, so the same events), which no
 #      response cache has seen: the filter, page and render path;
 #   4. WordPress' own GET /wp-json/wp/v2/tribe_events?per_page=10 (seed data set only);
@@ -58,11 +59,14 @@ start_shim() {
 
 rss_of() { awk '/VmRSS/ {printf "%.0f", $2/1024}' "/proc/$1/status"; }
 
-# start_static serves the warm list's bytes from staticgin.
+# start_static [body]: serves the warm list's response from staticgin: its headers and body (the
+# same bytes calshim writes), or with "body" its body alone (Content-Type the only header).
 start_static() {
-  curl -s -o "$STATE/bench-body.json" "$EVENTS"
+  local headers=(-headers "$STATE/bench-headers.txt")
+  [ "${1:-}" = body ] && headers=()
+  curl -s -D "$STATE/bench-headers.txt" -o "$STATE/bench-body.json" "$EVENTS"
   "$STATE/staticgin-bench" -listen "127.0.0.1:$STATIC_PORT" -body "$STATE/bench-body.json" \
-    2>"$STATE/bench-static.log" &
+    "${headers[@]}" 2>"$STATE/bench-static.log" &
   static_pid=$!
   for _ in $(seq 1 100); do
     curl -sf -o /dev/null "http://127.0.0.1:$STATIC_PORT/" && break
@@ -108,6 +112,10 @@ run_set() {
   measure "http://127.0.0.1:$STATIC_PORT/wp-json/cal/events/v1/events"
   printf -v "static_$name" '%s' "$rps"; printf -v "static99_$name" '%s' "$p99"
   stop static_pid
+  start_static body
+  measure "http://127.0.0.1:$STATIC_PORT/wp-json/cal/events/v1/events"
+  printf -v "bodyonly_$name" '%s' "$rps"; printf -v "bodyonly99_$name" '%s' "$p99"
+  stop static_pid
   measure "$EVENTS" -s "$STATE/uncached.lua"
   printf -v "unc_$name" '%s' "$rps"; printf -v "unc50_$name" '%s' "$p50"; printf -v "unc99_$name" '%s' "$p99"
   printf -v "rssafter_$name" '%s' "$(rss_of "$shim_pid")"
@@ -133,8 +141,10 @@ cat <<TABLE
 | RSS after load / after the runs (MiB) | $rss_seed / $rssafter_seed | $rss_bulk / $rssafter_bulk |
 | RSS per generated event after load (KB) | | $(echo "($rss_bulk - $rss_seed) * 1024 / $BULK" | bc -l | xargs printf '%.2f') |
 | warm GET /events: req/s, p50, p99 (ms) | $warm_seed, $warm50_seed, $warm99_seed | $warm_bulk, $warm50_bulk, $warm99_bulk |
-| static gin, same bytes: req/s, p99 (ms) | $static_seed, $static99_seed | $static_bulk, $static99_bulk |
+| static gin, same headers and body: req/s, p99 (ms) | $static_seed, $static99_seed | $static_bulk, $static99_bulk |
 | warm / static: req/s, p99 | $(ratio "$warm_seed" "$static_seed"), $(ratio "$warm99_seed" "$static99_seed") | $(ratio "$warm_bulk" "$static_bulk"), $(ratio "$warm99_bulk" "$static99_bulk") |
+| static gin, body only: req/s, p99 (ms) | $bodyonly_seed, $bodyonly99_seed | $bodyonly_bulk, $bodyonly99_bulk |
+| warm / static body only: req/s, p99 | $(ratio "$warm_seed" "$bodyonly_seed"), $(ratio "$warm99_seed" "$bodyonly99_seed") | $(ratio "$warm_bulk" "$bodyonly_bulk"), $(ratio "$warm99_bulk" "$bodyonly99_bulk") |
 | uncached list (new start_date each): req/s, p50, p99 (ms) | $unc_seed, $unc50_seed, $unc99_seed | $unc_bulk, $unc50_bulk, $unc99_bulk |
 | uncached p50, 100k / seed | | $(ratio "$unc50_bulk" "$unc50_seed") |
 | WordPress wp/v2 tribe_events?per_page=10: req/s, p99 (ms) | $wp_rps, $wp99 | |
