@@ -43,7 +43,9 @@ func benchServer(b *testing.B, n int) http.Handler {
 
 	wp.AddMany("tribe_events", objs)
 	opt := testOptions()
-	opt.CacheTTL, opt.CacheMaxEntries = time.Minute, 10000 // the defaults of config.Default
+	// the defaults of config.Default
+	opt.CacheTTL, opt.CacheMaxEntries, opt.CacheMaxBytes = time.Minute, 10000, 32<<20
+	opt.EventCacheBytes = 16 << 20
 	h := NewServer(fakeCatalog(b, wp), benchLogger(), opt)
 	benchServers.Store(n, h)
 	runtime.GC() // the load's garbage is not the reads' cost

@@ -1,13 +1,13 @@
 package adapter
 
 import (
-	"hash/fnv"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -105,10 +105,9 @@ func (m *metrics) handler() gin.HandlerFunc {
 
 // etagOf is the validator of a rendered body: bodies are deterministic (ordered objects), so equal
 // bodies give equal tags across requests and replicas.
+// xxhash, not FNV: FNV's byte-at-a-time loop over a 28 KB list was 6% of an uncached answer's CPU.
 func etagOf(body []byte) string {
-	h := fnv.New64a()
-	_, _ = h.Write(body)
-	return `"` + strconv.FormatUint(h.Sum64(), 36) + `"`
+	return `"` + strconv.FormatUint(xxhash.Sum64(body), 36) + `"`
 }
 
 // cacheHeaders sets Cache-Control, and the ETag of anonymous GETs: they may be revalidated by

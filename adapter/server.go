@@ -15,6 +15,7 @@ import (
 
 	"calshim/catalog"
 	"calshim/cmsclient"
+	"calshim/internal/memo"
 	"calshim/mapping"
 )
 
@@ -45,6 +46,9 @@ type Options struct {
 	CacheTTL        time.Duration
 	CacheMaxEntries int
 	CacheMaxBytes   int // 0 with CacheMaxEntries > 0: no byte bound (tests)
+	// EventCacheBytes bounds the events rendered for anonymous lists and kept for the next list
+	// that shows them (listedEvent); 0: none kept.
+	EventCacheBytes int
 	// Now is the clock (tests inject one); nil = time.Now.
 	Now func() time.Time
 	// LoadWait: a request reaching calshim while its catalog loads waits this long for it (0: 503 at
@@ -75,6 +79,8 @@ type Server struct {
 	siteIndexes siteIndexes
 	limits      *limits     // per-client limits and refused credentials (limits.go)
 	access      *zap.Logger // the access log (AccessLogger)
+	// events keeps events rendered for anonymous lists (listedEvent); nil when off.
+	events *memo.Memo[mapping.Raw]
 }
 
 // AccessLogger names the logger of the access log's lines (one per request), so that calshim can
@@ -83,6 +89,12 @@ const AccessLogger = "access"
 
 // NewServer returns the HTTP handler of calshim.
 func NewServer(cat *catalog.Catalog, log *zap.Logger, opt Options) http.Handler {
+	_, h := newServer(cat, log, opt)
+	return h
+}
+
+// newServer is NewServer with the server behind the handler (for tests).
+func newServer(cat *catalog.Catalog, log *zap.Logger, opt Options) (*Server, *gin.Engine) {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
@@ -98,6 +110,11 @@ func NewServer(cat *catalog.Catalog, log *zap.Logger, opt Options) http.Handler 
 	s := &Server{cat: cat, log: log, opt: opt, routes: v1Routes(),
 		cache: gocache.New(opt.CacheTTL, opt.CacheTTL), viewers: newViewers(),
 		others: gocache.New(time.Minute, 5*time.Minute), limits: newLimits(opt.Limits)}
+	if opt.EventCacheBytes > 0 {
+		s.events = memo.NewSized(int64(opt.EventCacheBytes),
+			func(k string, v mapping.Raw) int64 { return int64(len(k) + len(v) + 64) })
+	}
+
 	s.metrics = newMetrics(s)
 	s.metrics.registry.MustRegister(s.limits.limited)
 	s.access = log.Named(AccessLogger)
@@ -116,7 +133,7 @@ func NewServer(cat *catalog.Catalog, log *zap.Logger, opt Options) http.Handler 
 	g.NoRoute(s.dispatch)
 	g.NoMethod(s.dispatch)
 	g.HandleMethodNotAllowed = false
-	return g
+	return s, g
 }
 
 // request is one v1 call as handlers see it.

@@ -22,6 +22,10 @@ type Config struct {
 	Listen   string `yaml:"listen"`    // address to serve on
 	RESTRoot string `yaml:"rest_root"` // path of the REST root, e.g. "/wp-json"
 	LogLevel string `yaml:"log_level"` // debug, info, warn, error
+	// MemoryLimit is Go's soft memory limit in bytes: 0 sets it from the catalogs' measured size
+	// plus the caches' budgets and a headroom (cmd/calshim/memlimit.go), -1 sets none; GOMEMLIMIT,
+	// when set, wins.
+	MemoryLimit int `yaml:"memory_limit"`
 	// NamespaceAliases are served as well as cal/events/v1, with the same routes; empty = none.
 	NamespaceAliases []string `yaml:"namespace_aliases"`
 	// Languages are the language variants: the first is the default (no URL segment), the others are
@@ -67,6 +71,10 @@ type ResponseCache struct {
 	// stored. Entries differ in size by a hundred times (a 50-event page against one venue), so the
 	// number of entries alone does not bound memory.
 	MaxBytes int `yaml:"max_bytes"`
+
+	// EventBytes bounds the events rendered for anonymous lists and kept for the lists that show
+	// them again (a list no cache has seen then only encodes its envelope); 0 keeps none.
+	EventBytes int `yaml:"event_bytes"`
 }
 
 // Writes tunes what writes may make calshim do on the caller's behalf.
@@ -180,7 +188,7 @@ func Default() Config {
 		Mapping: Mapping{EventType: "tribe_events", VenueType: "tribe_venue", OrganizerType: "tribe_organizer",
 			CategoryBase: "tribe_events_cat", TagBase: "tags"},
 		Writes:        Writes{ImageMaxBytes: 10 << 20},
-		ResponseCache: ResponseCache{TTL: time.Minute, MaxEntries: 10000, MaxBytes: 64 << 20},
+		ResponseCache: ResponseCache{TTL: time.Minute, MaxEntries: 10000, MaxBytes: 32 << 20, EventBytes: 16 << 20},
 		ICal:          ICal{MaxEvents: 5000},
 		Sync:          Sync{MaxChanges: 10000},
 		Shutdown:      Shutdown{Drain: 5 * time.Second, Timeout: 10 * time.Second},
@@ -212,6 +220,7 @@ func envTable(c *Config) map[string]any {
 		"CALSHIM_LISTEN":                         &c.Listen,
 		"CALSHIM_REST_ROOT":                      &c.RESTRoot,
 		"CALSHIM_LOG_LEVEL":                      &c.LogLevel,
+		"CALSHIM_MEMORY_LIMIT":                   &c.MemoryLimit,
 		"CALSHIM_NAMESPACE_ALIASES":              &c.NamespaceAliases,
 		"CALSHIM_LANGUAGES":                      &c.Languages,
 		"CALSHIM_UPSTREAM_LANGUAGE_PARAM":        &c.Upstream.LanguageParam,
@@ -249,6 +258,7 @@ func envTable(c *Config) map[string]any {
 		"CALSHIM_LIMITS_LOOKUPS_PER_MINUTE":      &c.Limits.LookupsPerMinute,
 		"CALSHIM_LIMITS_LOOKUPS_BURST":           &c.Limits.LookupsBurst,
 		"CALSHIM_RESPONSE_CACHE_MAX_BYTES":       &c.ResponseCache.MaxBytes,
+		"CALSHIM_RESPONSE_CACHE_EVENT_BYTES":     &c.ResponseCache.EventBytes,
 		"CALSHIM_CATALOG_NOTIFY_SECRET":          &c.Catalog.NotifySecret,
 	}
 }
@@ -301,6 +311,20 @@ func (c *Config) validateBeyond() []error {
 	return nil
 }
 
+// validateMemory checks the memory limit and the response caches' bounds.
+func (c *Config) validateMemory() []error {
+	var errs []error
+	if c.MemoryLimit < -1 {
+		errs = append(errs, errors.New("memory_limit must be bytes, 0 (auto) or -1 (none)"))
+	}
+	if c.ResponseCache.TTL <= 0 || c.ResponseCache.MaxEntries < 0 || c.ResponseCache.MaxBytes < 0 ||
+		c.ResponseCache.EventBytes < 0 {
+		errs = append(errs, errors.New("response_cache.ttl must be positive, response_cache.max_entries, "+
+			"max_bytes and event_bytes not negative"))
+	}
+	return errs
+}
+
 // Validate checks values and cross-field rules, with messages an operator can act on.
 func (c *Config) Validate() error {
 	var errs []error
@@ -314,10 +338,7 @@ func (c *Config) Validate() error {
 	if !strings.HasPrefix(c.RESTRoot, "/") || strings.HasSuffix(c.RESTRoot, "/") {
 		errs = append(errs, fmt.Errorf("rest_root must start with / and not end with /, got %q", c.RESTRoot))
 	}
-	if c.ResponseCache.TTL <= 0 || c.ResponseCache.MaxEntries < 0 || c.ResponseCache.MaxBytes < 0 {
-		errs = append(errs, errors.New("response_cache.ttl must be positive, response_cache.max_entries "+
-			"and max_bytes not negative"))
-	}
+	errs = append(errs, c.validateMemory()...)
 	if c.Upstream.Timeout <= 0 || c.Catalog.PollInterval <= 0 {
 		errs = append(errs, errors.New("upstream.timeout and catalog.poll_interval must be positive"))
 	}

@@ -136,7 +136,18 @@ const hexDigits = "0123456789abcdef"
 
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
-	for _, r := range s {
+	for s != "" {
+		n := 0 // a run of bytes written as they are, copied at once
+		for n < len(s) && plainJSON[s[n]] {
+			n++
+		}
+		b = append(b, s[:n]...)
+		if s = s[n:]; s == "" {
+			break
+		}
+
+		r, size := utf8.DecodeRuneInString(s) // an invalid byte is RuneError of size 1, as range gives
+		s = s[size:]
 		switch {
 		case r == '"' || r == '\\' || r == '/':
 			b = append(b, '\\', byte(r))
@@ -150,23 +161,26 @@ func appendString(b []byte, s string) []byte {
 			b = append(b, '\\', 'b')
 		case r == '\f':
 			b = append(b, '\\', 'f')
-		case r < 0x20:
-			b = appendU(b, r)
-		case r < utf8.RuneSelf:
-			b = append(b, byte(r))
-		case r == utf8.RuneError:
-			b = appendU(b, 0xfffd)
 		case r > 0xffff:
 			r -= 0x10000
 			b = appendU(b, 0xd800+(r>>10))
 			b = appendU(b, 0xdc00+(r&0x3ff))
-		default:
+		default: // other control characters and every non-ASCII rune, RuneError included
 			b = appendU(b, r)
 		}
 	}
 
 	return append(b, '"')
 }
+
+// plainJSON marks the bytes appendString writes unescaped: printable ASCII but `"`, `\` and `/`
+// (escaped as PHP's json_encode does).
+var plainJSON = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '/'
+	}
+	return t
+}()
 
 func appendU(b []byte, r rune) []byte {
 	return append(b, '\\', 'u',

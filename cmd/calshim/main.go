@@ -100,7 +100,9 @@ func serve(stop <-chan os.Signal, cfg config.Config, log *zap.Logger) error {
 	go func() {
 		if err := loadAll(ctx, catalogs, log); err != nil {
 			errc <- err
+			return
 		}
+		limitMemory(ctx, cfg, catalogs, log)
 	}()
 
 	select {
@@ -129,6 +131,7 @@ func newHTTPServer(cfg config.Config, log *zap.Logger, catalogs map[string]*cata
 		CacheTTL:          cfg.ResponseCache.TTL,
 		CacheMaxEntries:   cfg.ResponseCache.MaxEntries,
 		CacheMaxBytes:     cfg.ResponseCache.MaxBytes,
+		EventCacheBytes:   cfg.ResponseCache.EventBytes,
 		NotifySecret:      cfg.Catalog.NotifySecret,
 		ICalMaxEvents:     cfg.ICal.MaxEvents,
 		ImageAllowPrivate: cfg.Writes.ImageAllowPrivate,

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"calshim/internal/memo"
 )
 
 // ParseTime parses s the way PHP 8.2's strtotime does (timelib 2022.12, parse_date.re and
@@ -77,13 +79,36 @@ func ParseTime(s string, now time.Time, loc *time.Location) (time.Time, bool) {
 		return time.Time{}, false
 	}
 
-	p := stParse{y: stUnset, m: stUnset, d: stUnset, h: stUnset, i: stUnset, s: stUnset, us: stUnset}
-	if !p.scan(s) {
+	p, ok := scanned(s)
+	if !ok {
 		return time.Time{}, false
 	}
 
 	return p.instant(now, loc)
 }
+
+// scanned is scan's result for s, memoized: scan runs every rule's regexp at each position (about
+// 60 per token), which was over a quarter of an uncached event list's CPU, while the strings
+// repeat (the listed events' dates, a request's bounds checked then applied). What scan reads
+// depends on s alone — the clock and the zone come in with instant —, so a result can be reused.
+func scanned(s string) (stParse, bool) {
+	r := scans.Get(s, func(s string) scanResult {
+		p := stParse{y: stUnset, m: stUnset, d: stUnset, h: stUnset, i: stUnset, s: stUnset, us: stUnset}
+		ok := p.scan(s)
+		return scanResult{p: p, ok: ok}
+	})
+	return r.p, r.ok // a copy: instant changes its parse
+}
+
+type scanResult struct {
+	p  stParse
+	ok bool
+}
+
+// scanMemoMax bounds the strings whose scan is kept (about 200 bytes each).
+const scanMemoMax = 8192
+
+var scans = memo.New[scanResult](scanMemoMax)
 
 // IsNumeric reports whether PHP's is_numeric accepts s: optional surrounding whitespace, a sign,
 // digits with an optional fraction (or a fraction alone) and an optional exponent. Hex and "."

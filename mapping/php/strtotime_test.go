@@ -1,6 +1,7 @@
 package php
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -199,6 +200,48 @@ func TestParseTime(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestParseTimeMemo checks that the memoized scan serves a second parse of the same strings (the
+// recorded answers again, in another order), keeps the clock and the zone out of what it reuses,
+// and still answers once the memo has been dropped for being full.
+func TestParseTimeMemo(t *testing.T) {
+	check := func() {
+		t.Helper()
+		for i := len(parseCases) - 1; i >= 0; i-- {
+			tc := parseCases[i]
+			got := ""
+			if tm, ok := ParseTime(tc.in, stNow, time.UTC); ok {
+				got = tm.UTC().Format(time.DateTime)
+			}
+			if got != tc.want {
+				t.Errorf("memoized ParseTime(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		}
+	}
+	check()
+
+	later := stNow.Add(48 * time.Hour)
+	for _, in := range []string{"tomorrow", "+1 day", "10:30"} {
+		a, _ := ParseTime(in, stNow, time.UTC)
+		b, _ := ParseTime(in, later, time.UTC)
+		if b.Sub(a) != 48*time.Hour {
+			t.Errorf("%q: now %v, 48 h later %v: the memo kept the clock", in, a, b)
+		}
+	}
+
+	utc, _ := ParseTime("10:30", stNow, time.UTC)
+	if east, _ := ParseTime("10:30", stNow, time.FixedZone("x", 3*3600)); utc.Sub(east) != 3*time.Hour {
+		t.Errorf("10:30 in UTC %v, at +03 %v: the memo kept the zone", utc, east)
+	}
+
+	for i := 0; i <= scanMemoMax; i++ { // fill the memo past its bound: it is dropped
+		ParseTime(fmt.Sprintf("2026-01-01 +%d sec", i), stNow, time.UTC)
+	}
+	if n := scans.Used(); n > scanMemoMax {
+		t.Errorf("memo holds %d strings, bound %d", n, scanMemoMax)
+	}
+	check()
 }
 
 // TestParseTimeNumeric covers TEC's rule that integral numbers are timestamps, which strtotime
