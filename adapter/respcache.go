@@ -1,6 +1,10 @@
 package adapter
 
-import gocache "github.com/patrickmn/go-cache"
+import (
+	"slices"
+
+	gocache "github.com/patrickmn/go-cache"
+)
 
 // store keeps a rendered anonymous answer in the response cache while the cache holds fewer than
 // CacheMaxEntries entries and, when CacheMaxBytes is set, fewer bytes than that: beyond either
@@ -17,7 +21,9 @@ func (s *Server) store(key string, out *rendered) {
 	// subtracted (gocache replaces without telling). A concurrent store of the same answer may win
 	// the Add; then this one is not counted.
 	s.cache.Delete(key)
-	if s.cache.Add(key, out, gocache.DefaultExpiration) == nil {
+	kept := *out
+	kept.body, kept.release = slices.Clone(out.body), nil // out's body goes back to its pool once sent
+	if s.cache.Add(key, &kept, gocache.DefaultExpiration) == nil {
 		s.cacheBytes.Add(size)
 	}
 }

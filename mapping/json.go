@@ -61,14 +61,22 @@ type Raw []byte
 // Supported values: nil, bool, int, int64, float64, string, []string, []int, []any, []Object,
 // Object, Raw.
 func EncodeJSON(v any) []byte {
+	b, release := EncodeJSONPooled(v)
+	out := slices.Clone(b) // one allocation of the exact size, not a chain of doublings
+	release()
+	return out
+}
+
+// EncodeJSONPooled is EncodeJSON into a pooled buffer, for an answer written once and dropped: the
+// bytes are valid until release is called, which gives the buffer back.
+func EncodeJSONPooled(v any) (b []byte, release func()) {
 	buf := encodeBufs.Get().(*[]byte)
 	*buf = AppendJSON((*buf)[:0], v)
-	out := slices.Clone(*buf) // one allocation of the exact size, not a chain of doublings
-	if cap(*buf) <= maxPooledEncoding {
-		encodeBufs.Put(buf)
+	return *buf, func() {
+		if cap(*buf) <= maxPooledEncoding {
+			encodeBufs.Put(buf)
+		}
 	}
-
-	return out
 }
 
 // encodeBufs are EncodeJSON's scratch buffers; one larger than maxPooledEncoding is dropped, so

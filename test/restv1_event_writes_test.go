@@ -294,7 +294,9 @@ func eventImageCases(t *testing.T, r *rig, _ bool) []eventCase {
 	raw := r.have(t, fixture{"post_type": "attachment", "post_status": "inherit", "post_title": "featured-image",
 		"post_mime_type": "application/octet-stream", "guid": wpEnv["WP_URL"] + "/wp-content/uploads/featured-image.raw"})[0]
 	post := "1" // havePostInDatabase: the rig's "Hello world!" post
-	image := func(v any) map[string]any { return cestEvent("A Cest event", map[string]any{"all_day": true, "image": v}) }
+	image := func(v any) map[string]any {
+		return cestEvent("A Cest event", map[string]any{"all_day": true, "image": v})
+	}
 	var cases []eventCase
 	for _, bad := range []string{"http://example.localhost/some-image.png", "foo bar", "23"} {
 		cases = append(cases, eventCase{name: "it_should_return_bad_request_if_trying_to_set_image_to_bad_value/" + bad,
