@@ -1306,8 +1306,7 @@ final class Calshim_Changes {
 		$type     = (string) $request->get_param( 'type' );
 		$statuses = "'" . implode( "','", self::STATUSES ) . "'";
 		if ( null === $request->get_param( 'from' ) || null === $request->get_param( 'to' ) ) {
-			$ids = $wpdb->get_col( $wpdb->prepare( "SELECT ID FROM {$wpdb->posts} WHERE post_type = %s AND post_status IN ($statuses) ORDER BY ID", $type ) ); // phpcs:ignore WordPress.DB.PreparedSQL
-			return [ 'ids' => array_map( 'intval', $ids ) ];
+			return [ 'ids' => self::bulk_ids( $wpdb->prepare( "SELECT ID FROM {$wpdb->posts} WHERE post_type = %s AND post_status IN ($statuses) ORDER BY ID", $type ) ) ]; // phpcs:ignore WordPress.DB.PreparedSQL
 		}
 		$rows  = $wpdb->get_results( $wpdb->prepare( "SELECT * FROM {$wpdb->posts} WHERE post_type = %s AND post_status IN ($statuses) AND ID BETWEEN %d AND %d ORDER BY ID LIMIT %d", $type, (int) $request->get_param( 'from' ), (int) $request->get_param( 'to' ), self::BULK_MAX ) ); // phpcs:ignore WordPress.DB.PreparedSQL
 		$posts = array_map( static function ( $row ) {
@@ -1321,6 +1320,29 @@ final class Calshim_Changes {
 		}
 		wp_reset_postdata();
 		return [ 'items' => $items ];
+	}
+
+	/**
+	 * The IDs a query selects, as ints, read row by row: wpdb's get_col also keeps every row as an object
+	 * (about 400 bytes each), which exhausted a 256 MB PHP at a million events; an array of ints takes 16
+	 * bytes per ID. Through get_col when the connection is not mysqli.
+	 */
+	private static function bulk_ids( $sql ) {
+		global $wpdb;
+		$dbh = $wpdb->dbh;
+		if ( ! ( $dbh instanceof mysqli ) ) {
+			return array_map( 'intval', $wpdb->get_col( $sql ) ); // phpcs:ignore WordPress.DB.PreparedSQL
+		}
+		$result = mysqli_query( $dbh, $sql, MYSQLI_USE_RESULT ); // phpcs:ignore WordPress.DB.RestrictedFunctions
+		if ( false === $result ) {
+			return array_map( 'intval', $wpdb->get_col( $sql ) ); // phpcs:ignore WordPress.DB.PreparedSQL
+		}
+		$ids = [];
+		while ( $row = mysqli_fetch_row( $result ) ) { // phpcs:ignore WordPress.DB.RestrictedFunctions, WordPress.CodeAnalysis.AssignmentInCondition
+			$ids[] = (int) $row[0];
+		}
+		mysqli_free_result( $result ); // phpcs:ignore WordPress.DB.RestrictedFunctions
+		return $ids;
 	}
 
 	/**
