@@ -16,8 +16,8 @@ import (
 
 // TestListedEventsFromCache: lists answered with the rendered-event cache on equal, byte for byte
 // and header for header, those rendered afresh — on their first request and when the events come
-// from the cache —, for every kind of list, including those that must bypass it (_fields, password,
-// a logged-in caller's) and both namespaces.
+// from the cache —, for every kind of list, including those that must bypass it (_fields, password),
+// an enveloped one, both namespaces and the rest_route form.
 func TestListedEventsFromCache(t *testing.T) {
 	wp := wpfake.New(t)
 	cat := fakeCatalog(t, wp)
