@@ -140,7 +140,7 @@ func isLinkedList(typ func(catalog.Types) string) func(r *request, v any) bool {
 				return false
 			}
 			p, found := r.snap.Post(phpIntval(s))
-			if !found || p.Type != typ(r.snap.Types()) {
+			if !found || p.Type() != typ(r.snap.Types()) {
 				return false
 			}
 		}
@@ -154,7 +154,7 @@ func isEventID(r *request, v any) bool {
 		return false
 	}
 	p, found := r.snap.Post(phpIntval(v))
-	return found && p.Type == r.snap.Types().Event
+	return found && p.Type() == r.snap.Types().Event
 }
 
 // statusList is Archive_Base::filter_post_status_list: callers without the edit capability may only

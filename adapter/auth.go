@@ -179,11 +179,11 @@ func capsOf(postType string) postCaps {
 // mayRead is WordPress' read_post for the viewer: published posts for everybody; private ones with
 // read_private_*; other statuses (draft, pending, future, trash) for who may edit them.
 func (v *viewer) mayRead(p *mapping.Post) bool {
-	switch p.Status {
+	switch p.Status() {
 	case "publish":
 		return true
 	case "private":
-		return v.can(capsOf(p.Type).cap("read_private")) || (v != nil && p.Author == v.ID)
+		return v.can(capsOf(p.Type()).cap("read_private")) || (v != nil && p.Author == v.ID)
 	}
 	return v.mayEdit(p)
 }
@@ -196,7 +196,7 @@ func (v *viewer) mayEdit(p *mapping.Post) bool {
 
 // mayAct is WordPress' edit_post / delete_post for action "edit" / "delete".
 func (v *viewer) mayAct(p *mapping.Post, action string) bool {
-	c := capsOf(p.Type)
+	c := capsOf(p.Type())
 	if v == nil || !v.can(c.cap(action)) {
 		return false
 	}
@@ -205,7 +205,7 @@ func (v *viewer) mayAct(p *mapping.Post, action string) bool {
 		return false
 	}
 
-	switch p.Status {
+	switch p.Status() {
 	case "publish", "future":
 		return v.can(c.cap(action + "_published"))
 	case "private":

@@ -25,7 +25,7 @@ func singleEvent(s *Server, r *request) (*response, error) {
 	}
 
 	switch {
-	case p.Status == "trash":
+	case p.Status() == "trash":
 		return nil, newError(http.StatusForbidden, "event-no-longer-available",
 			"This event is no longer available")
 	case !r.viewer.mayRead(p):
@@ -65,7 +65,7 @@ func (s *Server) findEvent(r *request) (*mapping.Post, error) {
 		}
 	}
 
-	if !found || p.Type != typ {
+	if !found || p.Type() != typ {
 		return nil, newError(http.StatusBadRequest, "rest-invalid-event-id",
 			"The specified ID is not a valid event.")
 	}
@@ -91,7 +91,7 @@ func postBySlug(r *request, typ string, all []*mapping.Post) (*mapping.Post, boo
 
 	var oldest *mapping.Post
 	for _, p := range all {
-		if p.Slug == "" && p.Parent == 0 && (oldest == nil || p.ID < oldest.ID) {
+		if p.Slug() == "" && p.Parent == 0 && (oldest == nil || p.ID < oldest.ID) {
 			oldest = p
 		}
 	}

@@ -88,7 +88,7 @@ func (k linkedKind) matching(r *request, a Params, event *mapping.Post,
 	var matches []*mapping.Post
 	for _, p := range k.all(r.snap) {
 		found := search == nil || search.Match(p, k.searchMeta)
-		if slices.Contains(statuses, p.Status) && (linked == nil || linked[p.ID]) && found {
+		if slices.Contains(statuses, p.Status()) && (linked == nil || linked[p.ID]) && found {
 			matches = append(matches, p)
 		}
 	}
@@ -158,7 +158,7 @@ func restrictIDs(allowed, ids map[int]bool) map[int]bool {
 func (k linkedKind) hasEventsIDs(r *request, want bool) map[int]bool {
 	var counted []*mapping.Post
 	for _, e := range r.snap.Events {
-		if e.Status != "draft" && e.Status != "pending" {
+		if e.Status() != "draft" && e.Status() != "pending" {
 			counted = append(counted, e)
 		}
 	}
@@ -198,7 +198,7 @@ func upcomingEvents(r *request, statuses []string) []*mapping.Post {
 		if len(upcoming) == limit {
 			break
 		}
-		if slices.Contains(statuses, e.Status) && !e.Derived.Hidden && e.Derived.Start >= now {
+		if slices.Contains(statuses, e.Status()) && !e.Derived.Hidden && e.Derived.Start >= now {
 			upcoming = append(upcoming, e)
 		}
 	}
@@ -232,7 +232,7 @@ func (k linkedKind) single(s *Server, r *request) (*response, error) {
 	} else {
 		id, _ := strconv.Atoi(r.vars["id"])
 		p, found = r.snap.Post(id)
-		if !found || p.Type != k.typ(r) {
+		if !found || p.Type() != k.typ(r) {
 			return nil, invalidParam("id")
 		}
 	}

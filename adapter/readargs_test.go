@@ -321,8 +321,11 @@ func TestWriteErrorsInDeclarationOrder(t *testing.T) {
 // ascending ID (the admin's list: draft 11, then 5, 6, ... 10; over one status: 10, 9, ... 5).
 func TestMultiStatusOrder(t *testing.T) {
 	d := "2026-11-23 14:39:49"
-	l := []*mapping.Post{{ID: 10, Date: d, Status: "publish"}, {ID: 11, Date: d, Status: "draft"},
-		{ID: 5, Date: d, Status: "publish"}, {ID: 60, Date: "2026-11-24 09:00:00", Status: "publish"}}
+	post := func(id int, date, status string) *mapping.Post {
+		return &mapping.Post{ID: id, Text: mapping.TextFields{Date: date, Status: status}.Pack()}
+	}
+	l := []*mapping.Post{post(10, d, "publish"), post(11, d, "draft"), post(5, d, "publish"),
+		post(60, "2026-11-24 09:00:00", "publish")}
 	slices.SortStableFunc(l, mapping.ByPostDate(true))
 	var got []int
 	for _, p := range l {

@@ -161,7 +161,7 @@ func (r *request) ctx(single bool) *mapping.Context {
 	return &mapping.Context{Site: r.snap.Site, Base: r.base(), Single: single, Lookup: r.snap,
 		Unlocked: func(p *mapping.Post) bool {
 			pw, ok := r.params.str("password")
-			return ok && p.Password != "" && pw == p.Password || r.editContext(p)
+			return ok && p.Password() != "" && pw == p.Password() || r.editContext(p)
 		},
 		Readable: r.viewer.jsonLDReadable, MayRead: r.viewer.mayRead, Now: func() time.Time { return r.now }}
 }
@@ -174,8 +174,8 @@ func (r *request) ctx(single bool) *mapping.Context {
 func (v *viewer) jsonLDReadable(p *mapping.Post) bool {
 	switch {
 	case v == nil:
-		return p.Status == "publish"
-	case p.Status == "private":
+		return p.Status() == "publish"
+	case p.Status() == "private":
 		return v.can("read_private_posts")
 	}
 	return v.can("read")

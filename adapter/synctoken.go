@@ -124,9 +124,9 @@ func syncSplit(r *request, typ string, changed map[int]*mapping.Post,
 	for id, before := range changed {
 		now, ok := r.snap.Post(id)
 		switch {
-		case ok && now.Type == typ && matches(now):
+		case ok && now.Type() == typ && matches(now):
 			current = append(current, now)
-		case before != nil && before.Type == typ && matches(before):
+		case before != nil && before.Type() == typ && matches(before):
 			deleted = append(deleted, id)
 		}
 	}
@@ -200,7 +200,7 @@ func linkedSync(k linkedKind) syncKind {
 
 			linked := k.linkedIDs(r, a, event, statuses)
 			return func(p *mapping.Post) bool {
-				return slices.Contains(statuses, p.Status) && (linked == nil || linked[p.ID]) &&
+				return slices.Contains(statuses, p.Status()) && (linked == nil || linked[p.ID]) &&
 					(search == nil || search.Match(p, k.searchMeta))
 			}, s.pageOf(r, a), nil
 		}}
@@ -208,8 +208,8 @@ func linkedSync(k linkedKind) syncKind {
 
 // newerFirst is the venues' and organizers' list order: post date descending, then ID.
 func newerFirst(a, b *mapping.Post) bool {
-	if a.Date != b.Date {
-		return a.Date > b.Date
+	if a.Date() != b.Date() {
+		return a.Date() > b.Date()
 	}
 	return a.ID > b.ID
 }

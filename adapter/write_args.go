@@ -190,5 +190,5 @@ func isPostOf(r *request, v any, postType string) bool {
 	}
 	n, ok := positiveInt(strings.TrimSpace(s))
 	p, exists := r.snap.Post(n)
-	return ok && exists && p.Type == postType
+	return ok && exists && p.Type() == postType
 }

@@ -55,12 +55,12 @@ func deleteEvent(s *Server, r *request) (*response, error) {
 		return nil, err
 	}
 
-	if p.Status == "trash" {
+	if p.Status() == "trash" {
 		return nil, newError(http.StatusGone, "event-is-in-trash", "The event is already trashed")
 	}
 
 	t := s.begin(r)
-	if err := t.done(t.trashPost(p.Type, p.ID)); err != nil {
+	if err := t.done(t.trashPost(p.Type(), p.ID)); err != nil {
 		return nil, err
 	}
 
@@ -204,8 +204,8 @@ func (t *tx) publishLinked(p *mapping.Post, meta map[string]any) {
 	for _, s := range ids {
 		n, _ := strconv.Atoi(s)
 		linked, ok := t.r.snap.Post(n)
-		if ok && (linked.Status == "draft" || linked.Status == "pending") {
-			_, _ = t.savePost(linked.Type, linked.ID, map[string]any{"status": "publish"})
+		if ok && (linked.Status() == "draft" || linked.Status() == "pending") {
+			_, _ = t.savePost(linked.Type(), linked.ID, map[string]any{"status": "publish"})
 		}
 	}
 }

@@ -73,12 +73,12 @@ func (k linkedKind) remove(s *Server, r *request) (*response, error) {
 		return nil, err
 	}
 
-	if p.Status == "trash" {
+	if p.Status() == "trash" {
 		return nil, newError(http.StatusGone, k.name+"-is-in-trash", "The "+k.name+" is already trashed")
 	}
 
 	t := s.begin(r)
-	err = t.trashPost(p.Type, p.ID)
+	err = t.trashPost(p.Type(), p.ID)
 	if err == nil {
 		t.unlink(k, p.ID)
 	}
@@ -123,7 +123,7 @@ func (k linkedKind) find(r *request) (*mapping.Post, error) {
 
 	id, _ := strconv.Atoi(r.vars["id"])
 	p, found := r.snap.Post(id)
-	if !found || p.Type != k.typ(r) {
+	if !found || p.Type() != k.typ(r) {
 		return nil, invalidParam("id")
 	}
 
@@ -349,10 +349,10 @@ func venueMaps(in Params, p *mapping.Post, meta map[string]any) {
 // rendered, so the description is compared rendered too.
 func (k linkedKind) duplicate(r *request, name, desc string) *mapping.Post {
 	for _, p := range k.all(r.snap) {
-		if p.Status == "trash" || !strings.EqualFold(strings.TrimSpace(p.Title), name) {
+		if p.Status() == "trash" || !strings.EqualFold(strings.TrimSpace(p.Title()), name) {
 			continue
 		}
-		if desc == "" || mapping.SameContent(p.Content, desc) {
+		if desc == "" || mapping.SameContent(p.Content(), desc) {
 			return p
 		}
 	}
@@ -366,12 +366,12 @@ func (k linkedKind) duplicate(r *request, name, desc string) *mapping.Post {
 func (t *tx) unlink(k linkedKind, id int) {
 	n := 0
 	for _, e := range t.r.snap.Events {
-		if n >= t.r.snap.PerPage || e.Status != "publish" || !k.idsOf([]*mapping.Post{e})[id] ||
+		if n >= t.r.snap.PerPage || e.Status() != "publish" || !k.idsOf([]*mapping.Post{e})[id] ||
 			!t.r.viewer.mayEdit(e) {
 			continue
 		}
 		n++
-		_, _ = t.savePost(e.Type, e.ID, map[string]any{"meta": map[string]any{k.metaKey: []string{}}})
+		_, _ = t.savePost(e.Type(), e.ID, map[string]any{"meta": map[string]any{k.metaKey: []string{}}})
 	}
 }
 

@@ -92,9 +92,10 @@ func TestWriteFailsHalfWay(t *testing.T) {
 
 func TestViewerCapabilities(t *testing.T) {
 	contributor := &viewer{ID: 4, Caps: map[string]bool{"edit_tribe_events": true, "delete_tribe_events": true}}
-	own := &mapping.Post{Type: "tribe_events", Author: 4, Status: "draft"}
-	published := &mapping.Post{Type: "tribe_events", Author: 4, Status: "publish"}
-	others := &mapping.Post{Type: "tribe_events", Author: 1, Status: "draft"}
+	event := func(author int, status string) *mapping.Post {
+		return &mapping.Post{Author: author, Text: mapping.TextFields{Type: "tribe_events", Status: status}.Pack()}
+	}
+	own, published, others := event(4, "draft"), event(4, "publish"), event(1, "draft")
 	var anonymous *viewer
 	for _, tc := range []struct {
 		name string

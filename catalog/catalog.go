@@ -160,7 +160,9 @@ func (c *Catalog) decodePost(typ string, raw json.RawMessage) (*mapping.Post, er
 	if err != nil {
 		return nil, err
 	}
-	p.Type = typ
+	if p.Type() != typ {
+		p.EditText(func(f *mapping.TextFields) { f.Type = typ })
+	}
 	renameTaxonomies(p, c.opt.Types)
 	compact(p)
 	mapping.Derive(p)

@@ -145,9 +145,9 @@ func TestLoad(t *testing.T) {
 			p, ok := s.BySlug(tc.typ, tc.slug)
 			got := ""
 			if ok {
-				got = p.Status
-				if p.Slug != tc.slug || p.Type != tc.typ {
-					t.Errorf("BySlug(%s, %s) = %s %s", tc.typ, tc.slug, p.Type, p.Slug)
+				got = p.Status()
+				if p.Slug() != tc.slug || p.Type() != tc.typ {
+					t.Errorf("BySlug(%s, %s) = %s %s", tc.typ, tc.slug, p.Type(), p.Slug())
 				}
 			}
 			if got != tc.wantStatus {
@@ -169,7 +169,7 @@ func TestLoad(t *testing.T) {
 		}
 	})
 	t.Run("never-published draft", func(t *testing.T) {
-		if p, _ := s.Post(39); p == nil || p.DateGMT != "0000-00-00 00:00:00" {
+		if p, _ := s.Post(39); p == nil || p.DateGMT() != "0000-00-00 00:00:00" {
 			t.Errorf("Post(39) = %+v, want the draft with date_gmt 0000-00-00 00:00:00", p)
 		}
 	})
@@ -223,8 +223,8 @@ func TestLoadAnonymous(t *testing.T) {
 	}
 	for _, l := range [][]*mapping.Post{s.Events, s.Venues, s.Organizers} {
 		for _, p := range l {
-			if p.Status != "publish" {
-				t.Errorf("post %d status = %q, want only publish", p.ID, p.Status)
+			if p.Status() != "publish" {
+				t.Errorf("post %d status = %q, want only publish", p.ID, p.Status())
 			}
 		}
 	}

@@ -24,10 +24,12 @@ func TestJournalChangesSince(t *testing.T) {
 		version++
 		c.publish(build(Snapshot{Version: version, types: types}, posts, nil, nil))
 	}
-	a := &mapping.Post{ID: 1, Type: "tribe_events", Title: "a"}
+	a := &mapping.Post{Text: mapping.TextFields{Type: "tribe_events", Title: "a"}.Pack(), ID: 1}
 	publish(func() { posts[1] = a })
-	publish(func() { posts[2] = &mapping.Post{ID: 2, Type: "tribe_venue"} })
-	publish(func() { posts[1] = &mapping.Post{ID: 1, Type: "tribe_events", Title: "a2"} })
+	publish(func() { posts[2] = &mapping.Post{Text: mapping.TextFields{Type: "tribe_venue"}.Pack(), ID: 2} })
+	publish(func() {
+		posts[1] = &mapping.Post{Text: mapping.TextFields{Type: "tribe_events", Title: "a2"}.Pack(), ID: 1}
+	})
 	publish(func() { delete(posts, 2) })
 
 	epoch := c.SyncEpoch()
@@ -45,8 +47,10 @@ func TestJournalChangesSince(t *testing.T) {
 	}
 
 	// Unchanged copies are no change; beyond MaxChanges the oldest versions are forgotten.
-	publish(func() { posts[1] = &mapping.Post{ID: 1, Type: "tribe_events", Title: "a2"} })
-	publish(func() { posts[3] = &mapping.Post{ID: 3, Type: "tribe_organizer"} })
+	publish(func() {
+		posts[1] = &mapping.Post{Text: mapping.TextFields{Type: "tribe_events", Title: "a2"}.Pack(), ID: 1}
+	})
+	publish(func() { posts[3] = &mapping.Post{Text: mapping.TextFields{Type: "tribe_organizer"}.Pack(), ID: 3} })
 	if got, ok := c.ChangesSince(epoch, 5, version); !ok || len(got) != 1 {
 		t.Errorf("since 5: %v %v", got, ok)
 	}
@@ -62,14 +66,14 @@ func BenchmarkJournalRecord(b *testing.B) {
 	types := Types{Event: "tribe_events"}
 	posts := map[int]*mapping.Post{}
 	for i := 1; i <= 100000; i++ {
-		posts[i] = &mapping.Post{ID: i, Type: "tribe_events"}
+		posts[i] = &mapping.Post{Text: mapping.TextFields{Type: "tribe_events"}.Pack(), ID: i}
 	}
 	old := build(Snapshot{Version: 1, types: types}, posts, nil, nil)
 	next := map[int]*mapping.Post{}
 	for id, p := range posts {
 		next[id] = p
 	}
-	next[7] = &mapping.Post{ID: 7, Type: "tribe_events", Title: "changed"}
+	next[7] = &mapping.Post{Text: mapping.TextFields{Type: "tribe_events", Title: "changed"}.Pack(), ID: 7}
 	snap := build(Snapshot{Version: 2, types: types}, next, nil, nil)
 	b.ResetTimer()
 	for b.Loop() {
@@ -84,8 +88,8 @@ func TestDiffListMatchesDiffAll(t *testing.T) {
 	types := Types{Event: "tribe_events"}
 	posts := map[int]*mapping.Post{}
 	for i := 1; i <= 200; i++ {
-		posts[i] = &mapping.Post{ID: i, Type: "tribe_events",
-			Derived: mapping.Derived{Start: "2030-01-01"}}
+		posts[i] = &mapping.Post{Text: mapping.TextFields{Type: "tribe_events"}.Pack(),
+			ID: i, Derived: mapping.Derived{Start: "2030-01-01"}}
 	}
 	old := build(Snapshot{Version: 1, types: types}, posts, nil, nil)
 	for seed := 1; seed < 40; seed++ {
@@ -97,13 +101,13 @@ func TestDiffListMatchesDiffAll(t *testing.T) {
 			id := (seed*37 + k*53) % 230
 			switch k % 3 {
 			case 0: // moved to another place in the order
-				next[id] = &mapping.Post{ID: id, Type: "tribe_events",
-					Derived: mapping.Derived{Start: "2029-06-01"}}
+				next[id] = &mapping.Post{Text: mapping.TextFields{Type: "tribe_events"}.Pack(),
+					ID: id, Derived: mapping.Derived{Start: "2029-06-01"}}
 			case 1:
 				delete(next, id)
 			default: // changed in place
-				next[id] = &mapping.Post{ID: id, Type: "tribe_events", Title: "x",
-					Derived: mapping.Derived{Start: "2030-01-01"}}
+				next[id] = &mapping.Post{Text: mapping.TextFields{Type: "tribe_events", Title: "x"}.Pack(),
+					ID: id, Derived: mapping.Derived{Start: "2030-01-01"}}
 			}
 		}
 		snap := build(Snapshot{Version: 2, types: types}, next, nil, nil)

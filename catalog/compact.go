@@ -6,45 +6,23 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unique"
 
 	"calshim/mapping"
 )
 
-// internMax is the length up to which meta values are shared between posts: the short ones repeat
-// (flags, IDs, durations, currencies, zone names); dates and texts mostly do not, and interning a
-// distinct string costs more than it saves.
-const internMax = 16
-
-// compact makes p share what it has in common with other posts, before it is published: its post
-// type and status, its short meta values, its term lists, and equal dates.
+// compact makes p share what it has in common with other posts, before it is published: its term
+// lists, and its start and end with its own meta (a restored post's Derived is decoded apart from its
+// meta). Its text and meta are each one packed string already (mapping.Text, mapping.Meta).
 func compact(p *mapping.Post) {
-	p.Type, p.Status = intern(p.Type), intern(p.Status)
-	if p.Modified == p.Date {
-		p.Modified = p.Date
-	}
-
-	if p.ModifiedGMT == p.DateGMT {
-		p.ModifiedGMT = p.DateGMT
-	}
-
-	p.Meta.Intern(func(s string) string {
-		if len(s) > internMax {
-			return s
-		}
-		return intern(s)
-	})
 	p.Terms = sharedTerms(p.Terms)
 	if start, _ := p.MetaFirst("_EventStartDate"); start == p.Derived.Start {
-		p.Derived.Start = start // a restored post's Derived is decoded apart from its meta
+		p.Derived.Start = start
 	}
 
 	if end, _ := p.MetaFirst("_EventEndDate"); end == p.Derived.End {
 		p.Derived.End = end
 	}
 }
-
-func intern(s string) string { return unique.Make(s).Value() }
 
 // termSets shares equal term maps between posts (a catalog has few distinct combinations); posts
 // never modify their maps.

@@ -47,7 +47,7 @@ func newEventIndex(events []*mapping.Post) *eventIndex {
 	statusPos := map[string][]int32{}
 	for i, p := range x.listed {
 		at := int32(i)
-		statusPos[p.Status] = append(statusPos[p.Status], at)
+		statusPos[p.Status()] = append(statusPos[p.Status()], at)
 		addPostings(x.categories, p.Terms[mapping.TaxonomyCategory], at)
 		addPostings(x.tags, p.Terms[mapping.TaxonomyTag], at)
 		addPostings(x.venues, p.Derived.Venues, at)
@@ -135,7 +135,7 @@ func (x *eventIndex) included(s *Snapshot, f *mapping.EventFilter) []*mapping.Po
 	seen := map[int]bool{}
 	for _, id := range f.Include {
 		p, ok := s.posts[id]
-		if ok && !seen[id] && p.Type == s.types.Event && mapping.MatchEvent(p, f) {
+		if ok && !seen[id] && p.Type() == s.types.Event && mapping.MatchEvent(p, f) {
 			out = append(out, p)
 		}
 		seen[id] = true

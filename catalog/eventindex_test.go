@@ -32,12 +32,13 @@ func randomEvents(rnd *rand.Rand, n int) map[int]*mapping.Post {
 
 	posts := map[int]*mapping.Post{}
 	for id := 1; id <= n; id++ {
-		p := &mapping.Post{ID: id, Type: indexTypes.Event, Slug: fmt.Sprint("e", id),
+		p := &mapping.Post{Text: mapping.TextFields{Type: indexTypes.Event, Slug: fmt.Sprint("e", id),
 			Status: []string{"publish", "publish", "publish", "draft", "future", "trash"}[rnd.Intn(6)],
-			Date:   fmt.Sprintf("2025-01-%02d 10:00:00", 1+rnd.Intn(4)), Parent: rnd.Intn(2),
-			Title: []string{"Jazz night", "Tech talk", "Jazz brunch"}[rnd.Intn(3)],
-			Terms: map[string][]int{mapping.TaxonomyCategory: ids(1, 3),
-				mapping.TaxonomyTag: ids(10, 2)}}
+			Date:   fmt.Sprintf("2025-01-%02d 10:00:00", 1+rnd.Intn(4)),
+			Title:  []string{"Jazz night", "Tech talk", "Jazz brunch"}[rnd.Intn(3)]}.Pack(),
+			ID: id, Parent: rnd.Intn(2), Terms: map[string][]int{mapping.TaxonomyCategory: ids(1, 3),
+				mapping.TaxonomyTag: ids(10, 2)},
+		}
 		p.Derived = mapping.Derived{Start: date(), End: date(), Hidden: rnd.Intn(15) == 0,
 			Featured: rnd.Intn(4) == 0, Venues: ids(20, 2), Organizers: ids(30, 3)}
 		p.Derived.SearchText = mapping.SearchText(p)

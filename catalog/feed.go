@@ -305,11 +305,11 @@ func (c *Catalog) applyPosts(posts map[int]*mapping.Post,
 			p, ok := fresh[id]
 			old, had := out[id]
 			switch {
-			case ok && c.holds(p.Status) && (!had || !samePost(old, p)):
+			case ok && c.holds(p.Status()) && (!had || !samePost(old, p)):
 				out, changed = cloneOnce(out, posts, changed), true
 				out[id] = p
 				ids = append(ids, id)
-			case (!ok || !c.holds(p.Status)) && had:
+			case (!ok || !c.holds(p.Status())) && had:
 				out, changed = cloneOnce(out, posts, changed), true
 				delete(out, id)
 				ids = append(ids, id)
@@ -447,7 +447,7 @@ func (c *Catalog) reconcileIDs(ctx context.Context, cur *Snapshot,
 			live[id] = true
 		}
 		for id, p := range posts {
-			if p.Type == typ && !live[id] {
+			if p.Type() == typ && !live[id] {
 				posts, changed = cloneOnce(posts, cur.posts, changed), true
 				delete(posts, id)
 				changedIDs = append(changedIDs, id)
@@ -497,7 +497,7 @@ func (c *Catalog) readMissing(ctx context.Context, typ string, ids []int,
 			return nil, err
 		}
 		for _, id := range chunk {
-			if p, ok := page[id]; ok && c.holds(p.Status) {
+			if p, ok := page[id]; ok && c.holds(p.Status()) {
 				fresh[id] = p
 			}
 		}
@@ -510,10 +510,10 @@ func (c *Catalog) readMissing(ctx context.Context, typ string, ids []int,
 func (c *Catalog) sameCounts(cur *Snapshot, counts map[string]cmsclient.IDCount) bool {
 	have := map[string]cmsclient.IDCount{}
 	for _, p := range cur.posts {
-		n := have[p.Type]
+		n := have[p.Type()]
 		n.Count++
 		n.Sum += int64(p.ID)
-		have[p.Type] = n
+		have[p.Type()] = n
 	}
 	for _, typ := range c.postTypes() {
 		if want, ok := counts[typ]; ok && want != have[typ] {

@@ -205,7 +205,7 @@ func TestFeedSync(t *testing.T) {
 
 	fake.Update("tribe_events", ev, func(o wpfake.Object) { calshimField(fake, o)["title"] = "Renamed by feed" })
 	feed.change("tribe_events", ev)
-	if p, _ := mustPoll(t, cat).Post(ev); p == nil || p.Title != "Renamed by feed" {
+	if p, _ := mustPoll(t, cat).Post(ev); p == nil || p.Title() != "Renamed by feed" {
 		t.Errorf("update not applied: %+v", p)
 	}
 	fake.Delete("tribe_events", ev)
@@ -258,7 +258,7 @@ func TestFeedFailureHalfWay(t *testing.T) {
 	}
 
 	snap := mustPoll(t, cat)
-	if p, _ := snap.Post(ev); p == nil || p.Title != "First page" {
+	if p, _ := snap.Post(ev); p == nil || p.Title() != "First page" {
 		t.Errorf("first page's change lost: %+v", p)
 	}
 	if _, ok := snap.Post(venue); ok || cat.Health().Sync.Seq != feed.seq {
@@ -287,7 +287,7 @@ func TestNotifyCoalesces(t *testing.T) {
 		cat.Notify()
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for p, _ := cat.Snapshot().Post(ev); p.Title != "Pushed"; p, _ = cat.Snapshot().Post(ev) {
+	for p, _ := cat.Snapshot().Post(ev); p.Title() != "Pushed"; p, _ = cat.Snapshot().Post(ev) {
 		if time.Now().After(deadline) {
 			t.Fatal("the notice did not make the catalog poll within 5 s")
 		}

@@ -17,8 +17,9 @@ func TestPatchEqualsBuild(t *testing.T) {
 	rnd := rand.New(rand.NewSource(1))
 	post := func(id int) *mapping.Post {
 		typ := []string{types.Event, types.Venue, types.Organizer}[rnd.Intn(3)]
-		p := &mapping.Post{ID: id, Type: typ, Slug: fmt.Sprintf("s%d-%d", id, rnd.Intn(3)), // unique per post, as WordPress keeps them
-			Date: fmt.Sprintf("2026-01-%02d 10:00:00", 1+rnd.Intn(9))}
+		p := &mapping.Post{ID: id, Text: mapping.TextFields{Type: typ,
+			Slug: fmt.Sprintf("s%d-%d", id, rnd.Intn(3)), // unique per post, as WordPress keeps them
+			Date: fmt.Sprintf("2026-01-%02d 10:00:00", 1+rnd.Intn(9))}.Pack()}
 		p.Derived.Start = fmt.Sprintf("2026-02-%02d 10:00:00", 1+rnd.Intn(9))
 		return p
 	}

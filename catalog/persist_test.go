@@ -20,7 +20,8 @@ func TestSaveRestore(t *testing.T) {
 	posts := map[int]*mapping.Post{}
 	for id := 1; id <= 50; id++ {
 		typ := []string{types.Event, types.Venue, types.Organizer}[id%3]
-		p := &mapping.Post{ID: id, Type: typ, Slug: "p" + string(rune('a'+id%26)) + string(rune('a'+id/26)),
+		slug := "p" + string(rune('a'+id%26)) + string(rune('a'+id/26))
+		p := &mapping.Post{ID: id, Text: mapping.TextFields{Type: typ, Slug: slug}.Pack(),
 			Meta: mapping.NewMeta(map[string][]string{"_EventCost": {"5"}}), Terms: map[string][]int{mapping.TaxonomyCategory: {3}}}
 		p.Derived.Start = "2026-01-01 10:00:00"
 		posts[id] = p

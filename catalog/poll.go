@@ -157,7 +157,7 @@ func (c *Catalog) pollType(
 
 	have := 0
 	for _, p := range posts {
-		if p.Type == typ {
+		if p.Type() == typ {
 			have++
 		}
 	}
@@ -178,7 +178,7 @@ func (c *Catalog) due(typ string, clock time.Time, posts, fresh map[int]*mapping
 	now := clock.UTC().Format(time.DateTime)
 	var ids []int
 	for id, p := range posts {
-		if _, ok := fresh[id]; !ok && p.Type == typ && p.Status == "future" && p.DateGMT <= now {
+		if _, ok := fresh[id]; !ok && p.Type() == typ && p.Status() == "future" && p.DateGMT() <= now {
 			ids = append(ids, id)
 		}
 	}
@@ -221,7 +221,7 @@ func (c *Catalog) reconcile(
 
 	removed := false
 	for id, p := range posts {
-		if p.Type == typ && !live[id] {
+		if p.Type() == typ && !live[id] {
 			delete(posts, id)
 			removed = true
 		}

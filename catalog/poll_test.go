@@ -75,7 +75,7 @@ func TestPollChanges(t *testing.T) {
 		{"modified post", func(t *testing.T, fake *wpfake.Server) {
 			fake.Modify("tribe_events", 17, func(o wpfake.Object) { calshimField(fake, o)["title"] = "Gala, renamed" })
 		}, func(t *testing.T, fake *wpfake.Server, s *catalog.Snapshot) {
-			if p, _ := s.Post(17); p == nil || p.Title != "Gala, renamed" || !strings.Contains(p.Derived.SearchText, "renamed") {
+			if p, _ := s.Post(17); p == nil || p.Title() != "Gala, renamed" || !strings.Contains(p.Derived.SearchText, "renamed") {
 				t.Errorf("Post(17) = %+v, want the new title", p)
 			}
 		}},
@@ -91,7 +91,7 @@ func TestPollChanges(t *testing.T) {
 		{"trashed post", func(t *testing.T, fake *wpfake.Server) {
 			fake.Modify("tribe_events", 18, func(o wpfake.Object) { o["status"] = "trash" })
 		}, func(t *testing.T, fake *wpfake.Server, s *catalog.Snapshot) {
-			if p, _ := s.Post(18); p == nil || p.Status != "trash" {
+			if p, _ := s.Post(18); p == nil || p.Status() != "trash" {
 				t.Errorf("Post(18) = %+v, want it in the trash", p)
 			}
 		}},
@@ -159,7 +159,7 @@ func TestPollChanges(t *testing.T) {
 			}
 			tc.check(t, fake, s)
 			// The old snapshot is untouched: readers holding it see a consistent state.
-			if p, _ := before.Post(17); p == nil || p.Title != "Opening Night Gala" {
+			if p, _ := before.Post(17); p == nil || p.Title() != "Opening Night Gala" {
 				t.Errorf("old snapshot changed: Post(17) = %+v", p)
 			}
 			// And the next poll finds nothing more.
@@ -262,7 +262,7 @@ func TestRunOutage(t *testing.T) {
 	eventually(t, "recovery", func() bool {
 		h := cat.Health()
 		p, _ := cat.Snapshot().Post(17)
-		return h.LastPollErr == "" && h.LastPollOK.After(loadedAt) && p.Title == "Back"
+		return h.LastPollErr == "" && h.LastPollOK.After(loadedAt) && p.Title() == "Back"
 	})
 }
 
@@ -301,8 +301,8 @@ func TestPollFailedPollLosesNothing(t *testing.T) {
 	}
 	fake.SetIntercept(nil)
 	fake.Advance(time.Minute)
-	if p, _ := mustPoll(t, cat).Post(17); p.Title != "Kept" {
-		t.Errorf("Post(17).Title = %q, want %q", p.Title, "Kept")
+	if p, _ := mustPoll(t, cat).Post(17); p.Title() != "Kept" {
+		t.Errorf("Post(17).Title = %q, want %q", p.Title(), "Kept")
 	}
 }
 
@@ -365,7 +365,7 @@ func TestPollScheduledPostPublished(t *testing.T) {
 			}
 			fake.Update("tribe_events", id, func(o wpfake.Object) { o["status"] = "publish" })
 			fake.Advance(time.Second)
-			if p, ok := mustPoll(t, cat).Post(id); !ok || p.Status != "publish" {
+			if p, ok := mustPoll(t, cat).Post(id); !ok || p.Status() != "publish" {
 				t.Errorf("Post(%d) = %+v, want it published", id, p)
 			}
 		})
@@ -391,6 +391,6 @@ func TestPollUnpublishedAnonymous(t *testing.T) {
 	fake.Modify("tribe_events", 17, func(o wpfake.Object) { o["status"] = "draft" })
 	fake.Advance(time.Second)
 	if p, ok := mustPoll(t, cat).Post(17); ok {
-		t.Errorf("Post(17) = %s, want it gone", p.Status)
+		t.Errorf("Post(17) = %s, want it gone", p.Status())
 	}
 }

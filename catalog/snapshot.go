@@ -91,13 +91,13 @@ func buildOrdered(base Snapshot, posts map[int]*mapping.Post, ordered []*mapping
 	s.Events, s.Venues, s.Organizers, s.Categories, s.Tags = nil, nil, nil, nil, nil
 	s.slugs = map[string]map[string]int{}
 	for _, p := range ordered {
-		if s.slugs[p.Type] == nil {
-			s.slugs[p.Type] = map[string]int{}
+		if s.slugs[p.Type()] == nil {
+			s.slugs[p.Type()] = map[string]int{}
 		}
-		if p.Slug != "" { // never-published drafts have none; "" is no slug to look up
-			s.slugs[p.Type][p.Slug] = p.ID
+		if p.Slug() != "" { // never-published drafts have none; "" is no slug to look up
+			s.slugs[p.Type()][p.Slug()] = p.ID
 		}
-		switch p.Type {
+		switch p.Type() {
 		case s.types.Event:
 			s.Events = append(s.Events, p)
 		case s.types.Venue:
@@ -109,8 +109,8 @@ func buildOrdered(base Snapshot, posts map[int]*mapping.Post, ordered []*mapping
 	sort.Slice(s.Events, func(i, j int) bool { return mapping.EventLess(s.Events[i], s.Events[j]) })
 	newestFirst := func(l []*mapping.Post) func(i, j int) bool {
 		return func(i, j int) bool {
-			if l[i].Date != l[j].Date {
-				return l[i].Date > l[j].Date
+			if l[i].Date() != l[j].Date() {
+				return l[i].Date() > l[j].Date()
 			}
 			return l[i].ID > l[j].ID
 		}
@@ -159,7 +159,7 @@ func patch(base Snapshot, old *Snapshot, posts map[int]*mapping.Post, terms map[
 	byType := func(typ string) []*mapping.Post {
 		var l []*mapping.Post
 		for id := range gone {
-			if p, ok := posts[id]; ok && p.Type == typ {
+			if p, ok := posts[id]; ok && p.Type() == typ {
 				l = append(l, p)
 			}
 		}
@@ -179,8 +179,8 @@ func patch(base Snapshot, old *Snapshot, posts map[int]*mapping.Post, terms map[
 
 // newerPost is WordPress' default order of venues and organizers: post date descending, then ID.
 func newerPost(a, b *mapping.Post) bool {
-	if a.Date != b.Date {
-		return a.Date > b.Date
+	if a.Date() != b.Date() {
+		return a.Date() > b.Date()
 	}
 	return a.ID > b.ID
 }
@@ -224,14 +224,14 @@ func patchSlugs(old *Snapshot, posts map[int]*mapping.Post, changed []int) map[s
 	for _, id := range changed {
 		before, had := old.posts[id]
 		after, has := posts[id]
-		if had && has && before.Type == after.Type && before.Slug == after.Slug {
+		if had && has && before.Type() == after.Type() && before.Slug() == after.Slug() {
 			continue // most edits keep the slug: the index stays shared
 		}
-		if had && before.Slug != "" && slugs[before.Type][before.Slug] == id {
-			delete(own(before.Type), before.Slug)
+		if had && before.Slug() != "" && slugs[before.Type()][before.Slug()] == id {
+			delete(own(before.Type()), before.Slug())
 		}
-		if has && after.Slug != "" {
-			own(after.Type)[after.Slug] = id
+		if has && after.Slug() != "" {
+			own(after.Type())[after.Slug()] = id
 		}
 	}
 	return slugs

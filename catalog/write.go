@@ -58,7 +58,7 @@ func (c *Catalog) Refresh(ctx context.Context, terms bool, refs ...PostRef) erro
 	old := c.snap.Load()
 	posts := maps.Clone(old.posts)
 	for id, p := range fetched {
-		if q, ok := posts[id]; !ok || q.ModifiedGMT <= p.ModifiedGMT {
+		if q, ok := posts[id]; !ok || q.ModifiedGMT() <= p.ModifiedGMT() {
 			posts[id] = p
 		}
 	}
@@ -133,7 +133,7 @@ func (c *Catalog) readPost(ctx context.Context, ref PostRef) (*mapping.Post, err
 
 // held returns p when the catalog keeps posts of its status, else nil (it leaves the catalog).
 func (c *Catalog) held(p *mapping.Post) *mapping.Post {
-	if !c.holds(p.Status) {
+	if !c.holds(p.Status()) {
 		return nil
 	}
 	return p

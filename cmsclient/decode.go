@@ -157,12 +157,13 @@ func DecodePost(raw json.RawMessage, taxonomies ...string) (*mapping.Post, error
 	if w.Calshim.ModifiedGMT != nil {
 		w.ModifiedGMT = w.Calshim.ModifiedGMT
 	}
-	p := &mapping.Post{ID: w.ID, Type: w.Type, Author: w.Author, Status: w.Status,
-		Date: wpDate(w.Date), DateGMT: wpDate(w.DateGMT), Modified: wpDate(w.Modified), ModifiedGMT: wpDate(w.ModifiedGMT),
-		Slug: w.Slug, Link: w.Link, FeaturedMedia: w.FeaturedMedia,
-		Title: w.Calshim.Title, Content: w.Calshim.Content, Excerpt: w.Calshim.Excerpt, ExcerptText: w.Calshim.ExcerptText,
-		Password: w.Calshim.Password, Protected: w.Calshim.Protected, MenuOrder: w.Calshim.MenuOrder,
-		Parent: w.Calshim.Parent, Meta: mapping.NewMeta(w.Calshim.Meta), Terms: map[string][]int{}}
+	text := mapping.TextFields{Type: w.Type, Status: w.Status, Date: wpDate(w.Date), DateGMT: wpDate(w.DateGMT),
+		Modified: wpDate(w.Modified), ModifiedGMT: wpDate(w.ModifiedGMT), Slug: w.Slug, Link: w.Link,
+		Title: w.Calshim.Title, Content: w.Calshim.Content, Excerpt: w.Calshim.Excerpt,
+		ExcerptText: w.Calshim.ExcerptText, Password: w.Calshim.Password}
+	p := &mapping.Post{ID: w.ID, Author: w.Author, Text: text.Pack(), FeaturedMedia: w.FeaturedMedia,
+		Protected: w.Calshim.Protected, MenuOrder: w.Calshim.MenuOrder, Parent: w.Calshim.Parent,
+		Meta: mapping.NewMeta(w.Calshim.Meta), Terms: map[string][]int{}}
 	if len(taxonomies) > 0 {
 		var tax map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &tax); err != nil {

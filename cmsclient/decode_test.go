@@ -52,16 +52,13 @@ func TestDecodePost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &mapping.Post{ID: 17, Type: "tribe_events", Author: 1, Status: "publish",
-		Date: "2026-11-22 16:33:44", DateGMT: "2026-11-22 21:33:44",
-		Modified: "2026-11-22 16:33:44", ModifiedGMT: "2026-11-22 21:33:44",
-		Slug: "opening-night-gala", Link: "http://127.0.0.1:8881/event/opening-night-gala/",
-		Title:         "Opening Night Gala",
-		Content:       "<p>Opening Night Gala: details, line-up and practical information.</p>",
-		Excerpt:       "<p>Black tie, big band, bubbles.</p>",
-		ExcerptText:   "Black tie, big band, bubbles.",
-		FeaturedMedia: 4,
-		Meta: mapping.NewMeta(map[string][]string{
+	want := &mapping.Post{Text: mapping.TextFields{Type: "tribe_events", Status: "publish",
+		Date: "2026-11-22 16:33:44", DateGMT: "2026-11-22 21:33:44", Modified: "2026-11-22 16:33:44",
+		ModifiedGMT: "2026-11-22 21:33:44", Slug: "opening-night-gala",
+		Link: "http://127.0.0.1:8881/event/opening-night-gala/", Title: "Opening Night Gala",
+		Content: "<p>Opening Night Gala: details, line-up and practical information.</p>",
+		Excerpt: "<p>Black tie, big band, bubbles.</p>", ExcerptText: "Black tie, big band, bubbles."}.Pack(),
+		ID: 17, Author: 1, FeaturedMedia: 4, Meta: mapping.NewMeta(map[string][]string{
 			"_EventStartDate": {"2026-11-25 19:00:00"}, "_EventEndDate": {"2026-11-25 23:00:00"},
 			"_EventStartDateUTC": {"2026-11-26 00:00:00"}, "_EventEndDateUTC": {"2026-11-26 04:00:00"},
 			"_EventDuration": {"14400"}, "_EventTimezone": {"America/New_York"}, "_EventTimezoneAbbr": {"EST"},
@@ -69,8 +66,7 @@ func TestDecodePost(t *testing.T) {
 			"_EventURL": {"https://gala.example.com"}, "_EventShowMap": {""}, "_EventShowMapLink": {""},
 			"_EventVenueID": {"5"}, "_EventOrganizerID": {"12"}, "_tribe_featured": {"1"},
 			"_EventOrigin": {"events-calendar"},
-		}),
-		Terms: map[string][]int{"tribe_events_cat": {2}, "tags": {11}},
+		}), Terms: map[string][]int{"tribe_events_cat": {2}, "tags": {11}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("DecodePost(17) =\n%+v\nwant\n%+v", got, want)
@@ -86,18 +82,18 @@ func TestDecodePostFields(t *testing.T) {
 	}{
 		{"never-published draft keeps the stored zero date_gmt", "tribe_events.json", 39, func(t *testing.T, p *mapping.Post) {
 			// wp/v2's date_gmt is made up from the local date; calshim.post_date_gmt is the stored column.
-			if got, want := p.DateGMT, "0000-00-00 00:00:00"; got != want {
+			if got, want := p.DateGMT(), "0000-00-00 00:00:00"; got != want {
 				t.Errorf("DateGMT = %q, want %q", got, want)
 			}
-			if got, want := p.Date, "2026-11-22 16:33:44"; got != want {
+			if got, want := p.Date(), "2026-11-22 16:33:44"; got != want {
 				t.Errorf("Date = %q, want %q", got, want)
 			}
-			if got, want := p.Status+"/"+p.Slug, "draft/"; got != want {
+			if got, want := p.Status()+"/"+p.Slug(), "draft/"; got != want {
 				t.Errorf("Status/Slug = %q, want %q", got, want)
 			}
 		}},
 		{"password is visible to the reader", "tribe_events.json", 38, func(t *testing.T, p *mapping.Post) {
-			if got, want := p.Password, "letmein"; got != want || !p.Protected {
+			if got, want := p.Password(), "letmein"; got != want || !p.Protected {
 				t.Errorf("Password, Protected = %q, %v, want %q, true", got, p.Protected, want)
 			}
 		}},
@@ -115,12 +111,12 @@ func TestDecodePostFields(t *testing.T) {
 			}
 		}},
 		{"trashed", "tribe_events.json", "cancelled-poetry-night__trashed", func(t *testing.T, p *mapping.Post) {
-			if got, want := p.Status+" "+p.Slug, "trash cancelled-poetry-night__trashed"; got != want {
+			if got, want := p.Status()+" "+p.Slug(), "trash cancelled-poetry-night__trashed"; got != want {
 				t.Errorf("Status Slug = %q, want %q", got, want)
 			}
 		}},
 		{"venue", "tribe_venue.json", 5, func(t *testing.T, p *mapping.Post) {
-			if got, want := p.Type+" "+p.Title, "tribe_venue Blue Note Jazz Club"; got != want {
+			if got, want := p.Type()+" "+p.Title(), "tribe_venue Blue Note Jazz Club"; got != want {
 				t.Errorf("Type Title = %q, want %q", got, want)
 			}
 			if got, want := p.Meta.Get("_VenueCity"), []string{"New York"}; !reflect.DeepEqual(got, want) {
@@ -134,7 +130,7 @@ func TestDecodePostFields(t *testing.T) {
 			if got, want := p.Meta.Get("_OrganizerEmail"), []string{"tbd@example.com"}; !reflect.DeepEqual(got, want) {
 				t.Errorf("_OrganizerEmail = %q, want %q", got, want)
 			}
-			if got, want := p.DateGMT, "0000-00-00 00:00:00"; got != want {
+			if got, want := p.DateGMT(), "0000-00-00 00:00:00"; got != want {
 				t.Errorf("DateGMT = %q, want %q", got, want)
 			}
 		}},
@@ -158,8 +154,8 @@ func TestDecodePostEveryRecorded(t *testing.T) {
 				t.Errorf("%s: %v", file, err)
 				continue
 			}
-			if p.ID == 0 || p.Title == "" || p.Meta.Len() == 0 || len(p.Terms) != 0 {
-				t.Errorf("%s: post %d: ID, Title, len(Meta), len(Terms) = %d, %q, %d, %d", file, p.ID, p.ID, p.Title, p.Meta.Len(), len(p.Terms))
+			if p.ID == 0 || p.Title() == "" || p.Meta.Len() == 0 || len(p.Terms) != 0 {
+				t.Errorf("%s: post %d: ID, Title, len(Meta), len(Terms) = %d, %q, %d, %d", file, p.ID, p.ID, p.Title(), p.Meta.Len(), len(p.Terms))
 			}
 		}
 	}

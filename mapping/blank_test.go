@@ -33,8 +33,12 @@ func TestOrganizerRemovesEmptyValues(t *testing.T) {
 }
 
 func TestPasswordBlanking(t *testing.T) {
-	protect := func(p *Post) *Post { p.Protected, p.Password = true, "pw"; return p }
-	right := func(p *Post) bool { return p.Password == "pw" }
+	protect := func(p *Post) *Post {
+		p.Protected = true
+		p.EditText(func(f *TextFields) { f.Password = "pw" })
+		return p
+	}
+	right := func(p *Post) bool { return p.Password() == "pw" }
 	tests := []struct {
 		name     string
 		single   bool

@@ -77,10 +77,10 @@ func (c *Context) passwordOK(p *Post) bool { return c.Unlocked != nil && c.Unloc
 // permalink is get_permalink as the viewer gets it: a private post that the viewer may not read has
 // the plain link (?post_type=…&p=ID), as wp_force_plain_post_permalink decides.
 func (c *Context) permalink(p *Post) string {
-	if p.Status != "private" || (c.MayRead != nil && c.MayRead(p)) || c.Site.Home == "" {
-		return p.Link
+	if p.Status() != "private" || (c.MayRead != nil && c.MayRead(p)) || c.Site.Home == "" {
+		return p.Link()
 	}
-	return c.Site.Home + "/?post_type=" + p.Type + "&p=" + strconv.Itoa(p.ID)
+	return c.Site.Home + "/?post_type=" + p.Type() + "&p=" + strconv.Itoa(p.ID)
 }
 
 // restURL is tribe_events_rest_url: Base joined with a path.

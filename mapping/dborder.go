@@ -12,12 +12,12 @@ import "cmp"
 func ByPostDate(severalStatuses bool) func(a, b *Post) int {
 	if !severalStatuses {
 		return func(a, b *Post) int {
-			return cmp.Or(cmp.Compare(b.Date, a.Date), cmp.Compare(b.ID, a.ID))
+			return cmp.Or(cmp.Compare(b.Date(), a.Date()), cmp.Compare(b.ID, a.ID))
 		}
 	}
 
 	return func(a, b *Post) int {
-		return cmp.Or(cmp.Compare(b.Date, a.Date), cmp.Compare(a.Status, b.Status),
+		return cmp.Or(cmp.Compare(b.Date(), a.Date()), cmp.Compare(a.Status(), b.Status()),
 			cmp.Compare(a.ID, b.ID))
 	}
 }

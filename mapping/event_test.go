@@ -118,17 +118,25 @@ func TestEventJSONLD(t *testing.T) {
 		{"first organizer only", func() *Post { return bareEvent(100, "_EventOrganizerID", "14", "_EventOrganizerID", "12") },
 			"organizer", `{"@type":"Person","name":"City Parks Department",`},
 		{"cancelled", func() *Post { return bareEvent(100, "_tribe_events_status", "canceled") }, "eventStatus", `"https:\/\/schema.org\/EventCancelled"`},
-		{"apostrophe escaped for JS", func() *Post { p := bareEvent(100); p.Title = "Bob's <Party>"; return p },
+		{"apostrophe escaped for JS", func() *Post {
+			p := bareEvent(100)
+			p.EditText(func(f *TextFields) { f.Title = "Bob's <Party>" })
+			return p
+		},
 			"name", `"Bob\\'s &lt;Party&gt;"`},
-		{"texturized title kept", func() *Post { p := bareEvent(100); p.Title = "Yesterday&#8217;s Lecture"; return p },
+		{"texturized title kept", func() *Post {
+			p := bareEvent(100)
+			p.EditText(func(f *TextFields) { f.Title = "Yesterday&#8217;s Lecture" })
+			return p
+		},
 			"name", `"Yesterday&#8217;s Lecture"`},
-		{"no excerpt text: empty description", func() *Post { p := bareEvent(100); p.ExcerptText = ""; return p }, "description", `""`},
+		{"no excerpt text: empty description", func() *Post { p := bareEvent(100); p.EditText(func(f *TextFields) { f.ExcerptText = "" }); return p }, "description", `""`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c, cat := newTestContext(true)
 			draft := withMeta(seeded(11, "tribe_venue", "old-warehouse", "Old Warehouse", "13:54:20", "18:54:20"), "_VenueCity", "Brooklyn")
-			draft.Status = "draft"
+			draft.EditText(func(f *TextFields) { f.Status = "draft" })
 			cat.posts[11] = draft
 			ld, ok := c.Event(tc.post()).Get("json_ld")
 			if !ok {
@@ -159,7 +167,7 @@ func TestEventJSONLDOnlyWhenVisible(t *testing.T) {
 			c, _ := newTestContext(tc.single)
 			c.Readable = tc.readable
 			p := bareEvent(100)
-			p.Status = tc.status
+			p.EditText(func(f *TextFields) { f.Status = tc.status })
 			if _, got := c.Event(p).Get("json_ld"); got != tc.want {
 				t.Errorf("json_ld present = %v, want %v", got, tc.want)
 			}
@@ -171,7 +179,7 @@ func TestPrivateTitleInJSONLD(t *testing.T) {
 	c, _ := newTestContext(true)
 	c.Readable = func(*Post) bool { return true }
 	p := bareEvent(100)
-	p.Status = "private"
+	p.EditText(func(f *TextFields) { f.Status = "private" })
 	ld, _ := c.Event(p).Get("json_ld")
 	if got, want := member(ld.(Object), "name"), `"Private: E"`; got != want {
 		t.Errorf("name = %s, want %s", got, want)

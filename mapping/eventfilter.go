@@ -40,7 +40,7 @@ func MatchEvent(p *Post, f *EventFilter) bool {
 		return false
 	}
 
-	if !slices.Contains(f.Statuses, p.Status) {
+	if !slices.Contains(f.Statuses, p.Status()) {
 		return false
 	}
 
@@ -196,7 +196,7 @@ func Derive(p *Post) {
 // decoded (WordPress searches the stored text, not its rendering), folded as the database's collation
 // compares (LikeFold: "é" finds "e"). The catalog computes it once per post.
 func SearchText(p *Post) string {
-	text := tags.ReplaceAllString(p.Title+"\n"+p.Excerpt+"\n"+p.Content, " ")
+	text := tags.ReplaceAllString(p.Title()+"\n"+p.Excerpt()+"\n"+p.Content(), " ")
 	return LikeFold(untexturize.Replace(html.UnescapeString(text)))
 }
 
@@ -231,16 +231,16 @@ func EventLess(a, b *Post) bool {
 	if sa, sb := a.Derived.Start, b.Derived.Start; sa != sb {
 		return sa < sb
 	}
-	if a.Date != b.Date {
-		return a.Date < b.Date
+	if a.Date() != b.Date() {
+		return a.Date() < b.Date()
 	}
 	return a.ID < b.ID
 }
 
 // PostDateLess orders by post date, then ID (the event archive's order when `include` is given).
 func PostDateLess(a, b *Post) bool {
-	if a.Date != b.Date {
-		return a.Date < b.Date
+	if a.Date() != b.Date() {
+		return a.Date() < b.Date()
 	}
 	return a.ID < b.ID
 }

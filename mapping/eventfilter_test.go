@@ -58,7 +58,7 @@ func TestApplyWindow(t *testing.T) {
 // An event without start or end meta is left out by any bound on that date (the meta query joins on
 // the key), however early the bound.
 func TestMatchDatesNeedsTheDate(t *testing.T) {
-	p := &Post{Status: "publish"}
+	p := &Post{Text: TextFields{Status: "publish"}.Pack()}
 	for _, f := range []*EventFilter{{StartsBefore: "1970-01-01 23:59:59"}, {EndsBefore: "2030-01-01 00:00:00"}} {
 		f.Statuses = []string{"publish"}
 		if MatchEvent(p, f) {
@@ -90,7 +90,7 @@ func TestSearchWords(t *testing.T) {
 
 // The search looks in the stored text: entities decoded, wptexturize's quotes undone.
 func TestSearchText(t *testing.T) {
-	p := &Post{Title: "Yesterday&#8217;s Lecture", Content: "<p>Rock &amp; Roll</p>"}
+	p := &Post{Text: TextFields{Title: "Yesterday&#8217;s Lecture", Content: "<p>Rock &amp; Roll</p>"}.Pack()}
 	if got := SearchText(p); got != "yesterday's lecture\n\n rock & roll " {
 		t.Errorf("SearchText = %q", got)
 	}

@@ -35,7 +35,7 @@ func TestEventMatchesExamples(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, cat := newTestContext(tc.single)
 			if tc.unlocked {
-				c.Unlocked = func(p *Post) bool { return p.Password == "letmein" }
+				c.Unlocked = func(p *Post) bool { return p.Password() == "letmein" }
 			}
 			ex := mustLoadExample(t, tc.example)
 			want := mustDecodeOrdered(t, ex.Body)

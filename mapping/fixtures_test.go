@@ -79,15 +79,16 @@ func testTerms() []*Term {
 // seeded returns a published post created on the seeding day at the given time (site and UTC).
 func seeded(id int, typ, slug, title, local, utc string) *Post {
 	base := map[string]string{"tribe_venue": "/venue/", "tribe_organizer": "/organizer/", "tribe_events": "/event/"}[typ]
-	return &Post{ID: id, Type: typ, Author: 1, Status: "publish",
-		Date: "2026-11-22 " + local, DateGMT: "2026-11-22 " + utc, Modified: "2026-11-22 " + local, ModifiedGMT: "2026-11-22 " + utc,
-		Slug: slug, Link: testHome + base + slug + "/", Title: title, Terms: map[string][]int{}}
+	return &Post{Text: TextFields{Type: typ, Status: "publish", Date: "2026-11-22 " + local,
+		DateGMT: "2026-11-22 " + utc, Modified: "2026-11-22 " + local, ModifiedGMT: "2026-11-22 " + utc,
+		Slug: slug, Link: testHome + base + slug + "/", Title: title}.Pack(),
+		ID: id, Author: 1, Terms: map[string][]int{}}
 }
 
 // withContent sets the rendered content (the_content adds a trailing newline) and its excerpt text.
 func withContent(p *Post, text string) *Post {
-	p.Content = "<p>" + text + "</p>\n"
-	p.ExcerptText = text
+	p.EditText(func(f *TextFields) { f.Content = "<p>" + text + "</p>\n" })
+	p.EditText(func(f *TextFields) { f.ExcerptText = text })
 	return p
 }
 
@@ -162,7 +163,9 @@ func testEvents() []*Post {
 		"2026-11-25 19:00:00", "2026-11-25 23:00:00", "2026-11-26 00:00:00", "2026-11-26 04:00:00", "America/New_York", "EST"),
 		"_EventAllDay", "no", "_EventCost", "25", "_EventCurrencySymbol", "$", "_EventCurrencyPosition", "prefix",
 		"_EventURL", "https://gala.example.com", "_tribe_featured", "1", "_EventVenueID", "5", "_EventOrganizerID", "12")
-	gala.Excerpt, gala.ExcerptText = "<p>Black tie, big band, bubbles.</p>\n", "Black tie, big band, bubbles."
+	gala.EditText(func(f *TextFields) {
+		f.Excerpt, f.ExcerptText = "<p>Black tie, big band, bubbles.</p>\n", "Black tie, big band, bubbles."
+	})
 	gala.FeaturedMedia = 4
 	gala.Terms = map[string][]int{TaxonomyCategory: {2}, TaxonomyTag: {11}}
 
@@ -184,8 +187,10 @@ func testEvents() []*Post {
 	donor := withMeta(event(38, "private-donor-dinner", "Private Donor Dinner", "13:54:23", "18:54:23",
 		"2026-12-10 19:00:00", "2026-12-10 22:00:00", "2026-12-11 00:00:00", "2026-12-11 03:00:00", "America/New_York", "EST"),
 		"_EventCost", "250", "_EventVenueID", "5", "_EventOrganizerID", "12")
-	donor.Modified, donor.ModifiedGMT = "2026-11-22 13:54:25", "2026-11-22 18:54:25"
-	donor.Password, donor.Protected = "letmein", true
+	donor.EditText(func(f *TextFields) {
+		f.Modified, f.ModifiedGMT, f.Password = "2026-11-22 13:54:25", "2026-11-22 18:54:25", "letmein"
+	})
+	donor.Protected = true
 	donor.Terms = map[string][]int{TaxonomyTag: {12}}
 
 	members := withMeta(event(40, "annual-members-meeting", "Annual Members Meeting", "13:54:23", "18:54:23",

@@ -21,20 +21,20 @@ func (c *Context) jsonLD(p *Post, passwordOK bool) bool {
 	if c.Readable != nil {
 		return c.Readable(p)
 	}
-	return p.Status == "publish"
+	return p.Status() == "publish"
 }
 
 // ldBase is the part every JSON-LD object shares: @type, name, description, image, url.
 func (c *Context) ldBase(p *Post, typ, url string) Object {
-	title := p.Title
-	if p.Status == "private" {
+	title := p.Title()
+	if p.Status() == "private" {
 		title = "Private: " + title // get_the_title
 	}
 
 	o := Object{
 		{"@type", typ},
 		{"name", php.EscJS(title)},
-		{"description", php.EscJS(php.Wpautop(p.ExcerptText))},
+		{"description", php.EscJS(php.Wpautop(p.ExcerptText()))},
 	}
 	// has_post_thumbnail, then wp_get_attachment_url, which is false for an ID of no attachment.
 	if m, ok := c.featuredMedia(p); ok {
@@ -92,7 +92,7 @@ var eventStatusSchema = map[string]string{
 // eventLD is the Event of an event: dates with the event's UTC offset, its first venue and first
 // organizer (false when that post cannot be shown), an offer when it has a cost.
 func (c *Context) eventLD(p *Post, cost EventCost) Object {
-	link := eventLDLink(p.Link)
+	link := eventLDLink(p.Link())
 	o := append(Object{{"@context", "http://schema.org"}}, c.ldBase(p, "Event", link)...)
 	status := "https://schema.org/EventScheduled"
 	if s, ok := eventStatusSchema[metaOr(p, "_tribe_events_status", "")]; ok {
@@ -126,7 +126,7 @@ func (c *Context) eventLD(p *Post, cost EventCost) Object {
 			{"url", link},
 			{"category", "primary"},
 			{"availability", "inStock"},
-			{"validFrom", validFrom(p.Date)},
+			{"validFrom", validFrom(p.Date())},
 		}})
 	}
 

@@ -34,11 +34,11 @@ func NewLinkedSearch(s string) LinkedSearch {
 
 // Match reports whether p is found. metaKeys are the custom fields the type searches.
 func (q LinkedSearch) Match(p *Post, metaKeys []string) bool {
-	if len(q.frags) == 0 || p.Status == "trash" {
+	if len(q.frags) == 0 || p.Status() == "trash" {
 		return false
 	}
 
-	fields := []string{html.UnescapeString(p.Title), p.Content, p.Excerpt}
+	fields := []string{html.UnescapeString(p.Title()), p.Content(), p.Excerpt()}
 	for _, k := range metaKeys {
 		fields = append(fields, p.Meta.Get(k)...)
 	}

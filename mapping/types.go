@@ -7,24 +7,10 @@ package mapping
 // Post is one WordPress post (event, venue or organizer) as the catalog holds it: the wp/v2 fields
 // plus what the calshim WordPress plugin adds under the `calshim` REST field.
 type Post struct {
-	ID          int
-	Type        string // post type, e.g. "tribe_events"
-	Author      int
-	Status      string // publish, future, draft, pending, private, trash
-	Date        string // post_date, "Y-m-d H:i:s", site time
-	DateGMT     string // post_date_gmt, "0000-00-00 00:00:00" for never-published drafts
-	Modified    string
-	ModifiedGMT string
-	Slug        string
-	Link        string // permalink
-	Title       string // post_title through the_title filters (texturized), no "Protected: " prefix
-	Content     string // post_content through the_content filters, "" when empty
-	Excerpt     string // explicit post_excerpt through the excerpt filters, else ""
-	// ExcerptText is the plain text JSON-LD describes the post with: the explicit excerpt, else the
-	// first 55 words of the content (wp_trim_excerpt), without tags.
-	ExcerptText   string
-	Password      string // post_password; "" when unprotected or hidden from the catalog credential
-	Protected     bool   // the post has a password (true even when Password is unknown)
+	ID            int
+	Author        int
+	Text          Text // the string fields: Type(), Status(), Title() and the others (TextFields)
+	Protected     bool // the post has a password (true even when Password() is unknown)
 	MenuOrder     int
 	Parent        int
 	FeaturedMedia int // attachment ID, 0 when none
@@ -51,11 +37,7 @@ type Derived struct {
 
 // MetaFirst returns the first row of a meta key and whether the key exists.
 func (p *Post) MetaFirst(key string) (string, bool) {
-	rows := p.Meta.Get(key)
-	if len(rows) == 0 {
-		return "", false
-	}
-	return rows[0], true
+	return p.Meta.First(key)
 }
 
 // Term is one WordPress term as wp/v2 describes it.

@@ -112,7 +112,7 @@ func TestSyncBulkMatchesWPv2(t *testing.T) {
 				continue
 			}
 			// Another writer may change a post between the two reads; only the same version compares.
-			if got.ModifiedGMT == want.ModifiedGMT && !reflect.DeepEqual(got, want) {
+			if got.ModifiedGMT() == want.ModifiedGMT() && !reflect.DeepEqual(got, want) {
 				t.Errorf("%s %d: bulk\n%+v\nwp/v2\n%+v", typ, id, *got, *want)
 			}
 		}
