@@ -164,8 +164,8 @@ func (c *Catalog) decodePost(typ string, raw json.RawMessage) (*mapping.Post, er
 		p.EditText(func(f *mapping.TextFields) { f.Type = typ })
 	}
 	renameTaxonomies(p, c.opt.Types)
-	compact(p)
 	mapping.Derive(p)
+	compact(p)
 	return p, nil
 }
 

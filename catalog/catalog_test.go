@@ -164,7 +164,7 @@ func TestLoad(t *testing.T) {
 		if got := p.Terms; !mapsEqual(got, want) {
 			t.Errorf("Terms = %v, want %v", got, want)
 		}
-		if p.Derived.SearchText == "" {
+		if p.Search() == "" {
 			t.Error("SearchText empty")
 		}
 	})

@@ -41,7 +41,8 @@ func randomEvents(rnd *rand.Rand, n int) map[int]*mapping.Post {
 		}
 		p.Derived = mapping.Derived{Start: date(), End: date(), Hidden: rnd.Intn(15) == 0,
 			Featured: rnd.Intn(4) == 0, Venues: ids(20, 2), Organizers: ids(30, 3)}
-		p.Derived.SearchText = mapping.SearchText(p)
+		search := mapping.SearchText(p)
+		p.EditText(func(f *mapping.TextFields) { f.Search = search })
 		posts[id] = p
 	}
 

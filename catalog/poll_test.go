@@ -75,7 +75,7 @@ func TestPollChanges(t *testing.T) {
 		{"modified post", func(t *testing.T, fake *wpfake.Server) {
 			fake.Modify("tribe_events", 17, func(o wpfake.Object) { calshimField(fake, o)["title"] = "Gala, renamed" })
 		}, func(t *testing.T, fake *wpfake.Server, s *catalog.Snapshot) {
-			if p, _ := s.Post(17); p == nil || p.Title() != "Gala, renamed" || !strings.Contains(p.Derived.SearchText, "renamed") {
+			if p, _ := s.Post(17); p == nil || p.Title() != "Gala, renamed" || !strings.Contains(p.Search(), "renamed") {
 				t.Errorf("Post(17) = %+v, want the new title", p)
 			}
 		}},

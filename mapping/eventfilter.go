@@ -187,7 +187,9 @@ func Derive(p *Post) {
 	end, _ := p.MetaFirst("_EventEndDate")
 	hidden := p.Meta.Has("_EventHideFromUpcoming")
 	featured := p.Meta.Has("_tribe_featured")
-	p.Derived = Derived{SearchText: SearchText(p), Start: start, End: end, Hidden: hidden,
+	search := SearchText(p)
+	p.EditText(func(f *TextFields) { f.Search = search })
+	p.Derived = Derived{Start: start, End: end, Hidden: hidden,
 		Featured: featured, Venues: metaInts(p, "_EventVenueID"),
 		Organizers: metaInts(p, "_EventOrganizerID")}
 }
@@ -205,7 +207,7 @@ func matchSearch(p *Post, words []string, anonymous bool) bool {
 		return false
 	}
 
-	text := p.Derived.SearchText
+	text := p.Search()
 	if text == "" {
 		text = SearchText(p)
 	}

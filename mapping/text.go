@@ -27,6 +27,8 @@ type TextFields struct {
 	// first 55 words of the content (wp_trim_excerpt), without tags.
 	ExcerptText string
 	Password    string // post_password; "" when unprotected or hidden from the catalog credential
+	// Search is the lowercased plain text an event search looks in (SearchText), set by Derive.
+	Search string
 }
 
 // The fields' order in a Text, which is TextFields' order.
@@ -44,12 +46,13 @@ const (
 	fieldExcerpt
 	fieldExcerptText
 	fieldPassword
+	fieldSearch
 	textFields
 )
 
 func (f *TextFields) list() [textFields]*string {
 	return [textFields]*string{&f.Type, &f.Status, &f.Date, &f.DateGMT, &f.Modified, &f.ModifiedGMT,
-		&f.Slug, &f.Link, &f.Title, &f.Content, &f.Excerpt, &f.ExcerptText, &f.Password}
+		&f.Slug, &f.Link, &f.Title, &f.Content, &f.Excerpt, &f.ExcerptText, &f.Password, &f.Search}
 }
 
 // Pack returns the fields as a Text.
@@ -152,6 +155,9 @@ func (p *Post) ExcerptText() string { return p.Text.field(fieldExcerptText) }
 
 // Password is post_password ("" when unprotected or hidden from the catalog credential).
 func (p *Post) Password() string { return p.Text.field(fieldPassword) }
+
+// Search is the text an event search looks in ("" before Derive).
+func (p *Post) Search() string { return p.Text.field(fieldSearch) }
 
 // EditText changes p's string fields through edit: only for a post not yet shared with readers.
 func (p *Post) EditText(edit func(f *TextFields)) {

@@ -27,7 +27,6 @@ type Post struct {
 
 // Derived are the fields of a post that archive filters and ordering use, taken from its meta once.
 type Derived struct {
-	SearchText string // lowercased plain text an event search looks in (see SearchText)
 	Start, End string // _EventStartDate, _EventEndDate ("Y-m-d H:i:s" wall times)
 	Hidden     bool   // _EventHideFromUpcoming present: never listed
 	Featured   bool   // _tribe_featured present (the archive's featured filter)
