@@ -110,10 +110,14 @@ func (m Meta) row(r int) string {
 	base := 4 * int(m.shape.ends[len(m.shape.ends)-1])
 	from := 0
 	if r > 0 {
-		from = int(binary.LittleEndian.Uint32([]byte(m.buf[4*r-4 : 4*r])))
+		from = le32(m.buf, 4*r-4)
 	}
-	to := int(binary.LittleEndian.Uint32([]byte(m.buf[4*r : 4*r+4])))
-	return m.buf[base+from : base+to]
+	return m.buf[base+from : base+le32(m.buf, 4*r)]
+}
+
+// le32 reads the little-endian uint32 at s[i:] (binary.LittleEndian wants a []byte).
+func le32(s string, i int) int {
+	return int(uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24)
 }
 
 // Get returns the rows of key (nil when the key has none), as a new slice.
