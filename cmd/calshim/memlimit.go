@@ -23,8 +23,9 @@ const (
 	// flight and what they allocate while a collection runs.
 	memoryHeadroom = 48 << 20
 	// catalogGrowth is the margin on the catalogs' size scaled by post count: a catalog's bytes per
-	// post grow with it (the index's end-date trees are n·log n: 1,341 B/post measured at 100,000
-	// posts, 1,508 at 1,000,000), and the limit is scaled only once a minute.
+	// post grow with it (the index's end-date trees are n·log n: before posts were packed, 1,341 B/post
+	// measured at 100,000 posts and 1,508 at 1,000,000; 1,019 at 100,000 since), and the limit is
+	// scaled only once a minute.
 	catalogGrowth = 1.25
 	// memoryLimitEvery is how often the limit follows the catalogs' post count.
 	memoryLimitEvery = time.Minute

@@ -4,10 +4,12 @@ import (
 	"calshim/internal/rigenv"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -72,12 +74,19 @@ var seedSpace = map[string]string{"categories": "term", "tags": "term"}
 
 func newRun(site *Site, ns string, seeds map[string]int, env map[string]string, w *World) *run {
 	t := &tokens{ids: map[string]string{}}
-	for k, id := range seeds {
-		sp := seedSpace[strings.SplitN(k, ".", 2)[0]]
+	// Only IDs name objects ("day" is a count of days, which may equal an ID: on 2026-11-26 the day
+	// offset 4 took the token of media 4 on one site and not the other, by map order).
+	for _, k := range slices.Sorted(maps.Keys(seeds)) {
+		kind := strings.SplitN(k, ".", 2)[0]
+		if kind == "day" {
+			continue
+		}
+
+		sp := seedSpace[kind]
 		if sp == "" {
 			sp = "post"
 		}
-		t.ids[fmt.Sprintf("%s:%d", sp, id)] = "S:" + k
+		t.ids[fmt.Sprintf("%s:%d", sp, seeds[k])] = "S:" + k
 	}
 
 	for _, l := range [][]Obj{w.Events, w.Venues, w.Organizers} {
