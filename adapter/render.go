@@ -116,7 +116,6 @@ func (s *Server) send(gc *gin.Context, out *rendered) {
 	if gc.Request.Method != http.MethodHead {
 		_, _ = gc.Writer.Write(out.body)
 	}
-
 }
 
 // responseHeaders are the headers of out but CORS's: WordPress' own, the handler's, the cache

@@ -3,7 +3,7 @@ package mapping
 import "strings"
 
 // Text is a post's string fields packed into one string with their ends: one pointer per post
-// instead of thirteen. At 100,000 events the collector's mark time followed the number of pointers
+// instead of fourteen. At 100,000 events the collector's mark time followed the number of pointers
 // in the catalog (about 45 per post), and each mark delayed requests (issue 11). A Text is immutable.
 type Text struct {
 	s    string

@@ -1,7 +1,7 @@
 // Package mapping translates between WordPress objects (posts, post meta, terms, media) and the
 // representations of The Events Calendar REST API v1. It is pure: no I/O, no logging, no imports of
-// the project's other packages but its own mapping/php. Every function takes what it needs as
-// arguments (site settings, clock).
+// the project's other packages but its own mapping/php and internal/memo (which memoizes pure
+// functions). Every function takes what it needs as arguments (site settings, clock).
 package mapping
 
 // Post is one WordPress post (event, venue or organizer) as the catalog holds it: the wp/v2 fields

@@ -15,9 +15,10 @@ import (
 )
 
 // Go's collector lets the heap grow to twice what is live before it collects. With 100,000 events
-// (a catalog of about 140 MiB) and the response caches full, that was about 490 MiB of RSS under
-// uncached traffic, though what calshim holds is under 250 MiB. A soft memory limit just above what
-// it holds makes the collector run earlier, at about a tenth of a core more in GC at that traffic.
+// (then a catalog of about 140 MiB; about 97 MiB since posts are packed) and the response caches
+// full, that was about 490 MiB of RSS under uncached traffic, though what calshim holds is under
+// 250 MiB. A soft memory limit just above what it holds makes the collector run earlier, at about a
+// tenth of a core more in GC at that traffic.
 const (
 	// memoryHeadroom is what the limit leaves above the catalogs and the caches' budgets: requests in
 	// flight and what they allocate while a collection runs.
