@@ -30,6 +30,7 @@ STATE=${CALSHIM_STATE:-/tmp/calshim-wp}
 ORIGINAL_DIR=${ORIGINAL_DIR:-/work/shared/original}
 PORT=${CALSHIM_PORT:-8090}
 OUT=${OUT:-/work}
+mkdir -p "$OUT" # the driver writes its reports there only after its requests
 PIDFILE=$STATE/compare-calshim-$PORT.pid
 GO=$(command -v go || echo /usr/local/go/bin/go)
 
