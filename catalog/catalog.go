@@ -143,18 +143,24 @@ func (c *Catalog) fetchPosts(ctx context.Context, typ string, after *time.Time, 
 
 // decodePosts decodes listed posts of one type into dst.
 func (c *Catalog) decodePosts(typ string, items []json.RawMessage, dst map[int]*mapping.Post) error {
-	for _, raw := range items {
+	posts := make([]*mapping.Post, len(items))
+	for i, raw := range items {
 		p, err := c.decodePost(typ, raw)
 		if err != nil {
 			return fmt.Errorf("catalog: %s: %w", typ, err)
 		}
+		posts[i] = p
+	}
+
+	compactBlocks(posts)
+	for _, p := range posts {
 		dst[p.ID] = p
 	}
 	return nil
 }
 
 // decodePost decodes one wp/v2 post of type typ as the catalog keeps it: terms keyed by role and the
-// fields list filters use computed once (mapping.Derive).
+// fields list filters use computed once (mapping.Derive); compactBlocks then stores it.
 func (c *Catalog) decodePost(typ string, raw json.RawMessage) (*mapping.Post, error) {
 	p, err := cmsclient.DecodePost(raw, c.opt.Types.CategoryBase, c.opt.Types.TagBase)
 	if err != nil {
@@ -165,7 +171,6 @@ func (c *Catalog) decodePost(typ string, raw json.RawMessage) (*mapping.Post, er
 	}
 	renameTaxonomies(p, c.opt.Types)
 	mapping.Derive(p)
-	compact(p)
 	return p, nil
 }
 

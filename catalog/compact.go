@@ -10,22 +10,35 @@ import (
 	"calshim/mapping"
 )
 
-// compact makes p share what it has in common with other posts, before it is published: its term
-// lists and linked venues and organizers (a catalog has few distinct ones), and its start and end
-// with its own meta (a restored post's Derived is decoded apart from its meta). Its text and meta
-// are each one packed string already (mapping.Text, mapping.Meta): every object a post owns is one
-// more for the collector to visit.
+// blockPosts is how many posts compactBlocks moves into one block.
+const blockPosts = 256
+
+// compactBlocks compacts posts decoded together (compact) and moves them, blockPosts at a time,
+// into blocks: one array of the posts and one string of their text and meta (mapping.Colocate).
+// Every object a post owns is one more for the collector to visit. posts[i] is set to post i's new
+// address. A block lives while any of its posts is in the catalog: at worst a catalog whose posts
+// have all been replaced one by one keeps twice its size.
+func compactBlocks(posts []*mapping.Post) {
+	for chunk := range slices.Chunk(posts, blockPosts) {
+		block := make([]mapping.Post, len(chunk))
+		for i, p := range chunk {
+			compact(p)
+			block[i] = *p
+		}
+
+		mapping.Colocate(block)
+		for i := range block {
+			chunk[i] = &block[i]
+		}
+	}
+}
+
+// compact makes p share its term lists and linked venues and organizers with other posts (a
+// catalog has few distinct ones).
 func compact(p *mapping.Post) {
 	p.Terms = sharedTerms(p.Terms)
 	p.Derived.Venues = sharedIDs(p.Derived.Venues)
 	p.Derived.Organizers = sharedIDs(p.Derived.Organizers)
-	if start, _ := p.MetaFirst("_EventStartDate"); start == p.Derived.Start {
-		p.Derived.Start = start
-	}
-
-	if end, _ := p.MetaFirst("_EventEndDate"); end == p.Derived.End {
-		p.Derived.End = end
-	}
 }
 
 // idLists shares equal ID lists between posts; posts never modify them.

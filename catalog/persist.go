@@ -265,9 +265,9 @@ func decodeShards(shards [][]byte) (map[int]*mapping.Post, []*mapping.Post, erro
 		return nil, nil, fmt.Errorf("catalog: snapshot posts: %w", err)
 	}
 	ordered := slices.Concat(parts...)
+	compactBlocks(ordered)
 	posts := make(map[int]*mapping.Post, len(ordered))
 	for _, p := range ordered {
-		compact(p)
 		posts[p.ID] = p
 	}
 	return posts, ordered, nil

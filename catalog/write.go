@@ -131,12 +131,16 @@ func (c *Catalog) readPost(ctx context.Context, ref PostRef) (*mapping.Post, err
 	return c.held(p), nil
 }
 
-// held returns p when the catalog keeps posts of its status, else nil (it leaves the catalog).
+// held returns p, compacted, when the catalog keeps posts of its status, else nil (it leaves the
+// catalog).
 func (c *Catalog) held(p *mapping.Post) *mapping.Post {
 	if !c.holds(p.Status()) {
 		return nil
 	}
-	return p
+
+	one := []*mapping.Post{p}
+	compactBlocks(one)
+	return one[0]
 }
 
 // holds reports whether the catalog keeps posts of a status (see statuses).

@@ -3,6 +3,7 @@ package mapping
 import (
 	"reflect"
 	"testing"
+	"unsafe"
 )
 
 func TestMetaRows(t *testing.T) {
@@ -33,6 +34,32 @@ func TestMetaRows(t *testing.T) {
 
 	if (Meta{}).Get("x") != nil || (Meta{}).Len() != 0 {
 		t.Error("the zero Meta has rows")
+	}
+}
+
+// Colocate puts the posts' text and meta end to end in one string, and points the start and end
+// at the meta.
+func TestColocate(t *testing.T) {
+	post := func(title, start string) Post {
+		return Post{Text: TextFields{Title: title}.Pack(),
+			Meta:    NewMeta(map[string][]string{"_EventStartDate": {start}, "_EventEndDate": {start}}),
+			Derived: Derived{Start: string([]byte(start)), End: "other"}}
+	}
+
+	posts := []Post{post("a", "2026-01-01 10:00:00"), post("bb", "2026-02-01 10:00:00")}
+	Colocate(posts)
+	at := func(s string) uintptr { return uintptr(unsafe.Pointer(unsafe.StringData(s))) }
+	a, b := &posts[0], &posts[1]
+	if at(a.Meta.buf) != at(a.Text.s)+uintptr(len(a.Text.s)) || at(b.Text.s) != at(a.Meta.buf)+uintptr(len(a.Meta.buf)) {
+		t.Error("text and meta are not end to end")
+	}
+
+	if start, _ := b.MetaFirst("_EventStartDate"); at(b.Derived.Start) != at(start) || b.Title() != "bb" {
+		t.Errorf("start %q not in the meta", b.Derived.Start)
+	}
+
+	if b.Derived.End != "other" {
+		t.Errorf("an end unlike the meta's became %q", b.Derived.End)
 	}
 }
 
@@ -89,6 +116,13 @@ func FuzzPacking(f *testing.F) {
 		var tb Text
 		if err := tb.GobDecode(enc); err != nil || tb != p.Text {
 			t.Errorf("text gob round trip = %+v, %v", tb.Fields(), err)
+		}
+
+		block := []Post{{Text: p.Text, Meta: m}, {}, {Text: p.Text}}
+		Colocate(block)
+		if block[0].Text.Fields() != text || !reflect.DeepEqual(block[0].Meta.Map(), m.Map()) ||
+			block[1].Text.Fields() != (TextFields{}) || block[1].Meta.Len() != 0 || block[2].Title() != a {
+			t.Errorf("Colocate changed the posts: %+v %v", block[0].Text.Fields(), block[0].Meta.Map())
 		}
 
 		_ = back.GobDecode([]byte(a)) // arbitrary bytes: an error or rows, never a panic

@@ -4,6 +4,8 @@
 // functions). Every function takes what it needs as arguments (site settings, clock).
 package mapping
 
+import "strings"
+
 // Post is one WordPress post (event, venue or organizer) as the catalog holds it: the wp/v2 fields
 // plus what the calshim WordPress plugin adds under the `calshim` REST field.
 type Post struct {
@@ -81,4 +83,37 @@ type Site struct {
 	// DefaultCurrencySymbol and DefaultCurrencyCode are TEC's options; "$" and "USD" when unset.
 	DefaultCurrencySymbol string
 	DefaultCurrencyCode   string
+}
+
+// Colocate moves the text and meta of posts, stored side by side (as a catalog decodes them a page
+// at a time), into one string, and points Derived's Start and End at their meta rows there. The
+// collector's mark time follows the number of objects it visits more than their bytes: 100,000
+// events were 314,000 objects, two strings and a Post each, and a forced collection took 35 ms; in
+// blocks of 256 (Post arrays and one string each) it is about 3,000 objects (issue 11).
+func Colocate(posts []Post) {
+	n := 0
+	for i := range posts {
+		n += len(posts[i].Text.s) + len(posts[i].Meta.buf)
+	}
+
+	var b strings.Builder
+	b.Grow(n)
+	for i := range posts {
+		b.WriteString(posts[i].Text.s)
+		b.WriteString(posts[i].Meta.buf)
+	}
+
+	all := b.String()
+	for i := range posts {
+		p := &posts[i]
+		p.Text.s, all = all[:len(p.Text.s)], all[len(p.Text.s):]
+		p.Meta.buf, all = all[:len(p.Meta.buf)], all[len(p.Meta.buf):]
+		if start, _ := p.MetaFirst("_EventStartDate"); start == p.Derived.Start {
+			p.Derived.Start = start
+		}
+
+		if end, _ := p.MetaFirst("_EventEndDate"); end == p.Derived.End {
+			p.Derived.End = end
+		}
+	}
 }
