@@ -64,7 +64,14 @@ func Start(cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 
-	for i := range c.Replicas {
+	// haproxy reports a server UP before its first check, so the replica's own /readyz (its catalog
+	// loaded) is waited for first: a test that counts upstream requests must not count the load's.
+	for i, r := range c.Replicas {
+		if err := r.waitReady(60 * time.Second); err != nil {
+			c.Close()
+			return nil, err
+		}
+
 		if err := c.WaitUp(i, 60*time.Second); err != nil {
 			c.Close()
 			return nil, err
@@ -329,6 +336,18 @@ func (r *Replica) RSS() int64 {
 	}
 
 	return 0
+}
+
+// waitReady waits until the replica's /readyz answers 200.
+func (r *Replica) waitReady(timeout time.Duration) error {
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); {
+		if r.Ready() {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	return fmt.Errorf("replica %s not ready after %v", r.URL, timeout)
 }
 
 // Ready reports whether the replica's /readyz answers 200.
