@@ -8,7 +8,8 @@ import (
 )
 
 // Posts with equal term lists share one map, equal venue lists one slice; posts compacted together
-// share one array (mapping.Colocate's test checks the string), and a restored post's start shares its meta's bytes.
+// share one array (mapping's TestColocate checks their string), and a restored post's start shares
+// its meta's bytes.
 func TestCompactShares(t *testing.T) {
 	post := func(title, start string) *mapping.Post {
 		return &mapping.Post{Text: mapping.TextFields{Title: title, Slug: title + "-slug"}.Pack(),
