@@ -179,7 +179,7 @@ func syncEventQuery(s *Server, r *request) (func(p *mapping.Post) bool, page, er
 
 // linkedSync is the sync of the venues or organizers list.
 func linkedSync(k linkedKind) syncKind {
-	return syncKind{collection: k.collection, typ: k.typ, render: k.render, less: newerFirst,
+	return syncKind{collection: k.collection, typ: k.typ, render: k.render, less: mapping.NewerFirst,
 		query: func(s *Server, r *request) (func(p *mapping.Post) bool, page, error) {
 			a, err := r.readArgs("/" + k.collection)
 			if err != nil {
@@ -204,12 +204,4 @@ func linkedSync(k linkedKind) syncKind {
 					(search == nil || search.Match(p, k.searchMeta))
 			}, s.pageOf(r, a), nil
 		}}
-}
-
-// newerFirst is the venues' and organizers' list order: post date descending, then ID.
-func newerFirst(a, b *mapping.Post) bool {
-	if a.Date() != b.Date() {
-		return a.Date() > b.Date()
-	}
-	return a.ID > b.ID
 }

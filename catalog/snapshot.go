@@ -107,16 +107,10 @@ func buildOrdered(base Snapshot, posts map[int]*mapping.Post, ordered []*mapping
 		}
 	}
 	sort.Slice(s.Events, func(i, j int) bool { return mapping.EventLess(s.Events[i], s.Events[j]) })
-	newestFirst := func(l []*mapping.Post) func(i, j int) bool {
-		return func(i, j int) bool {
-			if l[i].Date() != l[j].Date() {
-				return l[i].Date() > l[j].Date()
-			}
-			return l[i].ID > l[j].ID
-		}
-	}
-	sort.Slice(s.Venues, newestFirst(s.Venues))
-	sort.Slice(s.Organizers, newestFirst(s.Organizers))
+	sort.Slice(s.Venues, func(i, j int) bool { return mapping.NewerFirst(s.Venues[i], s.Venues[j]) })
+	sort.Slice(s.Organizers, func(i, j int) bool {
+		return mapping.NewerFirst(s.Organizers[i], s.Organizers[j])
+	})
 	for _, t := range terms {
 		switch t.Taxonomy {
 		case s.types.CategoryTax:
@@ -166,8 +160,8 @@ func patch(base Snapshot, old *Snapshot, posts map[int]*mapping.Post, terms map[
 		return l
 	}
 	s.Events = reinsert(old.Events, gone, byType(s.types.Event), mapping.EventLess)
-	s.Venues = reinsert(old.Venues, gone, byType(s.types.Venue), newerPost)
-	s.Organizers = reinsert(old.Organizers, gone, byType(s.types.Organizer), newerPost)
+	s.Venues = reinsert(old.Venues, gone, byType(s.types.Venue), mapping.NewerFirst)
+	s.Organizers = reinsert(old.Organizers, gone, byType(s.types.Organizer), mapping.NewerFirst)
 	s.slugs = patchSlugs(old, posts, changed)
 	s.Categories, s.Tags = old.Categories, old.Tags
 	if !sameTermSet(old.terms, terms) {
@@ -175,14 +169,6 @@ func patch(base Snapshot, old *Snapshot, posts map[int]*mapping.Post, terms map[
 	}
 	s.eventIdx = newEventIndex(s.Events)
 	return &s
-}
-
-// newerPost is WordPress' default order of venues and organizers: post date descending, then ID.
-func newerPost(a, b *mapping.Post) bool {
-	if a.Date() != b.Date() {
-		return a.Date() > b.Date()
-	}
-	return a.ID > b.ID
 }
 
 // reinsert returns list without the posts in gone, with add inserted in order (less).

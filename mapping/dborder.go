@@ -21,3 +21,12 @@ func ByPostDate(severalStatuses bool) func(a, b *Post) int {
 			cmp.Compare(a.ID, b.ID))
 	}
 }
+
+// NewerFirst is WordPress' default order of venues and organizers as a less function: post date
+// descending, then ID descending (ByPostDate(false)).
+func NewerFirst(a, b *Post) bool {
+	if a.Date() != b.Date() {
+		return a.Date() > b.Date()
+	}
+	return a.ID > b.ID
+}

@@ -2,6 +2,7 @@ package mapping
 
 import (
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -74,6 +75,14 @@ func TestByPostDate(t *testing.T) {
 
 	if got, want := order(true), []int{20, 11, 5, 9, 3}; !slices.Equal(got, want) {
 		t.Errorf("several statuses: %v, want %v", got, want)
+	}
+
+	l := slices.Clone(list)
+	sort.Slice(l, func(i, j int) bool { return NewerFirst(l[i], l[j]) })
+	for i, want := range order(false) {
+		if l[i].ID != want {
+			t.Fatalf("NewerFirst orders %d at %d, ByPostDate(false) %d", l[i].ID, i, want)
+		}
 	}
 }
 
