@@ -17,7 +17,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 STATE=${CALSHIM_STATE:-/tmp/calshim-wp}
 DURATION=${DURATION:-10s} CONNECTIONS=${CONNECTIONS:-32} BULK=${SEED_EVENTS:-100000}
 PORT=${BENCH_PORT:-18080} STATIC_PORT=${BENCH_PROXY_PORT:-18081}
-command -v wrk >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
+command -v wrk >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq wrk >/dev/null
 "$ROOT/scripts/wp-up.sh" >/dev/null
 . "$STATE/wp.env"
 go build -o "$STATE/calshim-bench" "$ROOT/cmd/calshim"

@@ -21,8 +21,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "test-deps: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   log="$STATE/apt-test-deps.log"
-  apt-get update -qq >"$log" 2>&1 || die "apt-get update failed (see $log)"
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >>"$log" 2>&1 \
+  apt-get -o DPkg::Lock::Timeout=300 update -qq >"$log" 2>&1 || die "apt-get update failed (see $log)"
+  apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends "${missing[@]}" >>"$log" 2>&1 \
     || die "apt-get install failed (see $log)"
 fi
 

@@ -18,8 +18,8 @@ done
 mkdir -p "$STATE"
 echo "tools-up: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq >"$STATE/apt-tools.log" 2>&1 || { echo "tools-up: apt-get update failed (see $STATE/apt-tools.log)" >&2; exit 1; }
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >>"$STATE/apt-tools.log" 2>&1 \
+apt-get -o DPkg::Lock::Timeout=300 update -qq >"$STATE/apt-tools.log" 2>&1 || { echo "tools-up: apt-get update failed (see $STATE/apt-tools.log)" >&2; exit 1; }
+apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends "${missing[@]}" >>"$STATE/apt-tools.log" 2>&1 \
   || { echo "tools-up: apt-get install failed (see $STATE/apt-tools.log)" >&2; exit 1; }
 # Debian starts haproxy's own service where systemd runs; the tests start their own haproxy.
 if pgrep -x haproxy >/dev/null && [ -f /etc/haproxy/haproxy.cfg ] && command -v systemctl >/dev/null; then

@@ -59,8 +59,8 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >"$STATE/apt.log" 2>&1 || die "apt-get update failed (see $STATE/apt.log)"
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >>"$STATE/apt.log" 2>&1 \
+  apt-get -o DPkg::Lock::Timeout=300 update -qq >"$STATE/apt.log" 2>&1 || die "apt-get update failed (see $STATE/apt.log)"
+  apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends "${missing[@]}" >>"$STATE/apt.log" 2>&1 \
     || die "apt-get install failed (see $STATE/apt.log)"
 fi
 
