@@ -18,8 +18,9 @@ import (
 	"calshim/mapping"
 )
 
-// metrics are calshim's Prometheus collectors, labelled by route template (never the raw path, so
-// the number of series stays bounded).
+// metrics are calshim's Prometheus collectors. Every label takes its value from a fixed set (route
+// template, never the raw path; methodLabel; statusLabel; cache result), so no request can add
+// series: a series, once created, lasts as long as the process.
 type metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
@@ -29,10 +30,7 @@ type metrics struct {
 	series sync.Map // seriesKey → *series
 }
 
-type seriesKey struct {
-	route, method, cache string
-	status               int
-}
+type seriesKey struct{ route, method, status, cache string }
 
 type series struct {
 	requests prometheus.Counter
@@ -83,7 +81,8 @@ func newMetrics(s *Server) *metrics {
 
 // observe records one finished request.
 func (m *metrics) observe(gc *gin.Context, t *trace, took time.Duration) {
-	k := seriesKey{route: t.route, method: gc.Request.Method, status: gc.Writer.Status(), cache: t.cache}
+	k := seriesKey{route: t.route, method: methodLabel(gc.Request.Method),
+		status: statusLabel(gc.Writer.Status()), cache: t.cache}
 	if k.route == "" {
 		k.route = "unmatched"
 	}
@@ -91,12 +90,43 @@ func (m *metrics) observe(gc *gin.Context, t *trace, took time.Duration) {
 	v, ok := m.series.Load(k)
 	if !ok {
 		v, _ = m.series.LoadOrStore(k, &series{
-			requests: m.requests.WithLabelValues(k.route, k.method, strconv.Itoa(k.status), k.cache),
+			requests: m.requests.WithLabelValues(k.route, k.method, k.status, k.cache),
 			duration: m.duration.WithLabelValues(k.route)})
 	}
 
 	v.(*series).requests.Inc()
 	v.(*series).duration.Observe(took.Seconds())
+}
+
+// methodLabel is the method's label: one of the methods WordPress' REST server knows, else "other"
+// (net/http accepts any token as a method, and `_method` or X-HTTP-Method-Override set any text).
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete,
+		http.MethodHead, http.MethodOptions:
+		return method
+	}
+	return "other"
+}
+
+// statusLabels are the statuses counted as themselves: those calshim answers, and those WordPress
+// answers that calshim relays.
+var statusLabels = func() map[int]string {
+	labels := map[int]string{}
+	for _, code := range []int{200, 201, 202, 204, 301, 302, 304, 400, 401, 403, 404, 405, 409, 410,
+		412, 413, 414, 415, 429, 431, 500, 501, 502, 503, 504} {
+		labels[code] = strconv.Itoa(code)
+	}
+	return labels
+}()
+
+// statusLabel is the status's label: itself when calshim answers it, else its class ("4xx"; a
+// relayed upstream answer may carry any code).
+func statusLabel(code int) string {
+	if l, ok := statusLabels[code]; ok {
+		return l
+	}
+	return strconv.Itoa(code/100) + "xx"
 }
 
 func (m *metrics) handler() gin.HandlerFunc {
