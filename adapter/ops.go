@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.uber.org/zap"
 
 	"calshim/adapter/apidoc"
 	"calshim/catalog"
@@ -70,6 +71,9 @@ func newMetrics(s *Server) *metrics {
 		gauge("catalog_last_poll_success_timestamp_seconds",
 			"When the catalog last synchronised with upstream.",
 			func(*catalog.Snapshot) float64 { return float64(s.cat.Health().LastPollOK.UnixNano()) / 1e9 }),
+		gauge("catalog_last_poll_failed",
+			"Whether the catalog's last poll of upstream failed (1; the error is in the log) or not (0).",
+			func(*catalog.Snapshot) float64 { return boolGauge(s.cat.Health().LastPollErr != "") }),
 		gauge("feed_sequence", "Sequence of the plugin's change log the catalog reflects (0 when polling wp/v2).",
 			func(*catalog.Snapshot) float64 { return float64(s.cat.Health().Sync.Seq) }),
 		gauge("feed_lag_seconds", "How long the newest change the last applying poll read had waited in WordPress.",
@@ -77,6 +81,13 @@ func newMetrics(s *Server) *metrics {
 	)
 
 	return m
+}
+
+func boolGauge(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // observe records one finished request.
@@ -131,6 +142,32 @@ func statusLabel(code int) string {
 
 func (m *metrics) handler() gin.HandlerFunc {
 	return gin.WrapH(promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
+}
+
+// NewServers returns calshim's public handler, which serves the v1 routes, /healthz and /readyz,
+// and the operations handler, which serves /healthz, /readyz and /metrics, for a listener of its
+// own (ops_listen) that the public cannot reach. Both count into the same metrics.
+func NewServers(cat *catalog.Catalog, log *zap.Logger, opt Options) (public, ops http.Handler) {
+	opt.opsApart = true
+	s, g := newServer(cat, log, opt)
+	o := gin.New()
+	o.Use(s.accessLog, s.recoverPanic)
+	// Every answer is written within the middleware: gin's own 404 comes after the access log
+	// has given its writer back.
+	o.NoRoute(func(gc *gin.Context) { gc.String(http.StatusNotFound, "404 page not found\n") })
+	s.opsRoutes(o, true)
+	return g, o
+}
+
+// opsRoutes adds the operations endpoints to g: /healthz and /readyz, and /metrics when metrics is
+// set. The probes stay on the public handler, where load balancers and orchestrators ask them;
+// /readyz shows no detail of upstream (publicPollError).
+func (s *Server) opsRoutes(g *gin.Engine, metrics bool) {
+	g.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
+	g.GET("/readyz", s.readyz)
+	if metrics {
+		g.GET("/metrics", s.metrics.handler())
+	}
 }
 
 // etagOf is the validator of a rendered body: bodies are deterministic (ordered objects), so equal

@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"go.uber.org/zap"
 
+	"calshim/catalog"
 	"calshim/mapping"
 )
 
@@ -229,10 +230,11 @@ func (s *Server) recoverPanic(gc *gin.Context) {
 	gc.Next()
 }
 
-// readyz answers 200 once the catalog is loaded, with its freshness; 503 before.
+// readyz answers 200 once the catalog is loaded, with its freshness; 503 before. Anyone may ask
+// it, so it tells no more of a failed poll than publicPollError.
 func (s *Server) readyz(gc *gin.Context) {
 	h := s.cat.Health()
-	body := gin.H{"loaded": h.Loaded, "last_poll_ok": h.LastPollOK, "last_poll_error": h.LastPollErr,
+	body := gin.H{"loaded": h.Loaded, "last_poll_ok": h.LastPollOK, "last_poll_error": publicPollError(h),
 		"sync": gin.H{"mode": h.Sync.Mode, "sequence": h.Sync.Seq, "lag_seconds": h.Sync.Lag.Seconds(),
 			"from_snapshot": h.Sync.Restored, "snapshot_unconfirmed": h.Sync.Unconfirmed}}
 	if snap := s.cat.Snapshot(); snap != nil {
@@ -252,4 +254,14 @@ func (s *Server) readyz(gc *gin.Context) {
 	}
 
 	gc.JSON(s.readyStatus(h.Loaded), body)
+}
+
+// publicPollError is what /readyz says of the last poll's failure: a fixed reason. The error itself
+// names upstream hosts, addresses and paths, so it goes to the log (the catalog's poll warning) and
+// to the metrics (calshim_catalog_last_poll_failed) only.
+func publicPollError(h catalog.Health) string {
+	if h.LastPollErr == "" {
+		return ""
+	}
+	return "upstream unreachable or failing; see calshim's log"
 }
