@@ -165,3 +165,13 @@ func TestAccessLogLineBounded(t *testing.T) {
 		t.Error("a clipped text is not marked")
 	}
 }
+
+// A status calshim answers is its own label; any other an upstream answer carries, its class.
+func TestStatusLabel(t *testing.T) {
+	for code, want := range map[int]string{200: "200", 404: "404", 503: "503", 418: "4xx", 299: "2xx",
+		599: "5xx"} {
+		if got := statusLabel(code); got != want {
+			t.Errorf("statusLabel(%d) = %q, want %q", code, got, want)
+		}
+	}
+}
