@@ -12,14 +12,16 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.uber.org/zap"
 
 	"calshim/adapter/apidoc"
 	"calshim/catalog"
 	"calshim/mapping"
 )
 
-// metrics are calshim's Prometheus collectors, labelled by route template (never the raw path, so
-// the number of series stays bounded).
+// metrics are calshim's Prometheus collectors. Every label takes its value from a fixed set (route
+// template, never the raw path; methodLabel; statusLabel; cache result), so no request can add
+// series: a series, once created, lasts as long as the process.
 type metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
@@ -29,10 +31,7 @@ type metrics struct {
 	series sync.Map // seriesKey → *series
 }
 
-type seriesKey struct {
-	route, method, cache string
-	status               int
-}
+type seriesKey struct{ route, method, status, cache string }
 
 type series struct {
 	requests prometheus.Counter
@@ -72,6 +71,9 @@ func newMetrics(s *Server) *metrics {
 		gauge("catalog_last_poll_success_timestamp_seconds",
 			"When the catalog last synchronised with upstream.",
 			func(*catalog.Snapshot) float64 { return float64(s.cat.Health().LastPollOK.UnixNano()) / 1e9 }),
+		gauge("catalog_last_poll_failed",
+			"Whether the catalog's last poll of upstream failed (1; the error is in the log) or not (0).",
+			func(*catalog.Snapshot) float64 { return boolGauge(s.cat.Health().LastPollErr != "") }),
 		gauge("feed_sequence", "Sequence of the plugin's change log the catalog reflects (0 when polling wp/v2).",
 			func(*catalog.Snapshot) float64 { return float64(s.cat.Health().Sync.Seq) }),
 		gauge("feed_lag_seconds", "How long the newest change the last applying poll read had waited in WordPress.",
@@ -81,9 +83,17 @@ func newMetrics(s *Server) *metrics {
 	return m
 }
 
+func boolGauge(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // observe records one finished request.
 func (m *metrics) observe(gc *gin.Context, t *trace, took time.Duration) {
-	k := seriesKey{route: t.route, method: gc.Request.Method, status: gc.Writer.Status(), cache: t.cache}
+	k := seriesKey{route: t.route, method: methodLabel(gc.Request.Method),
+		status: statusLabel(gc.Writer.Status()), cache: t.cache}
 	if k.route == "" {
 		k.route = "unmatched"
 	}
@@ -91,7 +101,7 @@ func (m *metrics) observe(gc *gin.Context, t *trace, took time.Duration) {
 	v, ok := m.series.Load(k)
 	if !ok {
 		v, _ = m.series.LoadOrStore(k, &series{
-			requests: m.requests.WithLabelValues(k.route, k.method, strconv.Itoa(k.status), k.cache),
+			requests: m.requests.WithLabelValues(k.route, k.method, k.status, k.cache),
 			duration: m.duration.WithLabelValues(k.route)})
 	}
 
@@ -99,8 +109,65 @@ func (m *metrics) observe(gc *gin.Context, t *trace, took time.Duration) {
 	v.(*series).duration.Observe(took.Seconds())
 }
 
+// methodLabel is the method's label: one of the methods WordPress' REST server knows, else "other"
+// (net/http accepts any token as a method, and `_method` or X-HTTP-Method-Override set any text).
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete,
+		http.MethodHead, http.MethodOptions:
+		return method
+	}
+	return "other"
+}
+
+// statusLabels are the statuses counted as themselves: those calshim answers, and those WordPress
+// answers that calshim relays.
+var statusLabels = func() map[int]string {
+	labels := map[int]string{}
+	for _, code := range []int{200, 201, 202, 204, 301, 302, 304, 400, 401, 403, 404, 405, 409, 410,
+		412, 413, 414, 415, 429, 431, 500, 501, 502, 503, 504} {
+		labels[code] = strconv.Itoa(code)
+	}
+	return labels
+}()
+
+// statusLabel is the status's label: itself when calshim answers it, else its class ("4xx"; a
+// relayed upstream answer may carry any code).
+func statusLabel(code int) string {
+	if l, ok := statusLabels[code]; ok {
+		return l
+	}
+	return strconv.Itoa(code/100) + "xx"
+}
+
 func (m *metrics) handler() gin.HandlerFunc {
 	return gin.WrapH(promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
+}
+
+// NewServers returns calshim's public handler, which serves the v1 routes, /healthz and /readyz,
+// and the operations handler, which serves /healthz, /readyz and /metrics, for a listener of its
+// own (ops_listen) that the public cannot reach. Both count into the same metrics.
+func NewServers(cat *catalog.Catalog, log *zap.Logger, opt Options) (public, ops http.Handler) {
+	opt.opsApart = true
+	s, g := newServer(cat, log, opt)
+	o := gin.New()
+	o.Use(s.accessLog, s.recoverPanic)
+	// Every answer is written within the middleware: gin's own 404 comes after the access log
+	// has given its writer back.
+	o.NoRoute(func(gc *gin.Context) { gc.String(http.StatusNotFound, "404 page not found\n") })
+	s.opsRoutes(o, true)
+	return g, o
+}
+
+// opsRoutes adds the operations endpoints to g: /healthz and /readyz, and /metrics when metrics is
+// set. The probes stay on the public handler, where load balancers and orchestrators ask them;
+// /readyz shows no detail of upstream (publicPollError).
+func (s *Server) opsRoutes(g *gin.Engine, metrics bool) {
+	g.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
+	g.GET("/readyz", s.readyz)
+	if metrics {
+		g.GET("/metrics", s.metrics.handler())
+	}
 }
 
 // etagOf is the validator of a rendered body: bodies are deterministic (ordered objects), so equal

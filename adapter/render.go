@@ -6,10 +6,12 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 	"go.uber.org/zap"
 
+	"calshim/catalog"
 	"calshim/mapping"
 )
 
@@ -38,7 +40,8 @@ func (s *Server) render(gc *gin.Context, rt *route, res *response, err error) *r
 	if err != nil {
 		status, body = errorBody(err)
 		if status >= 500 {
-			s.log.Error("request failed", zap.String("route", traceOf(gc).route), zap.Error(err))
+			s.log.Error("request failed", zap.String("route", traceOf(gc).route),
+				zap.String("error", clip(err.Error())))
 		}
 	} else {
 		status, body = res.status, res.body
@@ -152,16 +155,20 @@ func (s *Server) write(gc *gin.Context, rt *route, err error) {
 }
 
 // accessLog writes one line per request: route template (never the raw path with its IDs), status,
-// duration and cache result. Query strings may carry passwords, so they are not logged.
+// duration and cache result. Query strings may carry passwords, so they are not logged; the
+// method, which `_method` or X-HTTP-Method-Override may set to any text, is clipped.
 func (s *Server) accessLog(gc *gin.Context) {
 	start := time.Now()
 	t := tracePool.Get().(*trace)
 	t.ResponseWriter = gc.Writer
 	gc.Writer = t
 	gc.Next()
+	if t.route == "" {
+		t.route = gc.FullPath() // the operations endpoints' own paths; "" for the dispatcher's misses
+	}
 	s.metrics.observe(gc, t, time.Since(start))
 	t.fields = append(t.fields[:0],
-		zap.String("method", gc.Request.Method),
+		zap.String("method", clip(gc.Request.Method)),
 		zap.String("route", t.route),
 		zap.Int("status", gc.Writer.Status()),
 		zap.Duration("duration", time.Since(start)),
@@ -185,6 +192,22 @@ type trace struct {
 
 var tracePool = sync.Pool{New: func() any { return new(trace) }}
 
+// maxLogged bounds each text a log line takes from a request, so that a line costs what calshim
+// chooses, not what the client sent (a header may hold a megabyte).
+const maxLogged = 256
+
+// clip cuts s to maxLogged bytes (at a character boundary) and says how many bytes it left out.
+func clip(s string) string {
+	if len(s) <= maxLogged {
+		return s
+	}
+	cut := maxLogged
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…[" + strconv.Itoa(len(s)-cut) + " bytes clipped]"
+}
+
 // traceOf returns the request's trace; a detached one when no access log wraps the writer.
 func traceOf(gc *gin.Context) *trace {
 	if t, ok := gc.Writer.(*trace); ok {
@@ -198,8 +221,8 @@ func traceOf(gc *gin.Context) *trace {
 func (s *Server) recoverPanic(gc *gin.Context) {
 	defer func() {
 		if v := recover(); v != nil {
-			s.log.Error("panic", zap.Any("panic", v), zap.String("route", traceOf(gc).route),
-				zap.Stack("stack"))
+			s.log.Error("panic", zap.String("panic", clip(fmt.Sprint(v))),
+				zap.String("route", traceOf(gc).route), zap.Stack("stack"))
 			s.write(gc, nil, fmt.Errorf("panic: %v", v))
 			gc.Abort()
 		}
@@ -207,10 +230,11 @@ func (s *Server) recoverPanic(gc *gin.Context) {
 	gc.Next()
 }
 
-// readyz answers 200 once the catalog is loaded, with its freshness; 503 before.
+// readyz answers 200 once the catalog is loaded, with its freshness; 503 before. Anyone may ask
+// it, so it tells no more of a failed poll than publicPollError.
 func (s *Server) readyz(gc *gin.Context) {
 	h := s.cat.Health()
-	body := gin.H{"loaded": h.Loaded, "last_poll_ok": h.LastPollOK, "last_poll_error": h.LastPollErr,
+	body := gin.H{"loaded": h.Loaded, "last_poll_ok": h.LastPollOK, "last_poll_error": publicPollError(h),
 		"sync": gin.H{"mode": h.Sync.Mode, "sequence": h.Sync.Seq, "lag_seconds": h.Sync.Lag.Seconds(),
 			"from_snapshot": h.Sync.Restored, "snapshot_unconfirmed": h.Sync.Unconfirmed}}
 	if snap := s.cat.Snapshot(); snap != nil {
@@ -230,4 +254,14 @@ func (s *Server) readyz(gc *gin.Context) {
 	}
 
 	gc.JSON(s.readyStatus(h.Loaded), body)
+}
+
+// publicPollError is what /readyz says of the last poll's failure: a fixed reason. The error itself
+// names upstream hosts, addresses and paths, so it goes to the log (the catalog's poll warning) and
+// to the metrics (calshim_catalog_last_poll_failed) only.
+func publicPollError(h catalog.Health) string {
+	if h.LastPollErr == "" {
+		return ""
+	}
+	return "upstream unreachable or failing; see calshim's log"
 }

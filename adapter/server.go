@@ -58,6 +58,8 @@ type Options struct {
 	Draining func() bool
 	// Limits are the per-client limits (limits.go).
 	Limits LimitOptions
+	// opsApart leaves /metrics to the operations handler (NewServers).
+	opsApart bool
 }
 
 // Server holds the dependencies of the handlers.
@@ -122,9 +124,7 @@ func newServer(cat *catalog.Catalog, log *zap.Logger, opt Options) (*Server, *gi
 	gin.SetMode(gin.ReleaseMode)
 	g := gin.New()
 	g.Use(s.accessLog, s.recoverPanic, methodOverride)
-	g.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
-	g.GET("/readyz", s.readyz)
-	g.GET("/metrics", s.metrics.handler())
+	s.opsRoutes(g, !opt.opsApart)
 	if opt.NotifySecret != "" {
 		g.POST(notifyPath, s.notify)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -22,6 +23,9 @@ type Config struct {
 	Listen   string `yaml:"listen"`    // address to serve on
 	RESTRoot string `yaml:"rest_root"` // path of the REST root, e.g. "/wp-json"
 	LogLevel string `yaml:"log_level"` // debug, info, warn, error
+	// OpsListen, when set, is a second address that serves /healthz, /readyz and /metrics; /metrics
+	// then leaves the public listener (the probes stay on both). Empty = everything on Listen.
+	OpsListen string `yaml:"ops_listen"`
 	// MemoryLimit is Go's soft memory limit in bytes: 0 sets it from the catalogs' measured size
 	// plus the caches' budgets and a headroom (cmd/calshim/memlimit.go), -1 sets none; GOMEMLIMIT,
 	// when set, wins.
@@ -218,6 +222,7 @@ func Load(file string, getenv func(string) string) (Config, error) {
 func envTable(c *Config) map[string]any {
 	return map[string]any{
 		"CALSHIM_LISTEN":                         &c.Listen,
+		"CALSHIM_OPS_LISTEN":                     &c.OpsListen,
 		"CALSHIM_REST_ROOT":                      &c.RESTRoot,
 		"CALSHIM_LOG_LEVEL":                      &c.LogLevel,
 		"CALSHIM_MEMORY_LIMIT":                   &c.MemoryLimit,
@@ -311,6 +316,17 @@ func (c *Config) validateBeyond() []error {
 	return nil
 }
 
+// validateOps checks the operations address: none, or a host:port other than listen.
+func (c *Config) validateOps() error {
+	if c.OpsListen == "" {
+		return nil
+	}
+	if _, _, err := net.SplitHostPort(c.OpsListen); err != nil || c.OpsListen == c.Listen {
+		return fmt.Errorf("ops_listen must be a host:port other than listen (or empty), got %q", c.OpsListen)
+	}
+	return nil
+}
+
 // validateMemory checks the memory limit and the response caches' bounds.
 func (c *Config) validateMemory() []error {
 	var errs []error
@@ -347,6 +363,7 @@ func (c *Config) Validate() error {
 			"and catalog.reconcile_every must be at least 1"))
 	}
 	errs = append(errs, c.validateBeyond()...)
+	errs = append(errs, c.validateOps())            // nil when valid: errors.Join drops it
 	errs = append(errs, c.Catalog.validateNotify()) // nil when valid: errors.Join drops it
 	if len(c.Languages) == 0 {
 		errs = append(errs, errors.New("languages must name at least the default language"))

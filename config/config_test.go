@@ -56,6 +56,8 @@ func TestInvalidConfigurations(t *testing.T) {
 		{"rest root", map[string]string{"CALSHIM_REST_ROOT": "wp-json/"}, "rest_root"},
 		{"log level", map[string]string{"CALSHIM_LOG_LEVEL": "loud"}, "log_level"},
 		{"short notify secret", map[string]string{"CALSHIM_CATALOG_NOTIFY_SECRET": "short"}, "notify_secret"},
+		{"ops address", map[string]string{"CALSHIM_OPS_LISTEN": "9090"}, "ops_listen"},
+		{"ops on listen", map[string]string{"CALSHIM_OPS_LISTEN": "127.0.0.1:8080"}, "ops_listen"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Load("", envOf(tc.env))

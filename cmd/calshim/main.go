@@ -84,19 +84,23 @@ func run(stop <-chan os.Signal, args []string, getenv func(string) string,
 func serve(stop <-chan os.Signal, cfg config.Config, log *zap.Logger) error {
 	catalogs := newCatalogs(cfg, log)
 	var draining atomic.Bool
-	srv := newHTTPServer(cfg, log, catalogs, draining.Load)
-	ln, err := net.Listen("tcp", cfg.Listen)
+	srv, ops := newHTTPServers(cfg, log, catalogs, draining.Load)
+	ln, opsLn, err := listen(cfg)
 	if err != nil {
 		return err
 	}
 
-	log.Info("listening", zap.String("addr", ln.Addr().String()),
+	log.Info("listening", zap.String("addr", ln.Addr().String()), zap.String("ops", cfg.OpsListen),
 		zap.String("upstream", cfg.Upstream.URL), zap.String("version", buildVersion()))
 	// The catalogs keep polling while the server drains, so the answers served meanwhile stay fresh.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
 	go func() { errc <- srv.Serve(ln) }()
+	if ops != nil {
+		go func() { errc <- ops.Serve(opsLn) }()
+		defer func() { _ = ops.Close() }() // after the public server's shutdown: probes see the drain
+	}
 	go func() {
 		if err := loadAll(ctx, catalogs, log); err != nil {
 			errc <- err
@@ -116,9 +120,23 @@ func serve(stop <-chan os.Signal, cfg config.Config, log *zap.Logger) error {
 	return shutdown(srv, catalogs, cfg.Shutdown.Timeout, log, err)
 }
 
-// newHTTPServer returns the server of the v1 routes and the operations endpoints.
-func newHTTPServer(cfg config.Config, log *zap.Logger, catalogs map[string]*catalog.Catalog,
-	draining func() bool) *http.Server {
+// listen opens the public address and, when ops_listen is set, the operations one (nil otherwise).
+func listen(cfg config.Config) (public, ops net.Listener, err error) {
+	if public, err = net.Listen("tcp", cfg.Listen); err != nil || cfg.OpsListen == "" {
+		return public, nil, err
+	}
+	if ops, err = net.Listen("tcp", cfg.OpsListen); err != nil {
+		_ = public.Close()
+		return nil, nil, err
+	}
+	return public, ops, nil
+}
+
+// newHTTPServers returns the server of the v1 routes and the operations endpoints and, when
+// ops_listen is set, the server of the operations endpoints alone (nil otherwise), which then
+// serves /metrics in the public server's place.
+func newHTTPServers(cfg config.Config, log *zap.Logger, catalogs map[string]*catalog.Catalog,
+	draining func() bool) (public, ops *http.Server) {
 	variants := maps.Clone(catalogs)
 	delete(variants, cfg.Languages[0]) // the default language is served by the default catalog
 	opt := adapter.Options{
@@ -141,11 +159,15 @@ func newHTTPServer(cfg config.Config, log *zap.Logger, catalogs map[string]*cata
 		Draining:          draining,
 		Limits:            limitOptions(cfg.Limits),
 	}
-	return &http.Server{
-		Handler:           adapter.NewServer(catalogs[cfg.Languages[0]], log, opt),
-		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second,
+	server := func(h http.Handler) *http.Server {
+		return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+			WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
 	}
+	if cfg.OpsListen == "" {
+		return server(adapter.NewServer(catalogs[cfg.Languages[0]], log, opt)), nil
+	}
+	p, o := adapter.NewServers(catalogs[cfg.Languages[0]], log, opt)
+	return server(p), server(o)
 }
 
 // limitOptions are the per-client limits as the adapter takes them.
