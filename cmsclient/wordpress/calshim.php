@@ -35,7 +35,10 @@
  *   i. the routes calshim syncs through, readable with the calshim_reader role or manage_options only:
  *      GET /calshim/v1/changes?since=SEQ (the change feed) and GET /calshim/v1/bulk (the initial load);
  *   j. optionally, a push notice to the calshims configured in CALSHIM_NOTIFY_URLS / calshim_notify_urls
- *      after a request logged changes, so they poll at once (Calshim_Changes::notify()).
+ *      after a request logged changes, so they poll at once (Calshim_Changes::notify());
+ *   k. none of the calendar's meta (whoever registered it for REST) and no `calshim` field in wp/v2 answers
+ *      about a post the caller may not read in full (password not given, status not public), unless the
+ *      caller is the service role or may edit the post: TEC's own API refuses such posts.
  *
  * The plugin never writes content. It writes options only to keep roles and capabilities in place (once per
  * plugin version, see ensure_roles()) and to keep its change log (identity, pruning floor).
@@ -131,6 +134,13 @@ final class Calshim_Bridge {
 	/** Prefix of TEC's "additional fields" meta keys (option custom-fields), listed in `calshim.meta` too. */
 	const CUSTOM_FIELD_PREFIX = '_ecp_custom_';
 
+	/**
+	 * The calendar's meta keys, whoever registers them for REST: TEC's (_Event…, _Venue…, _Organizer…, _tribe_…,
+	 * its block editor's among them) and its additional fields. Every key of self::META matches. A prefix rule
+	 * rather than a list, so that keys TEC or an add-on registers later are covered too.
+	 */
+	const CALENDAR_META = '/^_(Event|Venue|Organizer|tribe_|ecp_custom_)/';
+
 	/** @var string[]|null Primitive caps granted to calshim readers on REST reads (computed once types exist). */
 	private static $read_caps = null;
 
@@ -150,6 +160,11 @@ final class Calshim_Bridge {
 		add_action( 'rest_api_init', [ __CLASS__, 'register_rest_fields' ] );
 		foreach ( [ self::EVENT, self::VENUE, self::ORGANIZER, self::CATEGORY, 'post_tag' ] as $object_type ) {
 			add_filter( "rest_prepare_{$object_type}", [ __CLASS__, 'strip_outside_wp_v2' ], 999, 3 );
+		}
+		// (k) Nothing of the calendar's storage for whom may not read the post in full: after every other
+		// callback of the filter (TEC adds to `meta` at 10), so that whatever they put there is covered.
+		foreach ( array_keys( self::META ) as $post_type ) {
+			add_filter( "rest_prepare_{$post_type}", [ __CLASS__, 'hide_from_outsiders' ], PHP_INT_MAX, 3 );
 		}
 		add_filter( 'rest_index', [ __CLASS__, 'rest_index' ] );
 		// (g) Plain queries behind wp/v2 lists.
@@ -407,15 +422,57 @@ final class Calshim_Bridge {
 		if ( ! $post ) {
 			return null;
 		}
-		$privileged = current_user_can( self::READ_ALL_CAP ) || current_user_can( 'edit_post', $post->ID );
-		return self::post_fields( $post, $privileged, $request );
+		return self::post_fields( $post, self::privileged( $post ), $request );
+	}
+
+	/** Whether the caller may see everything of $post: calshim's service account, or whoever may edit it. */
+	private static function privileged( WP_Post $post ) {
+		return current_user_can( self::READ_ALL_CAP ) || current_user_can( 'edit_post', $post->ID );
+	}
+
+	/** Whether $post has a password the request did not give (wp/v2 accepts ?password= as core checks it). */
+	private static function password_withheld( WP_Post $post, $request ) {
+		if ( '' === $post->post_password ) {
+			return false;
+		}
+		$given = $request instanceof WP_REST_Request ? $request->get_param( 'password' ) : null;
+		return ! ( is_string( $given ) && hash_equals( $post->post_password, $given ) );
+	}
+
+	/**
+	 * (k) Removes the calendar's meta keys (CALENDAR_META, whoever registered them) and the `calshim` field from
+	 * a wp/v2 answer about an event, venue or organizer the caller may not read in full: one whose password
+	 * the request did not give, or whose status is not public (draft, pending, future, private, trash), unless
+	 * the caller is privileged (calshim's service account, or may edit the post). TEC's own API answers
+	 * 403/401 for such posts; without this, wp/v2 would show their cost, venue, organizers and the rest to
+	 * anyone. Runs for single items, lists and embeds alike, before `_fields` trims the answer.
+	 */
+	public static function hide_from_outsiders( $response, $post, $request ) {
+		if ( ! $response instanceof WP_REST_Response || ! $post instanceof WP_Post ) {
+			return $response;
+		}
+		$status = get_post_status_object( $post->post_status );
+		if ( ( $status && $status->public && ! self::password_withheld( $post, $request ) ) || self::privileged( $post ) ) {
+			return $response;
+		}
+		$data = $response->get_data();
+		if ( ! is_array( $data ) ) {
+			return $response;
+		}
+		unset( $data['calshim'] );
+		if ( isset( $data['meta'] ) && is_array( $data['meta'] ) ) {
+			foreach ( preg_grep( self::CALENDAR_META, array_keys( $data['meta'] ) ) as $key ) {
+				unset( $data['meta'][ $key ] );
+			}
+		}
+		$response->set_data( $data );
+		return $response;
 	}
 
 	/** The `calshim` field of $post, for a caller who may see its password and content or not ($privileged). */
 	public static function post_fields( WP_Post $post, $privileged, $request ) {
 		$protected  = '' !== $post->post_password;
-		$given      = $request instanceof WP_REST_Request ? $request->get_param( 'password' ) : null;
-		$can_see    = ! $protected || $privileged || ( is_string( $given ) && hash_equals( $post->post_password, $given ) );
+		$can_see    = $privileged || ! self::password_withheld( $post, $request );
 
 		$content = '';
 		$excerpt = '';
