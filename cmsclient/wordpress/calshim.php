@@ -34,8 +34,9 @@
  *      {prefix}calshim_changes, whoever makes it (admin, wp/v2, TEC, WP-CLI, cron);
  *   i. the routes calshim syncs through, readable with the calshim_reader role or manage_options only:
  *      GET /calshim/v1/changes?since=SEQ (the change feed) and GET /calshim/v1/bulk (the initial load);
- *   j. optionally, a push notice to the calshims configured in CALSHIM_NOTIFY_URLS / calshim_notify_urls
- *      after a request logged changes, so they poll at once (Calshim_Changes::notify());
+ *   j. optionally, a push notice to the calshims configured in wp-config.php (CALSHIM_NOTIFY_URLS, or the
+ *      option calshim_notify_urls within CALSHIM_NOTIFY_ALLOWED_ORIGINS) after a request logged changes, so
+ *      they poll at once (Calshim_Changes::notify());
  *   k. none of the calendar's meta (whoever registered it for REST) and no `calshim` field in wp/v2 answers
  *      about a post the caller may not read in full (password not given, status not public), unless the
  *      caller is the service role or may edit the post: TEC's own API refuses such posts.
@@ -937,36 +938,71 @@ final class Calshim_Changes {
 	const NOTIFY_GAP = 1;
 
 	/**
-	 * Push notice: tells the calshims configured in CALSHIM_NOTIFY_URLS (constant, e.g. in wp-config.php) or
-	 * else the option calshim_notify_urls (URLs separated by spaces, commas or new lines, e.g. set with
-	 * `wp option update calshim_notify_urls http://calshim:8080/calshim/notify`) that the log grew, so
-	 * that they poll at once instead of at their next poll. The secret they share (CALSHIM_NOTIFY_SECRET or
-	 * the option calshim_notify_secret) goes as a bearer token. One POST per URL, non-blocking with a short
-	 * timeout (WordPress' curl transport still waits up to a second for an address that does not answer),
-	 * once at the end of the request and at most once a NOTIFY_GAP before it. Polling stays the guarantee:
-	 * a lost notice delays a change until the next poll, nothing more.
+	 * Push notice: tells the calshims configured (see notice_targets()) that the log grew, so that they poll
+	 * at once instead of at their next poll. The secret they share goes as a bearer token. One POST per URL,
+	 * non-blocking with a short timeout (WordPress' curl transport still waits up to a second for an address
+	 * that does not answer), once at the end of the request and at most once a NOTIFY_GAP before it. Polling
+	 * stays the guarantee: a lost notice delays a change until the next poll, nothing more.
 	 */
 	private static function notify() {
 		static $sent = 0.0;
-		$urls = self::setting( 'CALSHIM_NOTIFY_URLS', 'calshim_notify_urls' );
-		$urls = is_array( $urls ) ? $urls : preg_split( '/[\s,]+/', (string) $urls, -1, PREG_SPLIT_NO_EMPTY );
-		if ( ! $urls || ( ! doing_action( 'shutdown' ) && microtime( true ) - $sent < self::NOTIFY_GAP ) ) {
+		$targets = self::notice_targets();
+		if ( ! $targets || ( ! doing_action( 'shutdown' ) && microtime( true ) - $sent < self::NOTIFY_GAP ) ) {
 			return;
 		}
 		$sent = microtime( true );
-		$args = [
-			'blocking' => false,
-			'timeout'  => 0.5,
-			'headers'  => [ 'Authorization' => 'Bearer ' . self::setting( 'CALSHIM_NOTIFY_SECRET', 'calshim_notify_secret' ) ],
-		];
-		foreach ( $urls as $url ) {
-			wp_remote_post( $url, $args );
+		foreach ( $targets as $url => $secret ) {
+			wp_remote_post( $url, [
+				'blocking' => false,
+				'timeout'  => 0.5,
+				'headers'  => [ 'Authorization' => 'Bearer ' . $secret ],
+			] );
 		}
 	}
 
-	/** A setting of the constant $constant when defined, else of the option $option. */
-	private static function setting( $constant, $option ) {
-		return defined( $constant ) ? constant( $constant ) : get_option( $option, '' );
+	/**
+	 * The calshims to notify, URL => secret. URLs come from wp-config.php only, directly or as an allow-list,
+	 * so that whoever can write an option (an administrator, a plugin's settings page, an injected query)
+	 * can neither send notices anywhere nor learn a secret kept in wp-config.php:
+	 *
+	 *   - the constant CALSHIM_NOTIFY_URLS when defined, with the secret of the constant CALSHIM_NOTIFY_SECRET,
+	 *     else of the option calshim_notify_secret;
+	 *   - else the URLs of the option calshim_notify_urls whose origin (scheme://host:port) the constant
+	 *     CALSHIM_NOTIFY_ALLOWED_ORIGINS lists, with the secret of the option calshim_notify_secret only: a
+	 *     secret held in a constant never goes to a URL held in an option.
+	 *
+	 * Lists are arrays or strings separated by spaces, commas or new lines. Without a secret nobody is told.
+	 */
+	private static function notice_targets() {
+		$option_secret = (string) get_option( 'calshim_notify_secret', '' );
+		if ( defined( 'CALSHIM_NOTIFY_URLS' ) ) {
+			$urls   = self::url_list( CALSHIM_NOTIFY_URLS );
+			$secret = defined( 'CALSHIM_NOTIFY_SECRET' ) ? (string) CALSHIM_NOTIFY_SECRET : $option_secret;
+		} else {
+			$allowed = defined( 'CALSHIM_NOTIFY_ALLOWED_ORIGINS' ) ? array_map( [ __CLASS__, 'origin' ], self::url_list( CALSHIM_NOTIFY_ALLOWED_ORIGINS ) ) : [];
+			$urls    = array_filter( self::url_list( get_option( 'calshim_notify_urls', '' ) ), static function ( $url ) use ( $allowed ) {
+				$origin = self::origin( $url );
+				return '' !== $origin && in_array( $origin, $allowed, true );
+			} );
+			$secret  = $option_secret;
+		}
+		return '' === $secret ? [] : array_fill_keys( $urls, $secret );
+	}
+
+	/** A list setting as an array of strings. */
+	private static function url_list( $value ) {
+		return is_array( $value ) ? array_map( 'strval', array_values( $value ) ) : preg_split( '/[\s,]+/', (string) $value, -1, PREG_SPLIT_NO_EMPTY );
+	}
+
+	/** "scheme://host:port" of a URL, lower case, with the scheme's default port made explicit ("" if none). */
+	private static function origin( $url ) {
+		$parts = wp_parse_url( $url );
+		if ( ! is_array( $parts ) || empty( $parts['scheme'] ) || empty( $parts['host'] ) ) {
+			return '';
+		}
+		$scheme = strtolower( $parts['scheme'] );
+		$port   = isset( $parts['port'] ) ? (int) $parts['port'] : ( 'https' === $scheme ? 443 : 80 );
+		return $scheme . '://' . strtolower( $parts['host'] ) . ':' . $port;
 	}
 
 	private static function insert( array $rows ) {
