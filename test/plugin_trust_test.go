@@ -1,6 +1,7 @@
 package test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -63,6 +64,40 @@ func TestPushNoticeTargets(t *testing.T) {
 			defer mu.Unlock()
 			if strings.Join(got, ",") != strings.Join(c.want, ",") {
 				t.Errorf("notices %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// ensure_roles grants each capability once: one an administrator revoked, or the reader role they
+// deleted, is not given back when the plugin puts its roles in place again (a new version), while on
+// a site where it never ran it grants everything. Each case runs in php-cli inside a database
+// transaction that it rolls back, so the shared rig's roles never change.
+func TestRolesKeepRevocations(t *testing.T) {
+	const setup = "global $wpdb; $wpdb->query( 'START TRANSACTION' );" +
+		" $cap = get_post_type_object( 'tribe_organizer' )->cap->delete_private_posts;" +
+		" get_role( 'administrator' )->remove_cap( $cap ); remove_role( 'calshim_reader' );"
+	const check = " Calshim_Bridge::ensure_roles();" +
+		" wp_roles()->for_site(); $out = [ 'cap' => get_role( 'administrator' )->has_cap( $cap )," +
+		" 'reader' => null !== get_role( 'calshim_reader' ) ]; $wpdb->query( 'ROLLBACK' ); echo json_encode( $out );"
+	cases := []struct {
+		name, before string
+		want         map[string]bool
+	}{
+		{"revoked, then a new version", "update_option( 'calshim_bridge_caps_version', '0' );",
+			map[string]bool{"cap": false, "reader": false}},
+		{"site where it never ran", "delete_option( 'calshim_bridge_caps_version' ); delete_option( 'calshim_bridge_caps_granted' );",
+			map[string]bool{"cap": true, "reader": true}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := wpPHP(t, setup+c.before+check)
+			var got map[string]bool
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("php printed %s", out)
+			}
+			if got["cap"] != c.want["cap"] || got["reader"] != c.want["reader"] {
+				t.Errorf("after ensure_roles: %v, want %v", got, c.want)
 			}
 		})
 	}

@@ -2,7 +2,7 @@
 /**
  * Plugin Name: calshim bridge
  * Description: Exposes The Events Calendar's storage (post types tribe_events, tribe_venue, tribe_organizer, taxonomy tribe_events_cat, the _Event..., _Venue... and _Organizer... meta keys) over the core WordPress REST API (wp/v2), so that the calshim service can serve the TEC REST API v1 from it. Install as a must-use plugin (copy this file into wp-content/mu-plugins/).
- * Version: 0.2.0
+ * Version: 0.3.0
  * Requires at least: 5.7
  * Requires PHP: 7.4
  * License: GPL-2.0-or-later
@@ -41,8 +41,9 @@
  *      about a post the caller may not read in full (password not given, status not public), unless the
  *      caller is the service role or may edit the post: TEC's own API refuses such posts.
  *
- * The plugin never writes content. It writes options only to keep roles and capabilities in place (once per
- * plugin version, see ensure_roles()) and to keep its change log (identity, pruning floor).
+ * The plugin never writes content. It writes options only to put roles and capabilities in place (once per
+ * plugin version and each capability once, see ensure_roles()) and to keep its change log (identity, pruning
+ * floor).
  */
 
 defined( 'ABSPATH' ) || exit;
@@ -52,7 +53,7 @@ defined( 'ABSPATH' ) || exit;
  */
 final class Calshim_Bridge {
 
-	const VERSION = '0.2.0';
+	const VERSION = '0.3.0';
 
 	const EVENT     = 'tribe_events';
 	const VENUE     = 'tribe_venue';
@@ -67,6 +68,9 @@ final class Calshim_Bridge {
 
 	/** Option remembering for which plugin version roles and capabilities were last put in place. */
 	const CAPS_OPTION = 'calshim_bridge_caps_version';
+
+	/** Option remembering which capabilities the plugin granted to which role, so none is granted twice. */
+	const GRANTED_OPTION = 'calshim_bridge_caps_granted';
 
 	/**
 	 * Features of the three post types. page-attributes exposes `menu_order` in wp/v2 (TEC marks sticky events
@@ -602,17 +606,46 @@ final class Calshim_Bridge {
 	 * the calshim_reader role, and TEC's grants of the three post types' primitive capabilities
 	 * (administrator/editor: all; author: own incl. published, publish; contributor: own unpublished;
 	 * subscriber: read) — the same as TEC's Capabilities class, so a site without TEC behaves alike.
+	 *
+	 * Each capability is granted once: the option GRANTED_OPTION remembers, per role, what the plugin ever
+	 * granted, and a capability an administrator revoked afterwards (or a reader role they deleted) stays
+	 * revoked, through later versions too. A capability a role already holds or explicitly denies is left as
+	 * it is. On a site where a version that kept no such record ran, everything counts as granted already.
 	 */
 	public static function ensure_roles() {
 		if ( wp_installing() ) {
 			return; // no tables yet; WordPress creates the default roles after this request
 		}
-		if ( get_option( self::CAPS_OPTION ) === self::VERSION && get_role( self::READER_ROLE ) ) {
+		if ( get_option( self::CAPS_OPTION ) === self::VERSION ) {
 			return;
 		}
-		if ( ! get_role( self::READER_ROLE ) ) {
-			add_role( self::READER_ROLE, 'calshim reader (read-only service account)', [ 'read' => true, self::READ_ALL_CAP => true ] );
+		$record  = get_option( self::GRANTED_OPTION );
+		$granted = is_array( $record ) ? $record : [];
+		$earlier = ! is_array( $record ) && false !== get_option( self::CAPS_OPTION );
+		foreach ( self::wanted_caps() as $role_name => $caps ) {
+			$done = isset( $granted[ $role_name ] ) ? (array) $granted[ $role_name ] : [];
+			$new  = array_values( array_diff( $caps, $done ) );
+			$role = get_role( $role_name );
+			if ( ! $new || ( ! $role && ( $done || self::READER_ROLE !== $role_name ) ) ) {
+				continue;
+			}
+			if ( ! $earlier && ! $role ) {
+				add_role( self::READER_ROLE, 'calshim reader (read-only service account)', array_fill_keys( $new, true ) );
+			} elseif ( ! $earlier ) {
+				foreach ( $new as $cap ) {
+					if ( ! array_key_exists( $cap, $role->capabilities ) ) {
+						$role->add_cap( $cap );
+					}
+				}
+			}
+			$granted[ $role_name ] = array_merge( $done, $new );
 		}
+		update_option( self::GRANTED_OPTION, $granted, false );
+		update_option( self::CAPS_OPTION, self::VERSION );
+	}
+
+	/** The capabilities the plugin gives each role (see ensure_roles()). */
+	private static function wanted_caps() {
 		$levels = [
 			'editor'      => [ 'read', 'read_private_posts', 'edit_posts', 'edit_others_posts', 'edit_private_posts',
 				'edit_published_posts', 'delete_posts', 'delete_others_posts', 'delete_private_posts',
@@ -622,24 +655,20 @@ final class Calshim_Bridge {
 			'subscriber'  => [ 'read' ],
 		];
 		$roles  = [ 'administrator' => 'editor', 'editor' => 'editor', 'author' => 'author', 'contributor' => 'contributor', 'subscriber' => 'subscriber' ];
+		$wanted = [ self::READER_ROLE => [ 'read', self::READ_ALL_CAP ] ];
 		foreach ( $roles as $role_name => $level ) {
-			$role = get_role( $role_name );
-			if ( ! $role ) {
-				continue;
-			}
+			$caps = [];
 			foreach ( [ self::EVENT, self::VENUE, self::ORGANIZER ] as $post_type ) {
 				$pto = get_post_type_object( $post_type );
-				if ( ! $pto ) {
-					continue;
-				}
-				foreach ( $levels[ $level ] as $alias ) {
-					if ( isset( $pto->cap->$alias ) && empty( $role->capabilities[ $pto->cap->$alias ] ) ) {
-						$role->add_cap( $pto->cap->$alias );
+				foreach ( $pto ? $levels[ $level ] : [] as $alias ) {
+					if ( isset( $pto->cap->$alias ) ) {
+						$caps[] = $pto->cap->$alias;
 					}
 				}
 			}
+			$wanted[ $role_name ] = array_values( array_unique( $caps ) );
 		}
-		update_option( self::CAPS_OPTION, self::VERSION );
+		return $wanted;
 	}
 
 	/**
