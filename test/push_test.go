@@ -27,8 +27,11 @@ func TestSyncPushNotice(t *testing.T) {
 	defer stop()
 	eventually(t, "push calshim ready", func() bool { return readyz(t, url) != nil })
 
-	// The rig blocks outgoing requests (WP_HTTP_BLOCK_EXTERNAL) except to localhost and the site.
-	notify := strings.Replace(url, "127.0.0.1", "localhost", 1) + "/calshim/notify"
+	// The rig blocks outgoing requests (WP_HTTP_BLOCK_EXTERNAL) except to localhost and the site. The
+	// option's URL counts only within the origins wp-config.php allows (here a must-use plugin).
+	origin := strings.Replace(url, "127.0.0.1", "localhost", 1)
+	notify := origin + "/calshim/notify"
+	installMuPlugin(t, "notify-origins.php", []byte("<?php define( 'CALSHIM_NOTIFY_ALLOWED_ORIGINS', '"+origin+"' );\n"))
 	wpPHP(t, "update_option( 'calshim_notify_urls', '"+notify+"' ); update_option( 'calshim_notify_secret', '"+
 		pushSecret+"' );")
 	t.Cleanup(func() {

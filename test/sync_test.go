@@ -263,8 +263,14 @@ func TestSyncScheduledEventPublishedByCron(t *testing.T) {
 // would), for changes no REST route makes, and returns what it printed.
 func wpPHP(t *testing.T, code string) []byte {
 	t.Helper()
+	return wpPHPConfigured(t, "", code)
+}
+
+// wpPHPConfigured is wpPHP with config run before WordPress loads, as wp-config.php is (constants).
+func wpPHPConfigured(t *testing.T, config, code string) []byte {
+	t.Helper()
 	u, _ := neturl.Parse(wpEnv["WP_URL"])
-	script := "$_SERVER['HTTP_HOST'] = '" + u.Hostname() + "'; $_SERVER['REQUEST_URI'] = '/';" +
+	script := "$_SERVER['HTTP_HOST'] = '" + u.Hostname() + "'; $_SERVER['REQUEST_URI'] = '/'; " + config +
 		" require '/usr/share/wordpress/wp-load.php'; " + code
 	cmd := exec.Command("setpriv", "--reuid=www-data", "--regid=www-data", "--init-groups", "--", "php", "-r", script)
 	cmd.Dir = os.TempDir()

@@ -2,7 +2,7 @@
 /**
  * Plugin Name: calshim bridge
  * Description: Exposes The Events Calendar's storage (post types tribe_events, tribe_venue, tribe_organizer, taxonomy tribe_events_cat, the _Event..., _Venue... and _Organizer... meta keys) over the core WordPress REST API (wp/v2), so that the calshim service can serve the TEC REST API v1 from it. Install as a must-use plugin (copy this file into wp-content/mu-plugins/).
- * Version: 0.2.0
+ * Version: 0.3.0
  * Requires at least: 5.7
  * Requires PHP: 7.4
  * License: GPL-2.0-or-later
@@ -34,11 +34,16 @@
  *      {prefix}calshim_changes, whoever makes it (admin, wp/v2, TEC, WP-CLI, cron);
  *   i. the routes calshim syncs through, readable with the calshim_reader role or manage_options only:
  *      GET /calshim/v1/changes?since=SEQ (the change feed) and GET /calshim/v1/bulk (the initial load);
- *   j. optionally, a push notice to the calshims configured in CALSHIM_NOTIFY_URLS / calshim_notify_urls
- *      after a request logged changes, so they poll at once (Calshim_Changes::notify()).
+ *   j. optionally, a push notice to the calshims configured in wp-config.php (CALSHIM_NOTIFY_URLS, or the
+ *      option calshim_notify_urls within CALSHIM_NOTIFY_ALLOWED_ORIGINS) after a request logged changes, so
+ *      they poll at once (Calshim_Changes::notify());
+ *   k. none of the calendar's meta (whoever registered it for REST) and no `calshim` field in wp/v2 answers
+ *      about a post the caller may not read in full (password not given, status not public), unless the
+ *      caller is the service role or may edit the post: TEC's own API refuses such posts.
  *
- * The plugin never writes content. It writes options only to keep roles and capabilities in place (once per
- * plugin version, see ensure_roles()) and to keep its change log (identity, pruning floor).
+ * The plugin never writes content. It writes options only to put roles and capabilities in place (once per
+ * plugin version and each capability once, see ensure_roles()) and to keep its change log (identity, pruning
+ * floor).
  */
 
 defined( 'ABSPATH' ) || exit;
@@ -48,7 +53,7 @@ defined( 'ABSPATH' ) || exit;
  */
 final class Calshim_Bridge {
 
-	const VERSION = '0.2.0';
+	const VERSION = '0.3.0';
 
 	const EVENT     = 'tribe_events';
 	const VENUE     = 'tribe_venue';
@@ -63,6 +68,9 @@ final class Calshim_Bridge {
 
 	/** Option remembering for which plugin version roles and capabilities were last put in place. */
 	const CAPS_OPTION = 'calshim_bridge_caps_version';
+
+	/** Option remembering which capabilities the plugin granted to which role, so none is granted twice. */
+	const GRANTED_OPTION = 'calshim_bridge_caps_granted';
 
 	/**
 	 * Features of the three post types. page-attributes exposes `menu_order` in wp/v2 (TEC marks sticky events
@@ -131,6 +139,13 @@ final class Calshim_Bridge {
 	/** Prefix of TEC's "additional fields" meta keys (option custom-fields), listed in `calshim.meta` too. */
 	const CUSTOM_FIELD_PREFIX = '_ecp_custom_';
 
+	/**
+	 * The calendar's meta keys, whoever registers them for REST: TEC's (_Event…, _Venue…, _Organizer…, _tribe_…,
+	 * its block editor's among them) and its additional fields. Every key of self::META matches. A prefix rule
+	 * rather than a list, so that keys TEC or an add-on registers later are covered too.
+	 */
+	const CALENDAR_META = '/^_(Event|Venue|Organizer|tribe_|ecp_custom_)/';
+
 	/** @var string[]|null Primitive caps granted to calshim readers on REST reads (computed once types exist). */
 	private static $read_caps = null;
 
@@ -150,6 +165,11 @@ final class Calshim_Bridge {
 		add_action( 'rest_api_init', [ __CLASS__, 'register_rest_fields' ] );
 		foreach ( [ self::EVENT, self::VENUE, self::ORGANIZER, self::CATEGORY, 'post_tag' ] as $object_type ) {
 			add_filter( "rest_prepare_{$object_type}", [ __CLASS__, 'strip_outside_wp_v2' ], 999, 3 );
+		}
+		// (k) Nothing of the calendar's storage for whom may not read the post in full: after every other
+		// callback of the filter (TEC adds to `meta` at 10), so that whatever they put there is covered.
+		foreach ( array_keys( self::META ) as $post_type ) {
+			add_filter( "rest_prepare_{$post_type}", [ __CLASS__, 'hide_from_outsiders' ], PHP_INT_MAX, 3 );
 		}
 		add_filter( 'rest_index', [ __CLASS__, 'rest_index' ] );
 		// (g) Plain queries behind wp/v2 lists.
@@ -407,15 +427,57 @@ final class Calshim_Bridge {
 		if ( ! $post ) {
 			return null;
 		}
-		$privileged = current_user_can( self::READ_ALL_CAP ) || current_user_can( 'edit_post', $post->ID );
-		return self::post_fields( $post, $privileged, $request );
+		return self::post_fields( $post, self::privileged( $post ), $request );
+	}
+
+	/** Whether the caller may see everything of $post: calshim's service account, or whoever may edit it. */
+	private static function privileged( WP_Post $post ) {
+		return current_user_can( self::READ_ALL_CAP ) || current_user_can( 'edit_post', $post->ID );
+	}
+
+	/** Whether $post has a password the request did not give (wp/v2 accepts ?password= as core checks it). */
+	private static function password_withheld( WP_Post $post, $request ) {
+		if ( '' === $post->post_password ) {
+			return false;
+		}
+		$given = $request instanceof WP_REST_Request ? $request->get_param( 'password' ) : null;
+		return ! ( is_string( $given ) && hash_equals( $post->post_password, $given ) );
+	}
+
+	/**
+	 * (k) Removes the calendar's meta keys (CALENDAR_META, whoever registered them) and the `calshim` field from
+	 * a wp/v2 answer about an event, venue or organizer the caller may not read in full: one whose password
+	 * the request did not give, or whose status is not public (draft, pending, future, private, trash), unless
+	 * the caller is privileged (calshim's service account, or may edit the post). TEC's own API answers
+	 * 403/401 for such posts; without this, wp/v2 would show their cost, venue, organizers and the rest to
+	 * anyone. Runs for single items, lists and embeds alike, before `_fields` trims the answer.
+	 */
+	public static function hide_from_outsiders( $response, $post, $request ) {
+		if ( ! $response instanceof WP_REST_Response || ! $post instanceof WP_Post ) {
+			return $response;
+		}
+		$status = get_post_status_object( $post->post_status );
+		if ( ( $status && $status->public && ! self::password_withheld( $post, $request ) ) || self::privileged( $post ) ) {
+			return $response;
+		}
+		$data = $response->get_data();
+		if ( ! is_array( $data ) ) {
+			return $response;
+		}
+		unset( $data['calshim'] );
+		if ( isset( $data['meta'] ) && is_array( $data['meta'] ) ) {
+			foreach ( preg_grep( self::CALENDAR_META, array_keys( $data['meta'] ) ) as $key ) {
+				unset( $data['meta'][ $key ] );
+			}
+		}
+		$response->set_data( $data );
+		return $response;
 	}
 
 	/** The `calshim` field of $post, for a caller who may see its password and content or not ($privileged). */
 	public static function post_fields( WP_Post $post, $privileged, $request ) {
 		$protected  = '' !== $post->post_password;
-		$given      = $request instanceof WP_REST_Request ? $request->get_param( 'password' ) : null;
-		$can_see    = ! $protected || $privileged || ( is_string( $given ) && hash_equals( $post->post_password, $given ) );
+		$can_see    = $privileged || ! self::password_withheld( $post, $request );
 
 		$content = '';
 		$excerpt = '';
@@ -544,17 +606,46 @@ final class Calshim_Bridge {
 	 * the calshim_reader role, and TEC's grants of the three post types' primitive capabilities
 	 * (administrator/editor: all; author: own incl. published, publish; contributor: own unpublished;
 	 * subscriber: read) — the same as TEC's Capabilities class, so a site without TEC behaves alike.
+	 *
+	 * Each capability is granted once: the option GRANTED_OPTION remembers, per role, what the plugin ever
+	 * granted, and a capability an administrator revoked afterwards (or a reader role they deleted) stays
+	 * revoked, through later versions too. A capability a role already holds or explicitly denies is left as
+	 * it is. On a site where a version that kept no such record ran, everything counts as granted already.
 	 */
 	public static function ensure_roles() {
 		if ( wp_installing() ) {
 			return; // no tables yet; WordPress creates the default roles after this request
 		}
-		if ( get_option( self::CAPS_OPTION ) === self::VERSION && get_role( self::READER_ROLE ) ) {
+		if ( get_option( self::CAPS_OPTION ) === self::VERSION ) {
 			return;
 		}
-		if ( ! get_role( self::READER_ROLE ) ) {
-			add_role( self::READER_ROLE, 'calshim reader (read-only service account)', [ 'read' => true, self::READ_ALL_CAP => true ] );
+		$record  = get_option( self::GRANTED_OPTION );
+		$granted = is_array( $record ) ? $record : [];
+		$earlier = ! is_array( $record ) && false !== get_option( self::CAPS_OPTION );
+		foreach ( self::wanted_caps() as $role_name => $caps ) {
+			$done = isset( $granted[ $role_name ] ) ? (array) $granted[ $role_name ] : [];
+			$new  = array_values( array_diff( $caps, $done ) );
+			$role = get_role( $role_name );
+			if ( ! $new || ( ! $role && ( $done || self::READER_ROLE !== $role_name ) ) ) {
+				continue;
+			}
+			if ( ! $earlier && ! $role ) {
+				add_role( self::READER_ROLE, 'calshim reader (read-only service account)', array_fill_keys( $new, true ) );
+			} elseif ( ! $earlier ) {
+				foreach ( $new as $cap ) {
+					if ( ! array_key_exists( $cap, $role->capabilities ) ) {
+						$role->add_cap( $cap );
+					}
+				}
+			}
+			$granted[ $role_name ] = array_merge( $done, $new );
 		}
+		update_option( self::GRANTED_OPTION, $granted, false );
+		update_option( self::CAPS_OPTION, self::VERSION );
+	}
+
+	/** The capabilities the plugin gives each role (see ensure_roles()). */
+	private static function wanted_caps() {
 		$levels = [
 			'editor'      => [ 'read', 'read_private_posts', 'edit_posts', 'edit_others_posts', 'edit_private_posts',
 				'edit_published_posts', 'delete_posts', 'delete_others_posts', 'delete_private_posts',
@@ -564,24 +655,20 @@ final class Calshim_Bridge {
 			'subscriber'  => [ 'read' ],
 		];
 		$roles  = [ 'administrator' => 'editor', 'editor' => 'editor', 'author' => 'author', 'contributor' => 'contributor', 'subscriber' => 'subscriber' ];
+		$wanted = [ self::READER_ROLE => [ 'read', self::READ_ALL_CAP ] ];
 		foreach ( $roles as $role_name => $level ) {
-			$role = get_role( $role_name );
-			if ( ! $role ) {
-				continue;
-			}
+			$caps = [];
 			foreach ( [ self::EVENT, self::VENUE, self::ORGANIZER ] as $post_type ) {
 				$pto = get_post_type_object( $post_type );
-				if ( ! $pto ) {
-					continue;
-				}
-				foreach ( $levels[ $level ] as $alias ) {
-					if ( isset( $pto->cap->$alias ) && empty( $role->capabilities[ $pto->cap->$alias ] ) ) {
-						$role->add_cap( $pto->cap->$alias );
+				foreach ( $pto ? $levels[ $level ] : [] as $alias ) {
+					if ( isset( $pto->cap->$alias ) ) {
+						$caps[] = $pto->cap->$alias;
 					}
 				}
 			}
+			$wanted[ $role_name ] = array_values( array_unique( $caps ) );
 		}
-		update_option( self::CAPS_OPTION, self::VERSION );
+		return $wanted;
 	}
 
 	/**
@@ -880,36 +967,71 @@ final class Calshim_Changes {
 	const NOTIFY_GAP = 1;
 
 	/**
-	 * Push notice: tells the calshims configured in CALSHIM_NOTIFY_URLS (constant, e.g. in wp-config.php) or
-	 * else the option calshim_notify_urls (URLs separated by spaces, commas or new lines, e.g. set with
-	 * `wp option update calshim_notify_urls http://calshim:8080/calshim/notify`) that the log grew, so
-	 * that they poll at once instead of at their next poll. The secret they share (CALSHIM_NOTIFY_SECRET or
-	 * the option calshim_notify_secret) goes as a bearer token. One POST per URL, non-blocking with a short
-	 * timeout (WordPress' curl transport still waits up to a second for an address that does not answer),
-	 * once at the end of the request and at most once a NOTIFY_GAP before it. Polling stays the guarantee:
-	 * a lost notice delays a change until the next poll, nothing more.
+	 * Push notice: tells the calshims configured (see notice_targets()) that the log grew, so that they poll
+	 * at once instead of at their next poll. The secret they share goes as a bearer token. One POST per URL,
+	 * non-blocking with a short timeout (WordPress' curl transport still waits up to a second for an address
+	 * that does not answer), once at the end of the request and at most once a NOTIFY_GAP before it. Polling
+	 * stays the guarantee: a lost notice delays a change until the next poll, nothing more.
 	 */
 	private static function notify() {
 		static $sent = 0.0;
-		$urls = self::setting( 'CALSHIM_NOTIFY_URLS', 'calshim_notify_urls' );
-		$urls = is_array( $urls ) ? $urls : preg_split( '/[\s,]+/', (string) $urls, -1, PREG_SPLIT_NO_EMPTY );
-		if ( ! $urls || ( ! doing_action( 'shutdown' ) && microtime( true ) - $sent < self::NOTIFY_GAP ) ) {
+		$targets = self::notice_targets();
+		if ( ! $targets || ( ! doing_action( 'shutdown' ) && microtime( true ) - $sent < self::NOTIFY_GAP ) ) {
 			return;
 		}
 		$sent = microtime( true );
-		$args = [
-			'blocking' => false,
-			'timeout'  => 0.5,
-			'headers'  => [ 'Authorization' => 'Bearer ' . self::setting( 'CALSHIM_NOTIFY_SECRET', 'calshim_notify_secret' ) ],
-		];
-		foreach ( $urls as $url ) {
-			wp_remote_post( $url, $args );
+		foreach ( $targets as $url => $secret ) {
+			wp_remote_post( $url, [
+				'blocking' => false,
+				'timeout'  => 0.5,
+				'headers'  => [ 'Authorization' => 'Bearer ' . $secret ],
+			] );
 		}
 	}
 
-	/** A setting of the constant $constant when defined, else of the option $option. */
-	private static function setting( $constant, $option ) {
-		return defined( $constant ) ? constant( $constant ) : get_option( $option, '' );
+	/**
+	 * The calshims to notify, URL => secret. URLs come from wp-config.php only, directly or as an allow-list,
+	 * so that whoever can write an option (an administrator, a plugin's settings page, an injected query)
+	 * can neither send notices anywhere nor learn a secret kept in wp-config.php:
+	 *
+	 *   - the constant CALSHIM_NOTIFY_URLS when defined, with the secret of the constant CALSHIM_NOTIFY_SECRET,
+	 *     else of the option calshim_notify_secret;
+	 *   - else the URLs of the option calshim_notify_urls whose origin (scheme://host:port) the constant
+	 *     CALSHIM_NOTIFY_ALLOWED_ORIGINS lists, with the secret of the option calshim_notify_secret only: a
+	 *     secret held in a constant never goes to a URL held in an option.
+	 *
+	 * Lists are arrays or strings separated by spaces, commas or new lines. Without a secret nobody is told.
+	 */
+	private static function notice_targets() {
+		$option_secret = (string) get_option( 'calshim_notify_secret', '' );
+		if ( defined( 'CALSHIM_NOTIFY_URLS' ) ) {
+			$urls   = self::url_list( CALSHIM_NOTIFY_URLS );
+			$secret = defined( 'CALSHIM_NOTIFY_SECRET' ) ? (string) CALSHIM_NOTIFY_SECRET : $option_secret;
+		} else {
+			$allowed = defined( 'CALSHIM_NOTIFY_ALLOWED_ORIGINS' ) ? array_map( [ __CLASS__, 'origin' ], self::url_list( CALSHIM_NOTIFY_ALLOWED_ORIGINS ) ) : [];
+			$urls    = array_filter( self::url_list( get_option( 'calshim_notify_urls', '' ) ), static function ( $url ) use ( $allowed ) {
+				$origin = self::origin( $url );
+				return '' !== $origin && in_array( $origin, $allowed, true );
+			} );
+			$secret  = $option_secret;
+		}
+		return '' === $secret ? [] : array_fill_keys( $urls, $secret );
+	}
+
+	/** A list setting as an array of strings. */
+	private static function url_list( $value ) {
+		return is_array( $value ) ? array_map( 'strval', array_values( $value ) ) : preg_split( '/[\s,]+/', (string) $value, -1, PREG_SPLIT_NO_EMPTY );
+	}
+
+	/** "scheme://host:port" of a URL, lower case, with the scheme's default port made explicit ("" if none). */
+	private static function origin( $url ) {
+		$parts = wp_parse_url( $url );
+		if ( ! is_array( $parts ) || empty( $parts['scheme'] ) || empty( $parts['host'] ) ) {
+			return '';
+		}
+		$scheme = strtolower( $parts['scheme'] );
+		$port   = isset( $parts['port'] ) ? (int) $parts['port'] : ( 'https' === $scheme ? 443 : 80 );
+		return $scheme . '://' . strtolower( $parts['host'] ) . ':' . $port;
 	}
 
 	private static function insert( array $rows ) {
