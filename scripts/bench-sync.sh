@@ -34,11 +34,15 @@ wp_php() {
 }
 # Push notices: the plugin notifies calshim (on localhost: the rig blocks other hosts) with this secret.
 PUSH_SECRET=bench-sync-push-notice-secret
+# The plugin sends notices to an option's URL only when wp-config.php (here a mu-plugin) allows its origin.
+push_origins() { echo "$(wp_php 'echo WPMU_PLUGIN_DIR;')/calshim-bench-notify-origins.php"; }
 push_options() {
   if [ "$1" = on ]; then
+    echo "<?php define( 'CALSHIM_NOTIFY_ALLOWED_ORIGINS', 'http://localhost:$PORT' );" >"$(push_origins)"
     wp_php "update_option( 'calshim_notify_urls', 'http://localhost:$PORT/calshim/notify' );
       update_option( 'calshim_notify_secret', '$PUSH_SECRET' );"
   else
+    rm -f "$(push_origins)"
     wp_php "delete_option( 'calshim_notify_urls' ); delete_option( 'calshim_notify_secret' );"
   fi
 }
