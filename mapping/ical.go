@@ -193,12 +193,13 @@ func icalClean(s, newline string) string {
 
 // icalParam quotes a parameter value (the CN of an organizer, RFC 5545 §3.2), after icalClean with
 // line breaks as spaces. A quoted value cannot hold DQUOTE, so it is written as RFC 6868 says:
-// ^' for ", ^^ for ^.
+// ^' for ", ^^ for ^. Backslashes are dropped: RFC 5545 has no escapes in parameters, but parsers
+// (ical.js, python-icalendar) take \: or \, for one and then split the line elsewhere.
 func icalParam(s string) string {
 	return `"` + paramEscapes.Replace(icalClean(s, " ")) + `"`
 }
 
-var paramEscapes = strings.NewReplacer("^", "^^", `"`, "^'")
+var paramEscapes = strings.NewReplacer("^", "^^", `"`, "^'", `\`, "")
 
 // icalURI writes a URI value (URL, ORGANIZER's mailto:), which has no escapes: every byte that is
 // not one of RFC 3986's characters (controls, space, quotes, backslash, non-ASCII) is

@@ -43,7 +43,7 @@ func TestICalendarAllDayAndZonesWithoutTransitions(t *testing.T) {
 	tokyo := ICalEvent{UID: "2@h", Summary: "Talk", Zone: "Asia/Tokyo", Status: "TENTATIVE",
 		Start: time.Date(2026, 5, 1, 1, 0, 0, 0, time.UTC),
 		End:   time.Date(2026, 5, 1, 2, 0, 0, 0, time.UTC),
-		Geo:   &[2]float64{35.68, 139.76}, Organizer: &ICalPerson{Name: `Ann "A" Lee`, Email: "a@h"}}
+		Geo:   &[2]float64{35.68, 139.76}, Organizer: &ICalPerson{Name: `Ann "A" \Lee`, Email: "a@h"}}
 	out := strings.ReplaceAll(string(ICalendar("p", "n", []ICalEvent{day, tokyo})), "\r\n ", "")
 	for _, want := range []string{
 		"DTSTART;VALUE=DATE:20261230\r\nDTEND;VALUE=DATE:20270102\r\n",
