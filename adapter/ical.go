@@ -126,9 +126,9 @@ func icalDates(r *request, o mapping.Object, e *mapping.ICalEvent) bool {
 
 	if allDay, _ := member[bool](o, "all_day"); allDay {
 		e.AllDay = true
-		e.StartDay = start[:min(10, len(start))]
-		e.EndDay = nextDay(end[:min(10, len(end))])
-		return e.EndDay != ""
+		e.Start, e.End = day(start), day(end)
+		e.End = e.End.AddDate(0, 0, 1) // DTEND is the day after the last
+		return !e.Start.IsZero() && e.End.After(e.Start)
 	}
 
 	e.Start, e.End = utcTime(str(o, "utc_start_date")), utcTime(str(o, "utc_end_date"))
@@ -172,13 +172,13 @@ func wallTime(s string, loc *time.Location) time.Time {
 	return t
 }
 
-// nextDay is the day after a "YYYY-MM-DD" date ("" when it is none).
-func nextDay(day string) string {
-	t, err := time.Parse(time.DateOnly, day)
+// day is the date a stored date-time starts with ("YYYY-MM-DD"); zero when it starts with none.
+func day(s string) time.Time {
+	t, err := time.Parse(time.DateOnly, s[:min(len(time.DateOnly), len(s))])
 	if err != nil {
-		return ""
+		return time.Time{}
 	}
-	return t.AddDate(0, 0, 1).Format(time.DateOnly)
+	return t
 }
 
 // icalStatus maps a post status: published events are confirmed, the others (drafts, pending,
@@ -218,7 +218,8 @@ func venueGeo(r *request, v mapping.Object) *[2]float64 {
 
 	la, errLat := strconv.ParseFloat(strings.TrimSpace(lat), 64)
 	lo, errLng := strconv.ParseFloat(strings.TrimSpace(lng), 64)
-	if errLat != nil || errLng != nil || la < -90 || la > 90 || lo < -180 || lo > 180 {
+	// Written so that NaN, which ParseFloat reads and no comparison holds for, is out of range too.
+	if errLat != nil || errLng != nil || !(la >= -90 && la <= 90) || !(lo >= -180 && lo <= 180) {
 		return nil
 	}
 

@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 
@@ -99,5 +102,81 @@ func TestICalFeedCap(t *testing.T) {
 	feed := serveGET(h, "/wp-json/cal/events/v1/events.ics?start_date=2000-01-01&end_date=2100-01-01")
 	if got := strings.Count(feed.Body.String(), "BEGIN:VEVENT"); got != 2 {
 		t.Errorf("capped feed has %d events", got)
+	}
+}
+
+// FuzzICalFeedStoredFields stores arbitrary text in every field of an event, its venue, organizer
+// and category that the feed shows, and checks that the event's feed still has exactly its own
+// lines: the organizer e-mail "x@example.com&#10;BEGIN:VALARM&#10;..." once put an alarm into it.
+func FuzzICalFeedStoredFields(f *testing.F) {
+	alarm := "x@example.com&#10;BEGIN:VALARM&#10;ACTION:DISPLAY&#10;DESCRIPTION:injected&#10;END:VALARM"
+	f.Add("Gala", "<p>Doors at 7</p>", "Hall", "1 Main St", "Ann", "ann@example.org", "Music",
+		"America/New_York", "40.7")
+	f.Add("Gala", "x", "Hall", "1 Main St", "Ann", alarm, "Music", "America/New_York", "40.7")
+	f.Add("a&#13;&#10;END:VEVENT", "b&#x2028;BEGIN:VALARM\r\nX:y", "c&#133;END:VCALENDAR", "d\x00\x1b;,\\",
+		"\"Ann\"&#10;ORGANIZER:mailto:evil@example.org", "e@x\r\n URL:y", "f\u2029CATEGORIES:g",
+		"Europe/Berlin\r\nX", "NaN")
+	f.Fuzz(func(t *testing.T, title, content, venue, address, name, email, category, zone, lat string) {
+		wp := wpfake.New(t)
+		wp.Modify("tribe_events", 17, func(o wpfake.Object) {
+			c := wp.Sub(o, "calshim")
+			c["title"], c["content"] = title, content
+			wp.Sub(c, "meta")["_EventTimezone"] = []any{zone}
+		})
+		wp.Modify("tribe_venue", 5, func(o wpfake.Object) {
+			c := wp.Sub(o, "calshim")
+			c["title"] = venue
+			meta := wp.Sub(c, "meta")
+			meta["_VenueAddress"], meta["_VenueLat"], meta["_VenueLng"] = []any{address}, []any{lat}, []any{lat}
+		})
+		wp.Modify("tribe_organizer", 12, func(o wpfake.Object) {
+			c := wp.Sub(o, "calshim")
+			c["title"] = name
+			wp.Sub(c, "meta")["_OrganizerEmail"] = []any{email}
+		})
+		wp.Modify("tribe_events_cat", 2, func(o wpfake.Object) { o["name"] = category })
+		feed := serveGET(fakeServer(t, wp), "/wp-json/cal/events/v1/events/17.ics").Body.String()
+		checkFeedLines(t, feed)
+	})
+}
+
+// checkFeedLines checks that a feed of one event has CRLF line ends only, no control or line
+// separator in any line, and, unfolded, only the lines the writer writes, each once and in order.
+func checkFeedLines(t *testing.T, feed string) {
+	t.Helper()
+	if !utf8.ValidString(feed) {
+		t.Fatalf("feed is not UTF-8:\n%q", feed)
+	}
+	lines := strings.Split(strings.ReplaceAll(strings.TrimSuffix(feed, "\r\n"), "\r\n ", ""), "\r\n")
+	head := strings.Fields("BEGIN VERSION PRODID CALSCALE METHOD X-WR-CALNAME TZID DTSTART TZOFFSETFROM " +
+		"TZOFFSETTO TZNAME END")
+	order := strings.Fields("BEGIN:VEVENT UID DTSTAMP DTSTART DTEND SUMMARY DESCRIPTION LOCATION GEO " +
+		"ORGANIZER CATEGORIES URL LAST-MODIFIED STATUS END:VEVENT END:VCALENDAR")
+	next := -1
+	for _, l := range lines {
+		if i := strings.IndexFunc(l, func(r rune) bool {
+			return r != '\t' && unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
+		}); i >= 0 {
+			t.Fatalf("line holds %q:\n%s", l[i:], feed)
+		}
+		name := l[:max(0, strings.IndexAny(l, ":;"))]
+		if next < 0 {
+			if l == order[0] {
+				next = 1
+			} else if !slices.Contains(head, name) {
+				t.Fatalf("line %q before the event:\n%s", l, feed)
+			}
+			continue
+		}
+		for next < len(order) && order[next] != name && order[next] != l {
+			next++
+		}
+		if next == len(order) {
+			t.Fatalf("line %q is none the event may have next:\n%s", l, feed)
+		}
+		next++
+	}
+	if next != len(order) {
+		t.Fatalf("the feed does not end with its event:\n%s", feed)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -22,13 +23,12 @@ type ICalEvent struct {
 	Categories  []string
 	URL         string
 	Status      string // CONFIRMED, TENTATIVE or CANCELLED
-	// Start and End are instants; Zone is the IANA zone they are written in ("" = UTC). All-day events
-	// use StartDay and EndDay ("YYYY-MM-DD", EndDay exclusive) instead.
-	Start, End       time.Time
-	Zone             string
-	AllDay           bool
-	StartDay, EndDay string
-	Stamp, Modified  time.Time // DTSTAMP and LAST-MODIFIED (UTC)
+	// Start and End are instants; Zone is the IANA zone they are written in ("" = UTC). Of all-day
+	// events only the dates count (End exclusive), as Start.Date() and End.Date() give them.
+	Start, End      time.Time
+	Zone            string
+	AllDay          bool
+	Stamp, Modified time.Time // DTSTAMP and LAST-MODIFIED (UTC)
 }
 
 // ICalPerson is an ORGANIZER: a display name and a mail address.
@@ -36,12 +36,13 @@ type ICalPerson struct{ Name, Email string }
 
 // ICalendar writes a VCALENDAR holding one VTIMEZONE for each zone the events use (its transitions
 // over the years the events span, from Go's time zone database) and one VEVENT per event: CRLF line
-// ends, lines folded at 75 octets, text escaped.
+// ends, lines folded at 75 octets. Every value that comes from a string goes through ICalText,
+// icalURI or icalParam, or is a zone name ICalZone accepted, so no stored text can add a line.
 func ICalendar(prodID, name string, events []ICalEvent) []byte {
 	w := &icalWriter{}
 	w.line("BEGIN:VCALENDAR")
 	w.line("VERSION:2.0")
-	w.line("PRODID:" + prodID)
+	w.line("PRODID:" + ICalText(prodID))
 	w.line("CALSCALE:GREGORIAN")
 	w.line("METHOD:PUBLISH")
 	if name != "" {
@@ -63,9 +64,14 @@ func ICalendar(prodID, name string, events []ICalEvent) []byte {
 // zones caches the time zones feeds use: time.LoadLocation reads the database file on every call.
 var zones sync.Map // name → *time.Location, or nil when the database has no such zone
 
-// ICalZone returns the zone of the database with that name; false for names it lacks ("UTC+2") and
-// for "Local", which is no zone a calendar can name.
+// ICalZone returns the zone of the database with that name; false for names it lacks ("UTC+2"),
+// for "Local", which is no zone a calendar can name, and for names with other characters than the
+// database's, since a TZID parameter is written unquoted.
 func ICalZone(name string) (*time.Location, bool) {
+	if strings.TrimLeft(name, zoneNameChars) != "" {
+		return nil, false
+	}
+
 	if v, ok := zones.Load(name); ok {
 		loc, _ := v.(*time.Location)
 		return loc, loc != nil
@@ -79,6 +85,10 @@ func ICalZone(name string) (*time.Location, bool) {
 	zones.Store(name, loc)
 	return loc, loc != nil
 }
+
+// zoneNameChars are the characters of the database's zone names ("America/Port-au-Prince",
+// "Etc/GMT+5").
+const zoneNameChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/_+-"
 
 // zoneSpan is a time zone and the instants the feed needs it for.
 type zoneSpan struct {
@@ -144,7 +154,7 @@ func (w *icalWriter) line(s string) {
 	limit := 75
 	for len(s) > limit {
 		cut := limit
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
+		for cut > limit-utf8.UTFMax && !utf8.RuneStart(s[cut]) {
 			cut--
 		}
 		w.b.WriteString(s[:cut])
@@ -157,21 +167,67 @@ func (w *icalWriter) line(s string) {
 	w.b.WriteString("\r\n")
 }
 
-// ICalText escapes a TEXT value (RFC 5545 §3.3.11).
-func ICalText(s string) string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	return strings.NewReplacer(`\`, `\\`, ";", `\;`, ",", `\,`, "\n", `\n`, "\r", `\n`).Replace(s)
+// ICalText escapes a TEXT value (RFC 5545 §3.3.11): backslash, semicolon and comma escaped, every
+// line break written as \n. Lossy: icalClean's steps.
+func ICalText(s string) string { return textEscapes.Replace(icalClean(s, "\n")) }
+
+var textEscapes = strings.NewReplacer(`\`, `\\`, ";", `\;`, ",", `\,`, "\n", `\n`)
+
+// icalClean makes stored text safe on one content line: invalid UTF-8 becomes U+FFFD, each line
+// break (CRLF, CR, LF, NEL, U+2028, U+2029: parsers such as Python's split lines at the last
+// three too) becomes newline, and every other control character but TAB is dropped.
+func icalClean(s, newline string) string {
+	s = strings.ToValidUTF8(strings.ReplaceAll(s, "\r\n", "\n"), "\uFFFD")
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\r' || r == '\u0085' || r == '\u2028' || r == '\u2029':
+			b.WriteString(newline)
+		case r == '\t' || !unicode.IsControl(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
-// icalParam quotes a parameter value (the CN of an organizer); DQUOTE cannot be escaped, so it
-// is dropped.
+// icalParam quotes a parameter value (the CN of an organizer, RFC 5545 §3.2), after icalClean with
+// line breaks as spaces. A quoted value cannot hold DQUOTE, so it is written as RFC 6868 says:
+// ^' for ", ^^ for ^. Backslashes are dropped: RFC 5545 has no escapes in parameters, but parsers
+// (ical.js, python-icalendar) take \: or \, for one and then split the line elsewhere.
 func icalParam(s string) string {
-	return `"` + strings.NewReplacer(`"`, "", "\r", " ", "\n", " ").Replace(s) + `"`
+	return `"` + paramEscapes.Replace(icalClean(s, " ")) + `"`
 }
+
+var paramEscapes = strings.NewReplacer("^", "^^", `"`, "^'", `\`, "")
+
+// icalURI writes a URI value (URL, ORGANIZER's mailto:), which has no escapes: every byte that is
+// not one of RFC 3986's characters (controls, space, quotes, backslash, non-ASCII) is
+// percent-encoded, so the value stays one piece of one line.
+func icalURI(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < utf8.RuneSelf && strings.IndexByte(uriChars, c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(upperHex[c>>4])
+		b.WriteByte(upperHex[c&15])
+	}
+	return b.String()
+}
+
+const (
+	uriChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=%"
+	upperHex = "0123456789ABCDEF"
+)
 
 const (
 	icalUTC   = "20060102T150405Z"
 	icalLocal = "20060102T150405"
+	icalDate  = "20060102"
 )
 
 // event writes one VEVENT.
@@ -194,16 +250,16 @@ func (w *icalWriter) event(e *ICalEvent) {
 	}
 
 	if o := e.Organizer; o != nil {
-		w.line("ORGANIZER;CN=" + icalParam(o.Name) + ":mailto:" + o.Email)
+		w.line("ORGANIZER;CN=" + icalParam(o.Name) + ":mailto:" + icalURI(o.Email))
 	}
 
 	w.categories(e.Categories)
 	if e.URL != "" {
-		w.line("URL;VALUE=URI:" + e.URL)
+		w.line("URL;VALUE=URI:" + icalURI(e.URL))
 	}
 
 	w.line("LAST-MODIFIED:" + e.Modified.UTC().Format(icalUTC))
-	w.line("STATUS:" + e.Status)
+	w.line("STATUS:" + ICalText(e.Status))
 	w.line("END:VEVENT")
 }
 
@@ -212,8 +268,8 @@ func (w *icalWriter) event(e *ICalEvent) {
 func (w *icalWriter) dates(e *ICalEvent) {
 	switch {
 	case e.AllDay:
-		w.line("DTSTART;VALUE=DATE:" + strings.ReplaceAll(e.StartDay, "-", ""))
-		w.line("DTEND;VALUE=DATE:" + strings.ReplaceAll(e.EndDay, "-", ""))
+		w.line("DTSTART;VALUE=DATE:" + e.Start.Format(icalDate))
+		w.line("DTEND;VALUE=DATE:" + e.End.Format(icalDate))
 	case e.Zone != "":
 		if loc, ok := ICalZone(e.Zone); ok {
 			w.line("DTSTART;TZID=" + e.Zone + ":" + e.Start.In(loc).Format(icalLocal))

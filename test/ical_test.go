@@ -6,14 +6,19 @@ import (
 	"fmt"
 	"html"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+
+	"calshim/mapping"
 )
 
 // icalEvent is one VEVENT as the parsers in testdata/ical print it.
@@ -24,18 +29,35 @@ type icalEvent struct {
 	OrganizerCN                                          string `json:"organizer_cn"`
 	AllDay                                               bool   `json:"all_day"`
 	Categories                                           []string
+	Properties                                           []string // names, in the parser's order
+}
+
+// icalFeed is what a parser found in a feed.
+type icalFeed struct {
+	Events     []icalEvent
+	Components []string // the names of every component, the VCALENDAR first
 }
 
 // parseFeed reads a feed with Debian's python3-icalendar and npm's ical.js (scripts/test-deps.sh
-// installs both) and returns what each found, by parser name.
+// installs both) and returns the events each found, by parser name.
 func parseFeed(t *testing.T, feed []byte) map[string][]icalEvent {
+	t.Helper()
+	out := map[string][]icalEvent{}
+	for name, parsed := range parseCalendar(t, feed) {
+		out[name] = parsed.Events
+	}
+	return out
+}
+
+// parseCalendar is parseFeed with the components each parser found.
+func parseCalendar(t *testing.T, feed []byte) map[string]icalFeed {
 	t.Helper()
 	state := os.Getenv("CALSHIM_STATE")
 	if state == "" {
 		state = "/tmp/calshim-wp"
 	}
 	icaljs := filepath.Join(state, "node/node_modules/ical.js/dist/ical.js")
-	out := map[string][]icalEvent{}
+	out := map[string]icalFeed{}
 	for name, argv := range map[string][]string{
 		"python3-icalendar": {"/usr/bin/python3", "testdata/ical/parse.py"},
 		"ical.js":           {"node", "testdata/ical/parse.mjs", icaljs},
@@ -48,11 +70,11 @@ func parseFeed(t *testing.T, feed []byte) map[string][]icalEvent {
 		if err != nil {
 			t.Fatalf("%s: %v\n%s\n(run scripts/test-deps.sh)", name, err, stderr.String())
 		}
-		var parsed struct{ Events []icalEvent }
+		var parsed icalFeed
 		if err := json.Unmarshal(raw, &parsed); err != nil {
 			t.Fatalf("%s printed %s: %v", name, raw, err)
 		}
-		out[name] = parsed.Events
+		out[name] = parsed
 	}
 	return out
 }
@@ -314,6 +336,157 @@ func TestICalGeoAndOrganizer(t *testing.T) {
 			!strings.HasPrefix(e.Location, "ICS Geo Hall, 1-1 Chiyoda, Tokyo") {
 			t.Errorf("%s read geo %v, organizer %q (%q), location %q", parser, e.Geo, e.Organizer,
 				e.OrganizerCN, e.Location)
+		}
+	}
+}
+
+// hostileText are stored values the feed must carry without letting them add a line: the organizer
+// e-mail that once put an alarm into every subscriber's calendar, the characters TEXT escapes,
+// quotes and RFC 6868's caret, line separators other than CR and LF, controls, broken UTF-8 and a
+// 300-character value.
+var hostileText = []string{
+	"x@example.com\nBEGIN:VALARM\nACTION:DISPLAY\nDESCRIPTION:injected\nEND:VALARM",
+	`a, b; c \ d "e" 'f' ^n ^' ^^ <g> :h`,
+	"Grüße 😀 \u2028BEGIN:VALARM\u2029 x\u0085y \r\nEND:VEVENT\r z\x00\x1b\x7f\tTab",
+	strings.Repeat("Zwölf Ständchen, 😀; ", 15),
+	"\xffbroken\xc3",
+	`C:\new\Notes\, \; \:`,
+}
+
+// The writer's escaping read back by both parsers: each stored value comes back as stored, less the
+// documented lossy steps, and no value adds a component or a property.
+func TestICalRoundTripOfHostileText(t *testing.T) {
+	var events []mapping.ICalEvent
+	for i, h := range hostileText {
+		start := time.Date(2033, 5, 1+i, 10, 0, 0, 0, time.UTC)
+		events = append(events, mapping.ICalEvent{UID: strconv.Itoa(i) + "@" + h, Summary: h,
+			Description: h, Location: h, URL: "https://example.org/e/" + h, Status: "CONFIRMED",
+			Organizer: &mapping.ICalPerson{Name: h, Email: h}, Categories: []string{h, "plain"},
+			Start: start, End: start.Add(time.Hour), Zone: "Europe/Berlin", Stamp: start, Modified: start})
+	}
+	feed := mapping.ICalendar("-//calshim//test//EN", "Hostile", events)
+	feedLines(t, feed)
+	for parser, cal := range parseCalendar(t, feed) {
+		checkComponents(t, parser, cal, len(events), "CATEGORIES DESCRIPTION DTEND DTSTAMP DTSTART "+
+			"LAST-MODIFIED LOCATION ORGANIZER STATUS SUMMARY UID URL")
+		for i, e := range cal.Events {
+			for _, d := range hostileDiffs(parser, hostileText[i], e) {
+				t.Errorf("%s, value %d: %s", parser, i, d)
+			}
+		}
+	}
+}
+
+// checkComponents checks that a parser found the VCALENDAR, time zones and events, nothing else,
+// and in each event exactly the properties named (sorted, space-separated), each once.
+func checkComponents(t *testing.T, parser string, cal icalFeed, events int, properties string) {
+	t.Helper()
+	vevents := 0
+	for _, c := range cal.Components {
+		vevents += strings.Count(c, "VEVENT")
+		if !slices.Contains([]string{"VCALENDAR", "VTIMEZONE", "STANDARD", "DAYLIGHT", "VEVENT"}, c) {
+			t.Errorf("%s found a %s component", parser, c)
+		}
+	}
+	if vevents != events || len(cal.Events) != events {
+		t.Errorf("%s found %d events, want %d", parser, vevents, events)
+	}
+	want := strings.Fields(properties)
+	for _, e := range cal.Events {
+		if got := slices.Sorted(slices.Values(e.Properties)); !slices.Equal(got, want) {
+			t.Errorf("%s read the properties %v, want %v", parser, got, want)
+		}
+	}
+}
+
+// hostileDiffs lists how the values a parser read from an event of hostile text differ from what
+// was stored. URIs are compared percent-decoded: the writer percent-encodes what a URI cannot hold.
+// python3-icalendar 4.0.3 (Debian 12's) reads a few things otherwise than RFC 5545 says, and is
+// held to what it can read: it decodes no RFC 6868 in parameters, splits CATEGORIES at escaped
+// commas too, decodes %2C, %3A, %3B and %5C in any value, and takes a backslash before n, N, a
+// comma, semicolon or colon for an escape even when the backslash is itself escaped.
+func hostileDiffs(parser, h string, e icalEvent) []string {
+	python := parser == "python3-icalendar"
+	var diffs []string
+	check := func(name, got, want string) {
+		if got != want {
+			diffs = append(diffs, fmt.Sprintf("%s = %q, want %q", name, got, want))
+		}
+	}
+	uri := func(name, got, prefix string) {
+		if len(got) >= len(prefix) && strings.EqualFold(got[:len(prefix)], prefix) {
+			got = got[len(prefix):]
+		}
+		if decoded, err := url.PathUnescape(got); err != nil || decoded != h {
+			diffs = append(diffs, fmt.Sprintf("%s = %q, want %q percent-encoded", name, got, h))
+		}
+	}
+	uri("organizer", e.Organizer, "mailto:")
+	uri("url", e.URL, "https://example.org/e/")
+	if python && regexp.MustCompile(`\\[nN,;:]`).MatchString(h) {
+		return diffs
+	}
+	text := keptText(h, "\n")
+	_, uid, _ := strings.Cut(e.UID, "@")
+	check("uid", uid, text)
+	check("summary", e.Summary, text)
+	check("description", e.Description, text)
+	check("location", e.Location, text)
+	cn, sep := e.OrganizerCN, "\x00" // no kept text holds NUL
+	if python {
+		cn = strings.NewReplacer("^^", "^", "^'", `"`, "^n", "\n").Replace(cn)
+		sep = ","
+	}
+	check("organizer CN", cn, strings.ReplaceAll(keptText(h, " "), `\`, "")) // dropped: see icalParam
+	check("categories", strings.Join(e.Categories, sep), text+sep+"plain")
+	return diffs
+}
+
+// keptText is what the feed keeps of stored text, mapping.ICalText's lossy steps: broken UTF-8 as
+// U+FFFD, each line break (CRLF, CR, LF, NEL, U+2028, U+2029) as lineBreak, other controls but
+// TAB dropped.
+func keptText(s, lineBreak string) string {
+	s = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u0085", "\n", "\u2028", "\n", "\u2029", "\n").
+		Replace(strings.ToValidUTF8(s, "\uFFFD"))
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n':
+			return []rune(lineBreak)[0]
+		case r != '\t' && unicode.IsControl(r):
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// The organizer e-mail that once put an alarm into the feed, saved in WordPress itself (as
+// entities, which the feed decodes) with a hostile organizer name: calshim's real feed carries both
+// as values of ORGANIZER, and both parsers find one event with its own properties and no alarm.
+func TestICalHostileOrganizerSavedInWordPress(t *testing.T) {
+	r := send(t, "admin", http.MethodPost, "/events", map[string]any{"title": "ICS Hostile Organizer",
+		"start_date": "2033-06-01 10:00:00", "end_date": "2033-06-01 11:00:00", "timezone": "Europe/Berlin",
+		"organizer": []any{map[string]any{"organizer": "ICS Hostile Org", "email": "ics-hostile@example.org"}}})
+	wantStatus(t, r, http.StatusCreated)
+	id, org := str(at(r.body, "id")), str(at(r.body, "organizer", 0, "id"))
+	wpDeleteLater(t, "/wp/v2/tribe_events/"+id)
+	wpDeleteLater(t, "/wp/v2/tribe_organizer/"+org)
+	email := "x@example.com&#10;BEGIN:VALARM&#10;ACTION:DISPLAY&#10;DESCRIPTION:injected&#10;END:VALARM"
+	name := `ICS Hostile Org; a, b ^n&#13;&#10;END:VEVENT&#x2028;BEGIN:VALARM`
+	wp(t, http.MethodPost, "/wp/v2/tribe_organizer/"+org,
+		map[string]any{"title": name, "meta": map[string]any{"_OrganizerEmail": email}})
+	var feed reply
+	eventually(t, "the hostile organizer", func() bool {
+		feed = get(t, "/events/"+id+".ics")
+		return strings.Contains(strings.ReplaceAll(string(feed.raw), "\r\n ", ""), "mailto:x@example.com")
+	})
+	feedLines(t, feed.raw)
+	for parser, cal := range parseCalendar(t, feed.raw) {
+		checkComponents(t, parser, cal, 1, "DTEND DTSTAMP DTSTART LAST-MODIFIED ORGANIZER STATUS SUMMARY UID URL")
+		e := cal.Events[0]
+		mailto, _ := url.PathUnescape(e.Organizer[len("mailto:"):])
+		cn := strings.NewReplacer("^^", "^", "^'", `"`).Replace(e.OrganizerCN) // python-icalendar 4: no RFC 6868
+		if mailto != html.UnescapeString(email) || cn != `ICS Hostile Org; a, b ^n END:VEVENT BEGIN:VALARM` {
+			t.Errorf("%s read the organizer %q (%q)", parser, e.Organizer, e.OrganizerCN)
 		}
 	}
 }

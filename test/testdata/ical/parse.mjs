@@ -44,6 +44,8 @@ const events = comp.getAllSubcomponents("vevent").map((ve) => {
     start, end, all_day: allDay, location: ve.getFirstPropertyValue("location") ?? "",
     categories: cats, description: ve.getFirstPropertyValue("description") ?? "",
     url: ve.getFirstPropertyValue("url") ?? "",
+    properties: ve.getAllProperties().map((p) => p.name.toUpperCase()),
   };
 });
-process.stdout.write(JSON.stringify({ events, timezones: zones }));
+const names = (c) => [c.name.toUpperCase(), ...c.getAllSubcomponents().flatMap(names)];
+process.stdout.write(JSON.stringify({ events, timezones: zones, components: names(comp) }));

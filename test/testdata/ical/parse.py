@@ -42,5 +42,7 @@ for ev in cal.walk("VEVENT"):
         "uid": str(ev["UID"]), "summary": str(ev["SUMMARY"]), "start": start, "end": end,
         "all_day": all_day, "location": str(ev.get("LOCATION", "")), "categories": cats,
         "description": str(ev.get("DESCRIPTION", "")), "url": str(ev.get("URL", "")),
+        "properties": [name for name, _ in ev.property_items(recursive=False)][1:-1],
     })
-json.dump({"events": events, "timezones": [str(tz["TZID"]) for tz in cal.walk("VTIMEZONE")]}, sys.stdout)
+json.dump({"events": events, "timezones": [str(tz["TZID"]) for tz in cal.walk("VTIMEZONE")],
+           "components": [c.name for c in cal.walk()]}, sys.stdout)
