@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -207,5 +208,46 @@ func TestUnreadableBody(t *testing.T) {
 	_, err := readBody(req)
 	if status, _ := errorBody(err); status != http.StatusBadRequest {
 		t.Errorf("got %d %v", status, err)
+	}
+}
+
+// multipartBody is a multipart/form-data body (boundary "B") of the given parts, each a name and,
+// for a file, its filename.
+func multipartBody(parts ...[2]string) []byte {
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString("--B\r\nContent-Disposition: form-data; name=\"" + p[0] + "\"")
+		if p[1] != "-" {
+			b.WriteString("; filename=\"" + p[1] + "\"")
+		}
+		b.WriteString("\r\n\r\n1\r\n")
+	}
+	b.WriteString("--B--\r\n")
+	return []byte(b.String())
+}
+
+// TestMultipartLikePHP: what PHP 8.2 puts in $_POST (checked with php -S): field names as in
+// forms, a part with a filename (even empty) is a file, the first 1000 fields only, and nothing
+// after the 1020th part (max_multipart_body_parts).
+func TestMultipartLikePHP(t *testing.T) {
+	got := parseMultipart(multipartBody([2]string{"f", ""}, [2]string{"g", "-"}, [2]string{"h.i[j.k]", "-"}), "B")
+	if want := (Params{"g": "1", "h_i": map[string]any{"j.k": "1"}}); !reflect.DeepEqual(got, want) {
+		t.Errorf("got %#v, want %#v", got, want)
+	}
+
+	fields := func(prefix, filename string, n int) [][2]string {
+		out := make([][2]string, n)
+		for i := range out {
+			out[i] = [2]string{prefix + strconv.Itoa(i), filename}
+		}
+		return out
+	}
+	if got := parseMultipart(multipartBody(fields("v", "-", 1005)...), "B"); len(got) != 1000 {
+		t.Errorf("1005 fields: %d read, want 1000", len(got))
+	}
+
+	parts := append(fields("f", "a.txt", 1019), [2]string{"last", "-"}, [2]string{"over", "-"})
+	if got := parseMultipart(multipartBody(parts...), "B"); !reflect.DeepEqual(got, Params{"last": "1"}) {
+		t.Errorf("1019 files and 2 fields: %v, want only last", got)
 	}
 }
