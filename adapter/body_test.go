@@ -123,35 +123,58 @@ func TestItems(t *testing.T) {
 }
 
 // FuzzReadBody: body parsing never panics, and a body that parses yields only the value types the
-// handlers expect.
+// handlers expect; form and multipart bodies hold no more variables, and no deeper, than PHP reads.
 func FuzzReadBody(f *testing.F) {
-	for _, seed := range []string{`{"title":"x","venue":{"venue":"V"},"organizer":[1,{"id":2}]}`, `{"a":`, `[]`, "a[b][]=1&a[b][]=2&c=3", "a[=1&[]=2&a[0][x]=y"} {
-		f.Add(seed, true)
-		f.Add(seed, false)
+	for _, seed := range []string{`{"title":"x","venue":{"venue":"V"},"organizer":[1,{"id":2}]}`, `{"a":`, `[]`,
+		"a[b][]=1&a[b][]=2&c=3", "a[=1&[]=2&a[0][x]=y", "&&a[]=1&a[-3]=2&a[]=3",
+		string(multipartBody([2]string{"a[]", "-"}, [2]string{"f", ""}, [2]string{"b.c[d]", "-"}))} {
+		for kind := range uint8(len(bodyKinds)) {
+			f.Add(seed, kind)
+		}
 	}
-	f.Fuzz(func(t *testing.T, body string, isJSON bool) {
-		req, _ := http.NewRequest(http.MethodPost, "/", strings.NewReader(body))
-		req.Header.Set("Content-Type", map[bool]string{true: "application/json", false: "application/x-www-form-urlencoded"}[isJSON])
+	f.Fuzz(func(t *testing.T, body string, kind uint8) {
+		k := bodyKinds[int(kind)%len(bodyKinds)]
+		req, _ := http.NewRequest(k.method, "/", strings.NewReader(body))
+		req.Header.Set("Content-Type", k.ctype)
 		p, err := readBody(req)
 		if err != nil {
 			return
 		}
+		if k.ctype != "application/json" && len(p) > maxInputVars+1 {
+			t.Fatalf("%d variables read", len(p))
+		}
 		for _, v := range p {
-			checkValue(t, v)
+			checkValue(t, v, 0, k.ctype != "application/json")
 		}
 	})
 }
 
-func checkValue(t *testing.T, v any) {
+var bodyKinds = []struct{ method, ctype string }{
+	{http.MethodPost, "application/json"},
+	{http.MethodPost, "application/x-www-form-urlencoded"},
+	{http.MethodPut, "application/x-www-form-urlencoded"},
+	{http.MethodPost, "multipart/form-data; boundary=B"},
+}
+
+// checkValue checks a parsed value's types (a form's are strings, lists and maps) and, for form
+// values, PHP's nesting limit.
+func checkValue(t *testing.T, v any, depth int, form bool) {
+	if form && depth > maxInputNesting {
+		t.Fatalf("form value nested %d deep", depth)
+	}
 	switch x := v.(type) {
-	case nil, string, bool, json.Number:
+	case string:
+	case nil, bool, json.Number:
+		if form {
+			t.Fatalf("form value of type %T", v)
+		}
 	case []any:
 		for _, c := range x {
-			checkValue(t, c)
+			checkValue(t, c, depth+1, form)
 		}
 	case map[string]any:
 		for _, c := range x {
-			checkValue(t, c)
+			checkValue(t, c, depth+1, form)
 		}
 	default:
 		t.Fatalf("unexpected value type %T", v)
