@@ -49,7 +49,9 @@ var errJSONDepth = &apiError{
 
 // readBody parses a write's body into parameters, as WordPress does: a JSON object when the content
 // type is application/json (malformed → rest_invalid_json; a valid non-object is ignored),
-// PHP-style form fields for application/x-www-form-urlencoded, nothing for other types. JSON values
+// PHP-style form fields for application/x-www-form-urlencoded (a POST's as PHP fills $_POST, other
+// methods' as WordPress' parse_str; the method is the one after _method, so an overridden POST
+// counts its variables as parse_str does) and multipart/form-data, nothing for other types. JSON values
 // keep their JSON types (json.Number, bool, nil, []any, map[string]any) so type checks can tell "1"
 // from 1; form values are strings, []any lists ("a[]=") and map[string]any ("a[k]=").
 func readBody(req *http.Request) (Params, error) {
