@@ -6,7 +6,7 @@ STATE ?= $(or $(CALSHIM_STATE),/tmp/calshim-wp)
 export CALSHIM_STATE := $(STATE)
 GO ?= $(shell command -v go || echo /usr/local/go/bin/go)
 
-.PHONY: demo test unit lint wordpress seed test-deps build bench bench-sync clean tools image soak
+.PHONY: demo test unit lint fuzz wordpress seed test-deps build bench bench-sync clean tools image soak
 
 build:
 	$(GO) build -o bin/calshim ./cmd/calshim
@@ -66,10 +66,17 @@ $(GOLANGCI_LINT):
 test-deps:
 	scripts/test-deps.sh
 
-# Everything: unit tests, then the black-box suite in test/ against a freshly seeded real WordPress.
+# Everything: unit tests, then the black-box suite in test/ against a freshly seeded real WordPress,
+# then each fuzz target for 2 s.
 test: lint tools seed test-deps
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+	GO=$(GO) scripts/fuzz.sh 2s
+
+# Every Go fuzz target, FUZZTIME each (scripts/fuzz.sh); a failing input is kept in testdata/fuzz.
+FUZZTIME ?= 60s
+fuzz:
+	GO=$(GO) scripts/fuzz.sh $(FUZZTIME)
 
 clean:
 	rm -rf bin

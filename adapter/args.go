@@ -179,10 +179,11 @@ func (a argSpec) sanitizeValue(r *request, v any) (any, error) {
 // parsed request no longer orders: declaration order), then the query string's by first occurrence.
 func paramOrder(r *request, specs []argSpec) []string {
 	var query []string
+	seen := map[string]bool{}
 	if r.gc != nil {
 		eachPair(r.gc.Request.URL.RawQuery, func(key, _ string) {
-			name, _ := splitFormKey(key)
-			if !slices.Contains(query, name) {
+			if name, _, _ := splitFormKey(key); !seen[name] {
+				seen[name] = true
 				query = append(query, name)
 			}
 		})
@@ -190,7 +191,7 @@ func paramOrder(r *request, specs []argSpec) []string {
 
 	var order []string
 	for _, a := range specs {
-		if _, ok := r.params[a.name]; ok && !slices.Contains(query, a.name) {
+		if _, ok := r.params[a.name]; ok && !seen[a.name] {
 			order = append(order, a.name)
 		}
 	}

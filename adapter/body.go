@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -48,7 +49,9 @@ var errJSONDepth = &apiError{
 
 // readBody parses a write's body into parameters, as WordPress does: a JSON object when the content
 // type is application/json (malformed → rest_invalid_json; a valid non-object is ignored),
-// PHP-style form fields for application/x-www-form-urlencoded, nothing for other types. JSON values
+// PHP-style form fields for application/x-www-form-urlencoded (a POST's as PHP fills $_POST, other
+// methods' as WordPress' parse_str; the method is the one after _method, so an overridden POST
+// counts its variables as parse_str does) and multipart/form-data, nothing for other types. JSON values
 // keep their JSON types (json.Number, bool, nil, []any, map[string]any) so type checks can tell "1"
 // from 1; form values are strings, []any lists ("a[]=") and map[string]any ("a[k]=").
 func readBody(req *http.Request) (Params, error) {
@@ -75,7 +78,10 @@ func readBody(req *http.Request) (Params, error) {
 	case "application/json":
 		return parseJSONBody(raw)
 	case "application/x-www-form-urlencoded":
-		return parseForm(string(raw)), nil
+		if req.Method == http.MethodPost {
+			return parseFormWith(eachPostPair, string(raw)), nil
+		}
+		return parseFormWith(eachPair, string(raw)), nil // WordPress' parse_str
 	case "multipart/form-data":
 		return parseMultipart(raw, ctParams["boundary"]), nil
 	}
@@ -83,33 +89,40 @@ func readBody(req *http.Request) (Params, error) {
 	return nil, nil
 }
 
-// parseMultipart reads the fields of a multipart/form-data body as PHP fills $_POST from it (same
-// key syntax as forms); file parts are ignored, as $_POST does. A malformed body yields what was
+// maxBodyParts is PHP's max_multipart_body_parts by default: max_input_vars plus max_file_uploads
+// (20). PHP stops reading a multipart body there.
+const maxBodyParts = maxInputVars + 20
+
+// parseMultipart reads the fields of a multipart/form-data body as PHP fills $_POST from it
+// (rfc1867.c: the same variable names as forms, the first maxInputVars fields, no more than
+// maxBodyParts parts); file parts are ignored, as $_POST does. A malformed body yields what was
 // read.
 func parseMultipart(raw []byte, boundary string) Params {
-	root := map[string]any{}
+	root := newFormArray()
 	mr := multipart.NewReader(bytes.NewReader(raw), boundary)
-	for {
+	for parts, fields := 0, 0; parts < maxBodyParts; parts++ {
 		part, err := mr.NextPart()
 		if err != nil {
 			break
 		}
-		if part.FileName() == "" && part.FormName() != "" {
+		if !isFilePart(part) && part.FormName() != "" {
+			if fields++; fields > maxInputVars {
+				continue
+			}
 			if val, err := io.ReadAll(part); err == nil {
-				name, path := splitFormKey(part.FormName())
-				setForm(root, name, path, string(val))
+				root.register(phpVarName(part.FormName()), string(val))
 			}
 		}
-		// The part reads from an in-memory buffer: closing it only skips to the next part and
-		// has no failure worth reporting.
-		_ = part.Close()
 	}
 
-	for k, v := range root {
-		root[k] = listify(v)
-	}
+	return root.params()
+}
 
-	return Params(root)
+// isFilePart reports whether a part has a filename, even an empty one: PHP takes it for a file.
+func isFilePart(part *multipart.Part) bool {
+	_, params, _ := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
+	_, ok := params["filename"]
+	return ok
 }
 
 // parseJSONBody decodes a JSON body; an empty body is no parameters.
@@ -180,31 +193,157 @@ func syntaxOffset(err error, size int) int {
 	return size
 }
 
-// parseForm is PHP's parse_str: "a=1", "a[]=1&a[]=2" (a list), "a[k]=v" and deeper nesting
-// ("organizer[0][organizer]=X"). Lists whose keys are 0..n-1 become []any.
+// parseForm reads a query string as PHP fills $_GET (eachPair; register for the key syntax).
 func parseForm(raw string) Params {
-	root := map[string]any{}
-	eachPair(raw, func(key, val string) {
-		name, path := splitFormKey(key)
-		setForm(root, name, path, val)
-	})
-	for k, v := range root {
-		root[k] = listify(v)
-	}
-	return Params(root)
+	return parseFormWith(eachPair, raw)
 }
 
-// splitFormKey splits "a[b][]" into "a" and ["b", ""]. A key without a closing bracket is taken
-// whole, as PHP does.
-func splitFormKey(key string) (string, []string) {
+// parseFormWith reads the pairs walk yields into PHP arrays, and those into Params: maps keyed
+// 0..n-1 become lists.
+func parseFormWith(walk func(string, func(key, val string)), raw string) Params {
+	root := newFormArray()
+	walk(raw, root.register)
+	return root.params()
+}
+
+// formArray is a PHP array being filled from request variables: its values are strings or
+// *formArray, and next is the index "a[]" takes (PHP's nNextFreeElement: one past the largest
+// integer key, starting from the first one even when negative, else 0).
+type formArray struct {
+	m    map[string]any
+	next int64
+}
+
+// noNext is PHP's nNextFreeElement before any integer key: "a[]" then takes 0.
+const noNext = math.MinInt64
+
+func newFormArray() *formArray { return &formArray{m: map[string]any{}, next: noNext} }
+
+// register is php_register_variable_ex: val goes under key ("a", "a[b]", "a[]", "a[b][][c]"); a
+// key with no name is dropped, and one nested too deep drops its whole variable, as in PHP.
+func (a *formArray) register(key, val string) {
+	name, path, ok := splitFormKey(key)
+	if !ok {
+		delete(a.m, name)
+		return
+	}
+
+	if name == "" {
+		return
+	}
+
+	cur, idx := a, name
+	for _, next := range path {
+		if cur = cur.child(idx); cur == nil {
+			return
+		}
+		idx = next
+	}
+
+	cur.put(idx, val)
+}
+
+// child is the array at key k ("" appends a new one), replacing a string there; nil when an
+// append finds no free index.
+func (a *formArray) child(k string) *formArray {
+	if c, ok := a.m[k].(*formArray); ok {
+		return c
+	}
+
+	c := newFormArray()
+	if !a.put(k, c) {
+		return nil
+	}
+
+	return c
+}
+
+// put sets a.m[k] = v, k "" appending; it reports false when an append finds no free index (the
+// largest integer key is PHP's maximum), which PHP drops.
+func (a *formArray) put(k string, v any) bool {
+	if k == "" {
+		n := a.next
+		if n == noNext {
+			n = 0
+		}
+		k = strconv.FormatInt(n, 10)
+		if _, taken := a.m[k]; taken {
+			return false
+		}
+	}
+
+	if n, ok := phpIntKey(k); ok && n >= a.next {
+		a.next = n
+		if n < math.MaxInt64 {
+			a.next = n + 1
+		}
+	}
+
+	a.m[k] = v
+	return true
+}
+
+// phpIntKey reports whether PHP stores array key k as an integer: a canonical decimal ("7", "-7";
+// not "07", "-0", "+7" or one past the 64-bit range).
+func phpIntKey(k string) (int64, bool) {
+	digits := strings.TrimPrefix(k, "-")
+	if digits == "" || digits[0] == '0' && (len(digits) > 1 || k != digits) {
+		return 0, false
+	}
+
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return 0, false
+		}
+	}
+
+	n, err := strconv.ParseInt(k, 10, 64)
+	return n, err == nil
+}
+
+// params converts the array to Params: nested arrays keyed 0..n-1 become []any, others
+// map[string]any.
+func (a *formArray) params() Params {
+	out := make(Params, len(a.m))
+	for k, v := range a.m {
+		out[k] = formValue(v)
+	}
+	return out
+}
+
+func formValue(v any) any {
+	c, ok := v.(*formArray)
+	if !ok {
+		return v
+	}
+
+	m := map[string]any(c.params())
+	list := make([]any, len(m))
+	for i := range list {
+		item, ok := m[strconv.Itoa(i)]
+		if !ok {
+			return m
+		}
+		list[i] = item
+	}
+
+	return list
+}
+
+// splitFormKey splits a variable name (phpVarName's) into its name and bracketed path: "a[b][]" is
+// "a" and ["b", ""] ("" appends). What follows the last "]" that is not another "[" is ignored, as
+// PHP does; ok is false past maxInputNesting levels.
+func splitFormKey(key string) (name string, path []string, ok bool) {
 	i := strings.IndexByte(key, '[')
-	if i <= 0 {
-		return key, nil
+	if i < 0 {
+		return key, nil, true
 	}
 
 	name, rest := key[:i], key[i:]
-	var path []string
 	for strings.HasPrefix(rest, "[") {
+		if len(path) == maxInputNesting {
+			return name, nil, false
+		}
 		j := strings.IndexByte(rest, ']')
 		if j < 0 {
 			break
@@ -213,65 +352,7 @@ func splitFormKey(key string) (string, []string) {
 		rest = rest[j+1:]
 	}
 
-	if len(path) == 0 {
-		return key, nil
-	}
-
-	return name, path
-}
-
-// setForm stores val at m[name][path...]; "" path members append (PHP's next numeric index).
-func setForm(m map[string]any, name string, path []string, val string) {
-	if len(path) == 0 {
-		m[name] = val
-		return
-	}
-
-	child, ok := m[name].(map[string]any)
-	if !ok {
-		child = map[string]any{}
-		m[name] = child
-	}
-
-	key := path[0]
-	if key == "" {
-		key = strconv.Itoa(nextIndex(child))
-	}
-
-	setForm(child, key, path[1:], val)
-}
-
-func nextIndex(m map[string]any) int {
-	n := 0
-	for k := range m {
-		if i, err := strconv.Atoi(k); err == nil && i >= n {
-			n = i + 1
-		}
-	}
-	return n
-}
-
-// listify turns maps keyed 0..n-1 into lists, recursively.
-func listify(v any) any {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return v
-	}
-
-	for k, c := range m {
-		m[k] = listify(c)
-	}
-
-	list := make([]any, len(m))
-	for i := range list {
-		c, ok := m[strconv.Itoa(i)]
-		if !ok {
-			return m
-		}
-		list[i] = c
-	}
-
-	return list
+	return name, path, true
 }
 
 // mergeParams applies WordPress' precedence, first found wins: body (JSON or form), then query.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -122,35 +123,58 @@ func TestItems(t *testing.T) {
 }
 
 // FuzzReadBody: body parsing never panics, and a body that parses yields only the value types the
-// handlers expect.
+// handlers expect; form and multipart bodies hold no more variables, and no deeper, than PHP reads.
 func FuzzReadBody(f *testing.F) {
-	for _, seed := range []string{`{"title":"x","venue":{"venue":"V"},"organizer":[1,{"id":2}]}`, `{"a":`, `[]`, "a[b][]=1&a[b][]=2&c=3", "a[=1&[]=2&a[0][x]=y"} {
-		f.Add(seed, true)
-		f.Add(seed, false)
+	for _, seed := range []string{`{"title":"x","venue":{"venue":"V"},"organizer":[1,{"id":2}]}`, `{"a":`, `[]`,
+		"a[b][]=1&a[b][]=2&c=3", "a[=1&[]=2&a[0][x]=y", "&&a[]=1&a[-3]=2&a[]=3",
+		string(multipartBody([2]string{"a[]", "-"}, [2]string{"f", ""}, [2]string{"b.c[d]", "-"}))} {
+		for kind := range uint8(len(bodyKinds)) {
+			f.Add(seed, kind)
+		}
 	}
-	f.Fuzz(func(t *testing.T, body string, isJSON bool) {
-		req, _ := http.NewRequest(http.MethodPost, "/", strings.NewReader(body))
-		req.Header.Set("Content-Type", map[bool]string{true: "application/json", false: "application/x-www-form-urlencoded"}[isJSON])
+	f.Fuzz(func(t *testing.T, body string, kind uint8) {
+		k := bodyKinds[int(kind)%len(bodyKinds)]
+		req, _ := http.NewRequest(k.method, "/", strings.NewReader(body))
+		req.Header.Set("Content-Type", k.ctype)
 		p, err := readBody(req)
 		if err != nil {
 			return
 		}
+		if k.ctype != "application/json" && len(p) > maxInputVars+1 {
+			t.Fatalf("%d variables read", len(p))
+		}
 		for _, v := range p {
-			checkValue(t, v)
+			checkValue(t, v, 0, k.ctype != "application/json")
 		}
 	})
 }
 
-func checkValue(t *testing.T, v any) {
+var bodyKinds = []struct{ method, ctype string }{
+	{http.MethodPost, "application/json"},
+	{http.MethodPost, "application/x-www-form-urlencoded"},
+	{http.MethodPut, "application/x-www-form-urlencoded"},
+	{http.MethodPost, "multipart/form-data; boundary=B"},
+}
+
+// checkValue checks a parsed value's types (a form's are strings, lists and maps) and, for form
+// values, PHP's nesting limit.
+func checkValue(t *testing.T, v any, depth int, form bool) {
+	if form && depth > maxInputNesting {
+		t.Fatalf("form value nested %d deep", depth)
+	}
 	switch x := v.(type) {
-	case nil, string, bool, json.Number:
+	case string:
+	case nil, bool, json.Number:
+		if form {
+			t.Fatalf("form value of type %T", v)
+		}
 	case []any:
 		for _, c := range x {
-			checkValue(t, c)
+			checkValue(t, c, depth+1, form)
 		}
 	case map[string]any:
 		for _, c := range x {
-			checkValue(t, c)
+			checkValue(t, c, depth+1, form)
 		}
 	default:
 		t.Fatalf("unexpected value type %T", v)
@@ -207,5 +231,46 @@ func TestUnreadableBody(t *testing.T) {
 	_, err := readBody(req)
 	if status, _ := errorBody(err); status != http.StatusBadRequest {
 		t.Errorf("got %d %v", status, err)
+	}
+}
+
+// multipartBody is a multipart/form-data body (boundary "B") of the given parts, each a name and,
+// for a file, its filename.
+func multipartBody(parts ...[2]string) []byte {
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString("--B\r\nContent-Disposition: form-data; name=\"" + p[0] + "\"")
+		if p[1] != "-" {
+			b.WriteString("; filename=\"" + p[1] + "\"")
+		}
+		b.WriteString("\r\n\r\n1\r\n")
+	}
+	b.WriteString("--B--\r\n")
+	return []byte(b.String())
+}
+
+// TestMultipartLikePHP: what PHP 8.2 puts in $_POST (checked with php -S): field names as in
+// forms, a part with a filename (even empty) is a file, the first 1000 fields only, and nothing
+// after the 1020th part (max_multipart_body_parts).
+func TestMultipartLikePHP(t *testing.T) {
+	got := parseMultipart(multipartBody([2]string{"f", ""}, [2]string{"g", "-"}, [2]string{"h.i[j.k]", "-"}), "B")
+	if want := (Params{"g": "1", "h_i": map[string]any{"j.k": "1"}}); !reflect.DeepEqual(got, want) {
+		t.Errorf("got %#v, want %#v", got, want)
+	}
+
+	fields := func(prefix, filename string, n int) [][2]string {
+		out := make([][2]string, n)
+		for i := range out {
+			out[i] = [2]string{prefix + strconv.Itoa(i), filename}
+		}
+		return out
+	}
+	if got := parseMultipart(multipartBody(fields("v", "-", 1005)...), "B"); len(got) != 1000 {
+		t.Errorf("1005 fields: %d read, want 1000", len(got))
+	}
+
+	parts := append(fields("f", "a.txt", 1019), [2]string{"last", "-"}, [2]string{"over", "-"})
+	if got := parseMultipart(multipartBody(parts...), "B"); !reflect.DeepEqual(got, Params{"last": "1"}) {
+		t.Errorf("1019 files and 2 fields: %v, want only last", got)
 	}
 }

@@ -3,7 +3,6 @@ package adapter
 import (
 	"encoding/json"
 	"maps"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,30 +14,110 @@ import (
 // parse_str.
 type Params map[string]any
 
-// eachPair calls f with every decoded key=value pair of a query string or form body; pairs that do
-// not decode, or have no key, are skipped as PHP skips them.
+// PHP's limits on request variables (php.ini's defaults, which WordPress runs under): at most
+// maxInputVars variables are read from each source (the query string, the body; the rest are dropped
+// with a warning and the request goes on), and a variable nested in more than maxInputNesting
+// brackets is dropped whole. calshim reads no more than PHP does, so no input costs more than its
+// size.
+const (
+	maxInputVars    = 1000
+	maxInputNesting = 64
+)
+
+// eachPair calls f with the decoded pairs of a query string, or of a body read by parse_str, as
+// PHP's treat_data reads them: empty "&&" segments skipped, every other counted against
+// maxInputVars whether or not it names a variable, and pairs without a name not passed on.
 func eachPair(raw string, f func(key, val string)) {
-	for _, part := range strings.Split(raw, "&") {
+	for count := 0; raw != ""; {
+		var part string
+		part, raw, _ = strings.Cut(raw, "&")
 		if part == "" {
 			continue
 		}
-		k, v, _ := strings.Cut(part, "=")
-		key, err1 := url.QueryUnescape(k)
-		val, err2 := url.QueryUnescape(v)
-		if key = phpVarName(key); err1 == nil && err2 == nil && key != "" {
+		if count++; count > maxInputVars {
+			return
+		}
+		if key, val := decodePair(part); key != "" {
 			f(key, val)
 		}
 	}
+}
+
+// eachPostPair is eachPair for a form body PHP reads into $_POST (add_post_vars), which counts
+// differently: every segment, empty ones too, and a variable is registered before it is counted,
+// so the 1001st is still read.
+func eachPostPair(raw string, f func(key, val string)) {
+	for count := 0; raw != ""; {
+		var part string
+		part, raw, _ = strings.Cut(raw, "&")
+		if key, val := decodePair(part); key != "" {
+			f(key, val)
+		}
+		if count++; count > maxInputVars {
+			return
+		}
+	}
+}
+
+// decodePair splits and decodes "key=value"; the key is PHP's variable name (phpVarName).
+func decodePair(part string) (string, string) {
+	k, v, _ := strings.Cut(part, "=")
+	return phpVarName(phpURLDecode(k)), phpURLDecode(v)
+}
+
+// phpURLDecode is PHP's urldecode: "+" is a space and "%XX" a byte; a "%" not followed by two hex
+// digits stays as it is (PHP never rejects a query string).
+func phpURLDecode(s string) string {
+	if !strings.ContainsAny(s, "+%") {
+		return s
+	}
+
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '+':
+			b = append(b, ' ')
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+		default:
+			b = append(b, c)
+		}
+	}
+
+	return string(b)
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
 }
 
 // phpNameChars are the characters PHP's variable names cannot hold (built once: every argument of
 // every request goes through it).
 var phpNameChars = strings.NewReplacer(" ", "_", ".", "_")
 
-// phpVarName is how PHP registers a request variable's name (php_register_variable_ex): leading
-// spaces dropped, spaces and dots before the first "[" become "_", and a "[" that is never closed
-// becomes "_" too ("per.page" and "per[page" are per_page).
+// phpIndexChars are those a "[" that is never closed turns into "_" after it.
+var phpIndexChars = strings.NewReplacer(" ", "_", ".", "_", "[", "_")
+
+// phpVarName is how PHP registers a request variable's name (php_register_variable_ex): the name
+// ends at a NUL byte (PHP reads it as a C string), leading spaces are dropped, spaces and dots
+// before the first "[" become "_", and a "[" that is never closed becomes "_" too, as do the
+// spaces, dots and "[" after it ("per.page" and "per[page" are per_page).
 func phpVarName(key string) string {
+	if i := strings.IndexByte(key, 0); i >= 0 {
+		key = key[:i]
+	}
+
 	key = strings.TrimLeft(key, " ")
 	name, rest := key, ""
 	if i := strings.IndexByte(key, '['); i >= 0 {
@@ -47,7 +126,7 @@ func phpVarName(key string) string {
 
 	name = phpNameChars.Replace(name)
 	if rest != "" && !strings.Contains(rest, "]") {
-		return name + "_" + rest[1:]
+		return name + "_" + phpIndexChars.Replace(rest[1:])
 	}
 
 	return name + rest

@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"slices"
@@ -27,7 +28,7 @@ var tags = termKind{collection: "tags",
 // termQuery is a validated term archive query.
 type termQuery struct {
 	search           string
-	include, exclude []int
+	include, exclude idList
 	order, orderby   string
 	hideEmpty        bool
 	parent, post     *int
@@ -88,8 +89,8 @@ func (k termKind) query(s *Server, r *request) (*termQuery, page, error) {
 	q := &termQuery{hideEmpty: true}
 	q.search, _ = a.str("search")
 	q.include, q.exclude = termIDList(a["include"]), termIDList(a["exclude"])
-	if q.include != nil {
-		q.exclude = nil // WP_Term_Query ignores exclude when include is given
+	if q.include.given {
+		q.exclude = idList{} // WP_Term_Query ignores exclude when include is given, even one of no IDs
 	}
 
 	q.order, _ = a.str("order")
@@ -118,31 +119,44 @@ func (k termKind) query(s *Server, r *request) (*termQuery, page, error) {
 
 func (k termKind) owns(r *request, t *mapping.Term) bool { return slices.Contains(k.terms(r), t) }
 
-// termIDList is how WP_Term_Query reads include and exclude: wp_parse_id_list (absint of each item,
-// so a slug is 0), and a list that joins to "0" or "" counts as not given.
-func termIDList(v any) []int {
-	if v == nil {
-		return nil
+// idList is an include or exclude argument as WP_Term_Query reads it: whether it was given at all
+// (PHP's ! empty()), and the position of each ID of its wp_parse_id_list, from 1 (MySQL's FIELD).
+type idList struct {
+	given bool
+	pos   map[int]int
+}
+
+// termIDList is wp_parse_id_list: a string split on commas and blanks (empty items dropped), an
+// array's scalar items, each absint (a slug is 0), duplicates dropped.
+func termIDList(v any) idList {
+	l := idList{given: !isEmptyValue(v), pos: map[int]int{}}
+	if !l.given {
+		return l
 	}
 
-	items := listItems(v, func(s string) []string { return idListSep.Split(s, -1) })
-
-	var ids []int
+	items := listItems(v, func(s string) []string {
+		return slices.DeleteFunc(idListSep.Split(s, -1), func(s string) bool { return s == "" })
+	})
 	for _, it := range items {
+		switch it.(type) {
+		case string, json.Number, bool: // is_scalar: nested arrays and null are left out
+		default:
+			continue
+		}
 		n := phpIntval(it)
-		if n < 0 {
-			n = -n
-		}
-		if !slices.Contains(ids, n) {
-			ids = append(ids, n)
+		if _, dup := l.pos[max(n, -n)]; !dup {
+			l.pos[max(n, -n)] = len(l.pos) + 1
 		}
 	}
 
-	if len(ids) == 0 || (len(ids) == 1 && ids[0] == 0) {
-		return nil
-	}
+	return l
+}
 
-	return ids
+// restricts reports whether an include list limits the terms: WP_Term_Query adds its IN clause only
+// when the IDs do not join to "" or "0" (a list of slugs alone lists every term).
+func (l idList) restricts() bool {
+	_, zero := l.pos[0]
+	return len(l.pos) > 1 || len(l.pos) == 1 && !zero
 }
 
 var idListSep = regexp.MustCompile(`[\s,]+`)
@@ -161,11 +175,11 @@ func (q *termQuery) match(r *request, t *mapping.Term) bool {
 		}
 	}
 
-	if q.include != nil && !slices.Contains(q.include, t.ID) {
+	if q.include.restricts() && q.include.pos[t.ID] == 0 {
 		return false
 	}
 
-	if slices.Contains(q.exclude, t.ID) {
+	if q.exclude.pos[t.ID] > 0 {
 		return false
 	}
 
@@ -219,8 +233,8 @@ func (q *termQuery) ordering() termOrder {
 	case "parent":
 		return byNumber(func(t *mapping.Term) int { return t.Parent })
 	case "include":
-		if q.include != nil {
-			return byNumber(func(t *mapping.Term) int { return slices.Index(q.include, t.ID) })
+		if q.include.given { // FIELD(term_id, ids): 0 for a term not listed
+			return byNumber(func(t *mapping.Term) int { return q.include.pos[t.ID] })
 		}
 	}
 
