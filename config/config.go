@@ -63,13 +63,13 @@ type Sync struct {
 type ResponseCache struct {
 	TTL time.Duration `yaml:"ttl"`
 
-	// MaxEntries bounds the number of entries: beyond it new answers are not stored (distinct URLs
-	// could otherwise grow the cache without bound).
+	// MaxEntries bounds the number of entries: past it the least recently used is evicted (distinct
+	// URLs could otherwise grow the cache without bound); 0 turns the cache off.
 	MaxEntries int `yaml:"max_entries"`
 
-	// MaxBytes bounds the bytes the entries hold (bodies and headers): beyond it new answers are not
-	// stored. Entries differ in size by a hundred times (a 50-event page against one venue), so the
-	// number of entries alone does not bound memory.
+	// MaxBytes bounds the bytes the entries hold (bodies and headers), evicting the least recently
+	// used too; an answer over an eighth of it is not stored. Entries differ in size by a hundred
+	// times (a 50-event page against one venue), so the number of entries alone does not bound memory.
 	MaxBytes int `yaml:"max_bytes"`
 
 	// EventBytes bounds the events rendered for anonymous lists and kept for the lists that show
