@@ -272,12 +272,14 @@ func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
 		traceOf(gc).cache = "miss"
 	}
 
-	res, err := rt.methods[r.method](s, r)
-	if err == nil {
-		res.body = selectFields(rt, r, res.body)
+	// Cached answers cost nothing; what is rendered afresh may be expensive (limits.go).
+	release, err := s.limits.admitWork(gc, s.workEstimate(rt, r))
+	if err != nil {
+		s.write(gc, rt, err)
+		return
 	}
 
-	out := s.render(gc, rt, res, err)
+	out, err := s.answer(gc, rt, r, release)
 	if cacheable && err == nil {
 		out.etag = etagOf(out.body)
 		out.fixed = s.responseHeaders(gc.Request, out)
@@ -285,6 +287,18 @@ func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
 	}
 
 	s.send(gc, out)
+}
+
+// answer runs the handler and renders its result, holding the expensive reads' slot (release)
+// until then, even through a panic, but not while the answer is sent.
+func (s *Server) answer(gc *gin.Context, rt *route, r *request, release func()) (*rendered, error) {
+	defer release()
+	res, err := rt.methods[r.method](s, r)
+	if err == nil {
+		res.body = selectFields(rt, r, res.body)
+	}
+
+	return s.render(gc, rt, res, err), err
 }
 
 // catalog returns the catalog serving a language variant.

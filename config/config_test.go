@@ -56,6 +56,9 @@ func TestInvalidConfigurations(t *testing.T) {
 		{"rest root", map[string]string{"CALSHIM_REST_ROOT": "wp-json/"}, "rest_root"},
 		{"log level", map[string]string{"CALSHIM_LOG_LEVEL": "loud"}, "log_level"},
 		{"short notify secret", map[string]string{"CALSHIM_CATALOG_NOTIFY_SECRET": "short"}, "notify_secret"},
+		{"negative expensive unit", map[string]string{"CALSHIM_LIMITS_EXPENSIVE_UNIT": "-1"}, "expensive_unit"},
+		{"negative expensive wait", map[string]string{"CALSHIM_LIMITS_EXPENSIVE_WAIT": "-1s"}, "expensive_wait"},
+		{"expensive rate without burst", map[string]string{"CALSHIM_LIMITS_EXPENSIVE_BURST": "0"}, "burst"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Load("", envOf(tc.env))
