@@ -292,7 +292,7 @@ func TestSequenceHeadersCORS(t *testing.T) {
 
 // workServer is a calshim over the recorded data set whose reads count one unit per post expected
 // to be scanned or rendered, with the given allowance, concurrency and wait.
-func workServer(t *testing.T, perMinute, burst, concurrency int, wait time.Duration,
+func workServer(t testing.TB, perMinute, burst, concurrency int, wait time.Duration,
 	cacheEntries int) (*Server, http.Handler) {
 	opt := testOptions()
 	opt.CacheMaxEntries = cacheEntries
@@ -426,4 +426,26 @@ func TestExpensiveReadsConcurrency(t *testing.T) {
 	if rec := getFrom(h, "192.0.2.1:1", feed); rec.Code != 200 {
 		t.Errorf("slot free again: %d", rec.Code)
 	}
+}
+
+// Whatever the query, the estimate is never negative and never more than every post and term of
+// the snapshot plus one per byte of the query plus a page: its cost follows what the catalog and
+// the request hold, and computing it cannot fail.
+func FuzzWorkEstimate(f *testing.F) {
+	for _, q := range []string{"", "per_page=-5", "per_page=99999999999999999999", "include=1,2,,3",
+		"include[]=1&include[a]=2&exclude[]=x", "search=a&has_events=1", "categories[0][1]=2"} {
+		f.Add(q, uint8(0))
+	}
+
+	s, _ := workServer(f, 0, 0, 1, 0, 0)
+	snap := s.cat.Snapshot()
+	most := len(snap.Events)*2 + len(snap.Venues) + len(snap.Organizers) + len(snap.Categories) +
+		len(snap.Tags) + s.opt.MaxPerPage
+	f.Fuzz(func(t *testing.T, query string, route uint8) {
+		rt := &s.routes[int(route)%len(s.routes)]
+		r := &request{method: http.MethodGet, snap: snap, params: parseForm(query)}
+		if n := s.workEstimate(rt, r); n < 0 || n > most+len(query) {
+			t.Errorf("%s?%s: estimate %d, bounds [0, %d]", rt.pattern, query, n, most+len(query))
+		}
+	})
 }
