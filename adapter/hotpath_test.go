@@ -10,7 +10,6 @@ import (
 
 	"calshim/internal/wpfake"
 
-	gocache "github.com/patrickmn/go-cache"
 	"go.uber.org/zap"
 )
 
@@ -69,26 +68,4 @@ func containsLine(body, line string) bool {
 	}
 
 	return false
-}
-
-// The response cache stops storing at its byte bound, and gives the bytes back when entries go.
-func TestResponseCacheByteBound(t *testing.T) {
-	s := &Server{cache: gocache.New(time.Minute, time.Minute),
-		opt: Options{CacheMaxEntries: 100, CacheMaxBytes: 3100}}
-	s.cache.OnEvicted(func(k string, v any) { s.cacheBytes.Add(-entrySize(k, v.(*rendered))) })
-	answer := func() *rendered { return &rendered{body: make([]byte, 1000), etag: `"x"`} }
-	for _, k := range []string{"a", "b", "c", "a"} {
-		s.store(k, answer())
-	}
-
-	if s.cache.ItemCount() != 2 || s.cacheBytes.Load() != 2*entrySize("a", answer()) {
-		t.Fatalf("%d entries, %d bytes after storing past the bound", s.cache.ItemCount(),
-			s.cacheBytes.Load())
-	}
-
-	s.cache.Delete("a")
-	s.cache.Delete("b")
-	if s.cacheBytes.Load() != 0 {
-		t.Errorf("%d bytes counted in an empty cache", s.cacheBytes.Load())
-	}
 }

@@ -1,10 +1,12 @@
 package adapter
 
 import (
+	"context"
 	"math"
 	"net"
 	"net/http"
 	"net/netip"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,7 +23,9 @@ import (
 // a single read of an ID the catalog does not hold (one look-up per ID and catalog version), and
 // writes. So: credentials WordPress refused are answered with its refusal for a while without
 // asking again, and checks of new credentials, look-ups and writes are rate-limited per client
-// address.
+// address. Reads WordPress never sees cost CPU all the same: those expected to scan or render many
+// posts (feeds, searches, long ID lists) take their cost from a per-client allowance too, and only a
+// bounded number of them run at once.
 
 // LimitOptions configure the per-client limits (config.Limits). A rate of 0 turns its limit off.
 type LimitOptions struct {
@@ -37,6 +41,16 @@ type LimitOptions struct {
 	// LookupsPerMinute and LookupsBurst ration the questions to WordPress about IDs the catalog does
 	// not hold (events.go, otherPostExists).
 	LookupsPerMinute, LookupsBurst int
+
+	// WorkUnit is how many posts a read must be expected to scan or render (workEstimate) to be
+	// expensive; its cost is that number in units, rounded down. 0: no read is expensive.
+	WorkUnit int
+	// WorkPerMinute and WorkBurst ration each client's expensive reads, in units.
+	WorkPerMinute, WorkBurst int
+	// WorkConcurrency bounds the expensive reads answered at once (0: twice GOMAXPROCS); one more
+	// waits up to WorkWait for a slot, then answers 503 calshim_busy.
+	WorkConcurrency int
+	WorkWait        time.Duration
 }
 
 // maxRemembered bounds the refused credentials kept: past it new refusals are not stored (the rate
@@ -49,20 +63,29 @@ type limits struct {
 	auth    *keyedLimiter
 	writes  *keyedLimiter
 	lookups *keyedLimiter
+	work    *keyedLimiter
+	slots   chan struct{}  // one per expensive read being answered
 	refused *gocache.Cache // credential key → *apiError WordPress answered
 	limited *prometheus.CounterVec
 }
 
 func newLimits(opt LimitOptions) *limits {
+	if opt.WorkConcurrency <= 0 {
+		opt.WorkConcurrency = 2 * runtime.GOMAXPROCS(0)
+	}
+
 	return &limits{
 		opt:     opt,
 		auth:    newKeyedLimiter(opt.AuthChecksPerMinute, opt.AuthChecksBurst),
 		writes:  newKeyedLimiter(opt.WritesPerMinute, opt.WritesBurst),
 		lookups: newKeyedLimiter(opt.LookupsPerMinute, opt.LookupsBurst),
+		work:    newKeyedLimiter(opt.WorkPerMinute, opt.WorkBurst),
+		slots:   make(chan struct{}, opt.WorkConcurrency),
 		refused: gocache.New(opt.RefusedTTL, time.Minute),
 		limited: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "calshim", Name: "rate_limited_total",
-			Help: "Requests answered 429 calshim_rate_limited, by limit (auth_checks, writes, lookups).",
+			Help: "Requests refused by a limit: 429 calshim_rate_limited (auth_checks, writes, " +
+				"lookups, expensive) or 503 calshim_busy (busy).",
 		}, []string{"limit"}),
 	}
 }
@@ -103,16 +126,119 @@ func (l *limits) admitLookup(gc *gin.Context) error {
 }
 
 func (l *limits) admit(gc *gin.Context, kl *keyedLimiter, name, message string) error {
-	wait := kl.take(clientKey(clientAddr(gc.Request, l.opt.TrustedProxies)), time.Now())
+	return l.admitN(gc, kl, 1, name, message)
+}
+
+// admitN takes n tokens of the client's bucket in kl.
+func (l *limits) admitN(gc *gin.Context, kl *keyedLimiter, n int, name, message string) error {
+	wait := kl.take(clientKey(clientAddr(gc.Request, l.opt.TrustedProxies)), time.Now(), n)
 	if wait <= 0 {
 		return nil
 	}
 
+	return l.refuse(gc, http.StatusTooManyRequests, "calshim_rate_limited", name, message, wait)
+}
+
+// refuse counts a refusal and answers it with Retry-After.
+func (l *limits) refuse(gc *gin.Context, status int, code, name, message string,
+	wait time.Duration) error {
 	l.limited.WithLabelValues(name).Inc()
-	secs := strconv.Itoa(int(math.Ceil(wait.Seconds())))
+	secs := strconv.Itoa(max(1, int(math.Ceil(wait.Seconds()))))
 	gc.Header("Retry-After", secs)
-	return newError(http.StatusTooManyRequests, "calshim_rate_limited",
-		message+" Try again in "+secs+" seconds.")
+	return newError(status, code, message+" Try again in "+secs+" seconds.")
+}
+
+// admitWork admits a read expected to scan or render posts posts. A cheap one passes. An expensive
+// one takes its cost from the client's allowance, then a slot among the expensive reads being
+// answered, waiting up to WorkWait for one; release gives the slot back.
+func (l *limits) admitWork(gc *gin.Context, posts int) (release func(), err error) {
+	if l.opt.WorkUnit <= 0 || posts < l.opt.WorkUnit {
+		return noRelease, nil
+	}
+
+	if err := l.admitN(gc, l.work, posts/l.opt.WorkUnit, "expensive",
+		"Too many expensive requests (feeds, searches, long lists) from your address."); err != nil {
+		return nil, err
+	}
+
+	if !l.takeSlot(gc.Request.Context()) {
+		return nil, l.refuse(gc, http.StatusServiceUnavailable, "calshim_busy", "busy",
+			"Too many expensive requests are being answered.", l.opt.WorkWait)
+	}
+
+	return func() { <-l.slots }, nil
+}
+
+func noRelease() {}
+
+// takeSlot takes a slot for an expensive read, waiting up to WorkWait; false when none came free
+// in time or the client went away.
+func (l *limits) takeSlot(ctx context.Context) bool {
+	select {
+	case l.slots <- struct{}{}:
+		return true
+	default:
+	}
+
+	t := time.NewTimer(l.opt.WorkWait)
+	defer t.Stop()
+	select {
+	case l.slots <- struct{}{}:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
+}
+
+// workEstimate is how many posts (or terms) a GET is expected to scan or render, from the
+// snapshot's counts and the raw arguments alone, before any of that work: the feed scans every
+// event; an event search or post_parent filter scans the events (no index narrows them); venue,
+// organizer and term lists scan their whole kind (counted as venues and organizers, or categories
+// and tags, together: an upper bound), venues and organizers with has_events every event too; and
+// every list looks up its ID lists' entries and renders up to per_page (at most MaxPerPage).
+func (s *Server) workEstimate(rt *route, r *request) int {
+	if r.method != http.MethodGet {
+		return 0
+	}
+
+	snap, p := r.snap, r.params
+	scanned := 0
+	switch rt.pattern {
+	case icalListPattern:
+		scanned = len(snap.Events)
+	case "/events":
+		if p.has("search") || p.has("post_parent") {
+			scanned = len(snap.Events)
+		}
+	case "/venues", "/organizers":
+		scanned = len(snap.Venues) + len(snap.Organizers)
+		if p.has("has_events") {
+			scanned += len(snap.Events)
+		}
+	case "/categories", "/tags":
+		scanned = len(snap.Categories) + len(snap.Tags)
+	default:
+		return 0
+	}
+
+	return scanned + listedWork(p, s.opt.MaxPerPage)
+}
+
+// listedWork is what a list's arguments ask for whatever the catalog holds: the entries of its ID
+// lists, each looked up, and the page size.
+func listedWork(p Params, maxPerPage int) int {
+	n := 0
+	for _, name := range []string{"include", "exclude", "categories", "tags", "venue", "organizer"} {
+		n += len(p.list(name))
+	}
+
+	if v, ok := p.str("per_page"); ok {
+		size, _ := strconv.Atoi(v)
+		n += min(max(0, size), maxPerPage)
+	}
+
+	return n
 }
 
 // clientAddr is the address a request is counted for: the connection's, unless it comes from a
@@ -178,9 +304,10 @@ func newKeyedLimiter(perMinute, burst int) *keyedLimiter {
 		byKey: map[string]*rate.Limiter{}}
 }
 
-// take takes one token of key's bucket and returns 0, or how long until one is available (the
-// token is then not taken). A limiter with no rate admits everything.
-func (k *keyedLimiter) take(key string, now time.Time) time.Duration {
+// take takes n tokens of key's bucket and returns 0, or how long until they are available (none
+// is then taken). n is capped at the burst: a request costing more takes the whole bucket. A
+// limiter with no rate admits everything.
+func (k *keyedLimiter) take(key string, now time.Time, n int) time.Duration {
 	if k.every <= 0 {
 		return 0
 	}
@@ -194,7 +321,7 @@ func (k *keyedLimiter) take(key string, now time.Time) time.Duration {
 		k.byKey[key] = lim
 	}
 
-	res := lim.ReserveN(now, 1)
+	res := lim.ReserveN(now, min(n, k.burst))
 	if wait := res.DelayFrom(now); wait > 0 {
 		res.CancelAt(now)
 		return wait

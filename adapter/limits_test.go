@@ -6,7 +6,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -52,30 +55,30 @@ func TestKeyedLimiter(t *testing.T) {
 	k := newKeyedLimiter(60, 3) // one a second
 	now := time.Unix(1000, 0)
 	for i := range 3 {
-		if wait := k.take("a", now); wait != 0 {
+		if wait := k.take("a", now, 1); wait != 0 {
 			t.Fatalf("request %d of the burst waits %v", i, wait)
 		}
 	}
 
-	if wait := k.take("a", now); wait <= 0 || wait > time.Second {
+	if wait := k.take("a", now, 1); wait <= 0 || wait > time.Second {
 		t.Errorf("past the burst: wait %v, want (0, 1s]", wait)
 	}
 
-	if wait := k.take("b", now); wait != 0 {
+	if wait := k.take("b", now, 1); wait != 0 {
 		t.Errorf("another key waits %v", wait)
 	}
 
-	if wait := k.take("a", now.Add(time.Second)); wait != 0 {
+	if wait := k.take("a", now.Add(time.Second), 1); wait != 0 {
 		t.Errorf("after a second: wait %v", wait)
 	}
 
-	k.take("c", now)
+	k.take("c", now, 1)
 	k.sweep(now.Add(2 * time.Minute))
 	if len(k.byKey) != 0 {
 		t.Errorf("full buckets kept after a sweep: %d", len(k.byKey))
 	}
 
-	if wait := newKeyedLimiter(0, 0).take("a", now); wait != 0 {
+	if wait := newKeyedLimiter(0, 0).take("a", now, 1); wait != 0 {
 		t.Errorf("a limiter without a rate waits %v", wait)
 	}
 }
@@ -285,4 +288,164 @@ func TestSequenceHeadersCORS(t *testing.T) {
 		t.Errorf("min-seq on a catalog without the feed: %d, X-Calshim-Seq %q", rec.Code,
 			rec.Header().Get("X-Calshim-Seq"))
 	}
+}
+
+// workServer is a calshim over the recorded data set whose reads count one unit per post expected
+// to be scanned or rendered, with the given allowance, concurrency and wait.
+func workServer(t testing.TB, perMinute, burst, concurrency int, wait time.Duration,
+	cacheEntries int) (*Server, http.Handler) {
+	opt := testOptions()
+	opt.CacheMaxEntries = cacheEntries
+	opt.Limits = LimitOptions{WorkUnit: 1, WorkPerMinute: perMinute, WorkBurst: burst,
+		WorkConcurrency: concurrency, WorkWait: wait}
+	return newServer(fakeCatalog(t, wpfake.New(t)), zap.NewNop(), opt)
+}
+
+func getFrom(h http.Handler, remote, target string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodGet, target, nil)
+	req.RemoteAddr = remote
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+const feed = "/wp-json/cal/events/v1/events.ics"
+
+// The estimate counts what a read will scan or render, before doing it: every event for the feed
+// and an event search, the page size for a plain list, nothing for a single read.
+func TestWorkEstimate(t *testing.T) {
+	s, _ := workServer(t, 0, 0, 1, 0, 0)
+	snap := s.cat.Snapshot()
+	events := len(snap.Events)
+	for _, tc := range []struct {
+		target string
+		want   int
+	}{
+		{feed, events},
+		{"/wp-json/cal/events/v1/events?per_page=5", 5},
+		{"/wp-json/cal/events/v1/events?per_page=100000", 50}, // MaxPerPage
+		{"/wp-json/cal/events/v1/events?search=a&per_page=5", events + 5},
+		{"/wp-json/cal/events/v1/events?include=1,2,3&per_page=5", 8},
+		{"/wp-json/cal/events/v1/tags?include[]=1&include[]=2", len(snap.Categories) + len(snap.Tags) + 2},
+		{"/wp-json/cal/events/v1/events/1", 0},
+	} {
+		req := httptest.NewRequest(http.MethodGet, tc.target, nil)
+		addr, _ := s.resolve(req)
+		rt, _ := s.match(addr.ns, addr.route)
+		r := &request{method: http.MethodGet, snap: snap, params: parseForm(req.URL.RawQuery)}
+		if got := s.workEstimate(rt, r); got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.target, got, tc.want)
+		}
+	}
+}
+
+// Expensive reads take their cost from the client's allowance: past it the feed answers 429
+// calshim_rate_limited with Retry-After, while the same client's cheap reads and another client's
+// feed are still answered. Cached answers cost nothing.
+func TestExpensiveReadsRateLimited(t *testing.T) {
+	s, h := workServer(t, 1, 1, 4, time.Second, 0)
+	events := s.cat.Snapshot().Events
+	s.limits.work = newKeyedLimiter(1, 3*len(events)) // three feeds, then one unit a minute
+	var codes []int
+	for range 4 {
+		codes = append(codes, getFrom(h, "192.0.2.1:1", feed).Code)
+	}
+	if fmt.Sprint(codes) != "[200 200 200 429]" {
+		t.Fatalf("four feeds: %v, want [200 200 200 429]", codes)
+	}
+
+	rec := getFrom(h, "192.0.2.1:1", feed)
+	if !strings.HasPrefix(rec.Body.String(), `{"code":"calshim_rate_limited","message":"Too many `+
+		`expensive requests (feeds, searches, long lists) from your address. Try again in `) ||
+		!strings.HasSuffix(rec.Body.String(), ` seconds.","data":{"status":429}}`) ||
+		rec.Header().Get("Retry-After") == "" {
+		t.Errorf("429: %s (Retry-After %q)", rec.Body, rec.Header().Get("Retry-After"))
+	}
+
+	single := "/wp-json/cal/events/v1/events/" + strconv.Itoa(events[0].ID)
+	if rec := getFrom(h, "192.0.2.1:1", single); rec.Code != 200 {
+		t.Errorf("a cheap read of the limited client: %d", rec.Code)
+	}
+	if rec := getFrom(h, "192.0.2.2:1", feed); rec.Code != 200 {
+		t.Errorf("another client's feed: %d", rec.Code)
+	}
+
+	_, cached := workServer(t, 1, len(events), 4, time.Second, 100) // one feed's allowance, cache on
+	for i := range 10 {
+		if rec := getFrom(cached, "192.0.2.1:1", feed); rec.Code != 200 {
+			t.Fatalf("cached feed %d: %d", i, rec.Code)
+		}
+	}
+}
+
+// With one slot, expensive reads are answered one at a time: concurrent ones wait for it, and one
+// that waits longer than WorkWait answers 503 calshim_busy with Retry-After; cheap reads do not wait.
+func TestExpensiveReadsConcurrency(t *testing.T) {
+	s, h := workServer(t, 0, 0, 1, 10*time.Second, 0)
+	var mu sync.Mutex
+	running, most := 0, 0
+	for i := range s.routes {
+		if rt := &s.routes[i]; rt.pattern == icalListPattern {
+			inner := rt.methods[http.MethodGet]
+			rt.methods[http.MethodGet] = func(s *Server, r *request) (*response, error) {
+				mu.Lock()
+				running++
+				most = max(most, running)
+				mu.Unlock()
+				time.Sleep(5 * time.Millisecond) // let the others arrive meanwhile
+				mu.Lock()
+				running--
+				mu.Unlock()
+				return inner(s, r)
+			}
+		}
+	}
+
+	var wg sync.WaitGroup
+	codes := make([]int, 8)
+	for i := range codes {
+		wg.Go(func() { codes[i] = getFrom(h, fmt.Sprintf("192.0.2.%d:1", i), feed).Code })
+	}
+	wg.Wait()
+	if most != 1 || slices.ContainsFunc(codes, func(c int) bool { return c != 200 }) {
+		t.Errorf("8 concurrent feeds with one slot: %d at once, answers %v", most, codes)
+	}
+
+	s.limits.opt.WorkWait = time.Millisecond
+	s.limits.slots <- struct{}{} // the slot is held
+	rec := getFrom(h, "192.0.2.1:1", feed)
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "1" ||
+		!strings.HasPrefix(rec.Body.String(), `{"code":"calshim_busy","message":"Too many expensive`) {
+		t.Errorf("no slot: %d %s (Retry-After %q)", rec.Code, rec.Body, rec.Header().Get("Retry-After"))
+	}
+	if rec := getFrom(h, "192.0.2.1:1", "/wp-json/cal/events/v1/events/1"); rec.Code == 503 {
+		t.Errorf("a cheap read waited for the slot")
+	}
+
+	<-s.limits.slots
+	if rec := getFrom(h, "192.0.2.1:1", feed); rec.Code != 200 {
+		t.Errorf("slot free again: %d", rec.Code)
+	}
+}
+
+// Whatever the query, the estimate is never negative and never more than every post and term of
+// the snapshot plus one per byte of the query plus a page: its cost follows what the catalog and
+// the request hold, and computing it cannot fail.
+func FuzzWorkEstimate(f *testing.F) {
+	for _, q := range []string{"", "per_page=-5", "per_page=99999999999999999999", "include=1,2,,3",
+		"include[]=1&include[a]=2&exclude[]=x", "search=a&has_events=1", "categories[0][1]=2"} {
+		f.Add(q, uint8(0))
+	}
+
+	s, _ := workServer(f, 0, 0, 1, 0, 0)
+	snap := s.cat.Snapshot()
+	most := len(snap.Events)*2 + len(snap.Venues) + len(snap.Organizers) + len(snap.Categories) +
+		len(snap.Tags) + s.opt.MaxPerPage
+	f.Fuzz(func(t *testing.T, query string, route uint8) {
+		rt := &s.routes[int(route)%len(s.routes)]
+		r := &request{method: http.MethodGet, snap: snap, params: parseForm(query)}
+		if n := s.workEstimate(rt, r); n < 0 || n > most+len(query) {
+			t.Errorf("%s?%s: estimate %d, bounds [0, %d]", rt.pattern, query, n, most+len(query))
+		}
+	})
 }

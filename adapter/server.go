@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -42,7 +41,8 @@ type Options struct {
 	ImageMaxBytes int64
 	// NotifySecret, when set, serves POST /calshim/notify to push notices carrying it (notify.go).
 	NotifySecret string
-	// CacheTTL and CacheMaxEntries bound the cache of rendered anonymous GET answers (0 entries: off).
+	// CacheTTL, CacheMaxEntries and CacheMaxBytes bound the cache of rendered anonymous GET answers
+	// (respcache.go; 0 entries: off).
 	CacheTTL        time.Duration
 	CacheMaxEntries int
 	CacheMaxBytes   int // 0 with CacheMaxEntries > 0: no byte bound (tests)
@@ -68,9 +68,7 @@ type Server struct {
 	log    *zap.Logger
 	opt    Options
 	routes []route
-	cache  *gocache.Cache // rendered anonymous GET responses, keyed by request and catalog version
-	// cacheBytes is what the cache's entries hold (store, respcache.go).
-	cacheBytes atomic.Int64
+	cache  *respCache // rendered anonymous GET responses, keyed by request and catalog version; nil: off
 	// viewers caches who a credential belongs to (auth.go); writes and authenticated reads need it.
 	viewers *viewers
 	// others remembers whether IDs the catalog does not hold belong to another post (events.go), so
@@ -110,8 +108,9 @@ func newServer(cat *catalog.Catalog, log *zap.Logger, opt Options) (*Server, *gi
 	}
 
 	s := &Server{cat: cat, log: log, opt: opt, routes: v1Routes(),
-		cache: gocache.New(opt.CacheTTL, opt.CacheTTL), viewers: newViewers(),
-		others: gocache.New(time.Minute, 5*time.Minute), limits: newLimits(opt.Limits)}
+		cache:   newRespCache(opt.CacheMaxEntries, opt.CacheMaxBytes, opt.CacheTTL, opt.Now),
+		viewers: newViewers(),
+		others:  gocache.New(time.Minute, 5*time.Minute), limits: newLimits(opt.Limits)}
 	if opt.EventCacheBytes > 0 {
 		s.events = memo.NewSized(int64(opt.EventCacheBytes),
 			func(k string, v mapping.Raw) int64 { return int64(len(k) + len(v) + 64) })
@@ -120,7 +119,6 @@ func newServer(cat *catalog.Catalog, log *zap.Logger, opt Options) (*Server, *gi
 	s.metrics = newMetrics(s)
 	s.metrics.registry.MustRegister(s.limits.limited)
 	s.access = log.Named(AccessLogger)
-	s.cache.OnEvicted(func(k string, v any) { s.cacheBytes.Add(-entrySize(k, v.(*rendered))) })
 	gin.SetMode(gin.ReleaseMode)
 	g := gin.New()
 	g.Use(s.accessLog, s.recoverPanic, methodOverride)
@@ -266,27 +264,41 @@ func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
 	cacheable := r.method == http.MethodGet && r.viewer == nil && rt.pattern != ""
 	key := strconv.FormatUint(r.snap.Version, 10) + " " + r.root + " " + gc.Request.URL.RequestURI()
 	if cacheable {
-		if hit, ok := s.cache.Get(key); ok {
+		if hit, ok := s.cache.get(key); ok {
 			traceOf(gc).cache = "hit"
-			s.send(gc, hit.(*rendered))
+			s.send(gc, hit)
 			return
 		}
 		traceOf(gc).cache = "miss"
 	}
 
+	// Cached answers cost nothing; what is rendered afresh may be expensive (limits.go).
+	release, err := s.limits.admitWork(gc, s.workEstimate(rt, r))
+	if err != nil {
+		s.write(gc, rt, err)
+		return
+	}
+
+	out, err := s.answer(gc, rt, r, release)
+	if cacheable && err == nil {
+		out.etag = etagOf(out.body)
+		out.fixed = s.responseHeaders(gc.Request, out)
+		s.cache.store(key, out)
+	}
+
+	s.send(gc, out)
+}
+
+// answer runs the handler and renders its result, holding the expensive reads' slot (release)
+// until then, even through a panic, but not while the answer is sent.
+func (s *Server) answer(gc *gin.Context, rt *route, r *request, release func()) (*rendered, error) {
+	defer release()
 	res, err := rt.methods[r.method](s, r)
 	if err == nil {
 		res.body = selectFields(rt, r, res.body)
 	}
 
-	out := s.render(gc, rt, res, err)
-	if cacheable && err == nil {
-		out.etag = etagOf(out.body)
-		out.fixed = s.responseHeaders(gc.Request, out)
-		s.store(key, out)
-	}
-
-	s.send(gc, out)
+	return s.render(gc, rt, res, err), err
 }
 
 // catalog returns the catalog serving a language variant.

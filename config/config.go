@@ -67,13 +67,13 @@ type Sync struct {
 type ResponseCache struct {
 	TTL time.Duration `yaml:"ttl"`
 
-	// MaxEntries bounds the number of entries: beyond it new answers are not stored (distinct URLs
-	// could otherwise grow the cache without bound).
+	// MaxEntries bounds the number of entries: past it the least recently used is evicted (distinct
+	// URLs could otherwise grow the cache without bound); 0 turns the cache off.
 	MaxEntries int `yaml:"max_entries"`
 
-	// MaxBytes bounds the bytes the entries hold (bodies and headers): beyond it new answers are not
-	// stored. Entries differ in size by a hundred times (a 50-event page against one venue), so the
-	// number of entries alone does not bound memory.
+	// MaxBytes bounds the bytes the entries hold (bodies and headers), evicting the least recently
+	// used too; an answer over an eighth of it is not stored. Entries differ in size by a hundred
+	// times (a 50-event page against one venue), so the number of entries alone does not bound memory.
 	MaxBytes int `yaml:"max_bytes"`
 
 	// EventBytes bounds the events rendered for anonymous lists and kept for the lists that show
@@ -262,6 +262,11 @@ func envTable(c *Config) map[string]any {
 		"CALSHIM_LIMITS_WRITES_BURST":            &c.Limits.WritesBurst,
 		"CALSHIM_LIMITS_LOOKUPS_PER_MINUTE":      &c.Limits.LookupsPerMinute,
 		"CALSHIM_LIMITS_LOOKUPS_BURST":           &c.Limits.LookupsBurst,
+		"CALSHIM_LIMITS_EXPENSIVE_UNIT":          &c.Limits.ExpensiveUnit,
+		"CALSHIM_LIMITS_EXPENSIVE_PER_MINUTE":    &c.Limits.ExpensivePerMinute,
+		"CALSHIM_LIMITS_EXPENSIVE_BURST":         &c.Limits.ExpensiveBurst,
+		"CALSHIM_LIMITS_EXPENSIVE_CONCURRENCY":   &c.Limits.ExpensiveConcurrency,
+		"CALSHIM_LIMITS_EXPENSIVE_WAIT":          &c.Limits.ExpensiveWait,
 		"CALSHIM_RESPONSE_CACHE_MAX_BYTES":       &c.ResponseCache.MaxBytes,
 		"CALSHIM_RESPONSE_CACHE_EVENT_BYTES":     &c.ResponseCache.EventBytes,
 		"CALSHIM_CATALOG_NOTIFY_SECRET":          &c.Catalog.NotifySecret,

@@ -58,6 +58,9 @@ func TestInvalidConfigurations(t *testing.T) {
 		{"short notify secret", map[string]string{"CALSHIM_CATALOG_NOTIFY_SECRET": "short"}, "notify_secret"},
 		{"ops address", map[string]string{"CALSHIM_OPS_LISTEN": "9090"}, "ops_listen"},
 		{"ops on listen", map[string]string{"CALSHIM_OPS_LISTEN": "127.0.0.1:8080"}, "ops_listen"},
+		{"negative expensive unit", map[string]string{"CALSHIM_LIMITS_EXPENSIVE_UNIT": "-1"}, "expensive_unit"},
+		{"negative expensive wait", map[string]string{"CALSHIM_LIMITS_EXPENSIVE_WAIT": "-1s"}, "expensive_wait"},
+		{"expensive rate without burst", map[string]string{"CALSHIM_LIMITS_EXPENSIVE_BURST": "0"}, "burst"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Load("", envOf(tc.env))

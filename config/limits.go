@@ -17,8 +17,8 @@ type Shutdown struct {
 }
 
 // Limits bound what one client address can make calshim ask of WordPress: checks of credentials
-// calshim has not seen (each costs WordPress a users/me request) and writes. Rates are per minute
-// with a burst; 0 per minute turns a limit off.
+// calshim has not seen (each costs WordPress a users/me request) and writes; and the expensive reads
+// calshim answers itself. Rates are per minute with a burst; 0 per minute turns a limit off.
 type Limits struct {
 	// TrustedProxies are the addresses or CIDR ranges of the proxies in front of calshim: only a
 	// request coming from one of them has its client address taken from X-Forwarded-For.
@@ -37,12 +37,23 @@ type Limits struct {
 	// another kind of post? 400 then, else 404).
 	LookupsPerMinute int `yaml:"lookups_per_minute"`
 	LookupsBurst     int `yaml:"lookups_burst"`
+
+	// Expensive reads: uncached reads expected to scan or render at least ExpensiveUnit posts (the
+	// feed, searches, long ID lists; 0: none is expensive) cost that number in units from a
+	// per-client allowance, and at most ExpensiveConcurrency of them (0: twice GOMAXPROCS) are
+	// answered at once; one more waits up to ExpensiveWait for a slot, then answers 503.
+	ExpensiveUnit        int           `yaml:"expensive_unit"`
+	ExpensivePerMinute   int           `yaml:"expensive_per_minute"`
+	ExpensiveBurst       int           `yaml:"expensive_burst"`
+	ExpensiveConcurrency int           `yaml:"expensive_concurrency"`
+	ExpensiveWait        time.Duration `yaml:"expensive_wait"`
 }
 
 func defaultLimits() Limits {
 	return Limits{AuthChecksPerMinute: 60, AuthChecksBurst: 20,
 		RefusedCredentialsTTL: 10 * time.Minute,
-		WritesPerMinute:       1200, WritesBurst: 200, LookupsPerMinute: 120, LookupsBurst: 60}
+		WritesPerMinute:       1200, WritesBurst: 200, LookupsPerMinute: 120, LookupsBurst: 60,
+		ExpensiveUnit: 1000, ExpensivePerMinute: 120, ExpensiveBurst: 60, ExpensiveWait: time.Second}
 }
 
 // Prefixes returns the trusted proxies as address ranges (an address alone is a range of one).
@@ -81,12 +92,18 @@ func (c *Config) validateReplicas() []error {
 
 	l := c.Limits
 	if l.AuthChecksPerMinute < 0 || l.WritesPerMinute < 0 || l.LookupsPerMinute < 0 ||
-		l.RefusedCredentialsTTL < 0 {
+		l.ExpensivePerMinute < 0 || l.RefusedCredentialsTTL < 0 {
 		errs = append(errs, errors.New("limits: rates and refused_credentials_ttl must not be negative"))
 	}
 
+	if l.ExpensiveUnit < 0 || l.ExpensiveConcurrency < 0 || l.ExpensiveWait < 0 {
+		errs = append(errs, errors.New("limits: expensive_unit, expensive_concurrency and "+
+			"expensive_wait must not be negative"))
+	}
+
 	if (l.AuthChecksPerMinute > 0 && l.AuthChecksBurst < 1) ||
-		(l.WritesPerMinute > 0 && l.WritesBurst < 1) || (l.LookupsPerMinute > 0 && l.LookupsBurst < 1) {
+		(l.WritesPerMinute > 0 && l.WritesBurst < 1) || (l.LookupsPerMinute > 0 && l.LookupsBurst < 1) ||
+		(l.ExpensivePerMinute > 0 && l.ExpensiveBurst < 1) {
 		errs = append(errs, errors.New("limits: a burst must be at least 1 when its rate is set"))
 	}
 

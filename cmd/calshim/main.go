@@ -177,7 +177,9 @@ func limitOptions(l config.Limits) adapter.LimitOptions {
 		AuthChecksPerMinute: l.AuthChecksPerMinute, AuthChecksBurst: l.AuthChecksBurst,
 		RefusedTTL:      l.RefusedCredentialsTTL,
 		WritesPerMinute: l.WritesPerMinute, WritesBurst: l.WritesBurst,
-		LookupsPerMinute: l.LookupsPerMinute, LookupsBurst: l.LookupsBurst}
+		LookupsPerMinute: l.LookupsPerMinute, LookupsBurst: l.LookupsBurst,
+		WorkUnit: l.ExpensiveUnit, WorkPerMinute: l.ExpensivePerMinute, WorkBurst: l.ExpensiveBurst,
+		WorkConcurrency: l.ExpensiveConcurrency, WorkWait: l.ExpensiveWait}
 }
 
 // drain keeps serving for the drain period after the first signal, with /readyz answering 503 so

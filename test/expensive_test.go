@@ -1,0 +1,93 @@
+package test
+
+import (
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// launchOwn starts a calshim of its own against the rig, with extra settings.
+func launchOwn(t *testing.T, env ...string) string {
+	t.Helper()
+	base, stop, err := launch(filepath.Join(t.TempDir(), "calshim.log"), append([]string{
+		"CALSHIM_UPSTREAM_URL=" + wpEnv["CALSHIM_UPSTREAM_URL"],
+		"CALSHIM_UPSTREAM_USER=" + wpEnv["CALSHIM_UPSTREAM_USER"],
+		"CALSHIM_UPSTREAM_APP_PASSWORD=" + wpEnv["CALSHIM_UPSTREAM_APP_PASSWORD"],
+		"CALSHIM_SNAPSHOT=none"}, env...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	eventually(t, "calshim ready", func() bool { return readyz(t, base) != nil })
+	return base
+}
+
+// metricLine is the value of a /metrics line that starts with series, or "".
+func metricLine(t *testing.T, base, series string) string {
+	_, _, body := getVia(t, http.DefaultClient, base+"/metrics")
+	for line := range strings.Lines(body) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), series+" "); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// Expensive reads against the real WordPress: with one unit per post and a burst of 10 (the rig
+// holds more events than that, so a feed takes the whole burst), a client's second uncached feed
+// answers 429 calshim_rate_limited with Retry-After, while its cheap reads and another client's
+// feed are still answered.
+func TestExpensiveReadsLimited(t *testing.T) {
+	base := launchOwn(t, "CALSHIM_LIMITS_EXPENSIVE_UNIT=1", "CALSHIM_LIMITS_EXPENSIVE_PER_MINUTE=1",
+		"CALSHIM_LIMITS_EXPENSIVE_BURST=10")
+	feed := base + "/wp-json/cal/events/v1/events.ics?n="
+	a, b := fromAddr("127.0.0.70"), fromAddr("127.0.0.71")
+	if status, _, body := getVia(t, a, feed+"1"); status != http.StatusOK {
+		t.Fatalf("first feed: %d %.200s", status, body)
+	}
+
+	status, h, body := getVia(t, a, feed+"2")
+	if status != http.StatusTooManyRequests || h.Get("Retry-After") == "" ||
+		!jsonHas(body, `{"code":"calshim_rate_limited","message":"Too many expensive requests`,
+			`","data":{"status":429}}`) {
+		t.Errorf("second feed: %d %s (Retry-After %q)", status, body, h.Get("Retry-After"))
+	}
+
+	if status, _, body := getVia(t, a, base+"/wp-json/cal/events/v1/doc"); status != http.StatusOK {
+		t.Errorf("a cheap read of the limited client: %d %.200s", status, body)
+	}
+
+	if status, _, body := getVia(t, b, feed+"2"); status != http.StatusOK {
+		t.Errorf("another client's feed: %d %.200s", status, body)
+	}
+
+	if v := metricLine(t, base, `calshim_rate_limited_total{limit="expensive"}`); v == "" || v == "0" {
+		t.Errorf("calshim_rate_limited_total{limit=\"expensive\"} = %q", v)
+	}
+}
+
+// A response cache filled with many distinct answers (made-up arguments) still stores a new
+// popular answer and serves it as a hit: the least recently used entries go instead.
+func TestFullResponseCacheStillHits(t *testing.T) {
+	base := launchOwn(t, "CALSHIM_RESPONSE_CACHE_MAX_BYTES=400000")
+	c := fromAddr("127.0.0.72")
+	for i := range 100 {
+		url := fmt.Sprintf("%s/wp-json/cal/events/v1/events?per_page=10&fill=%d", base, i)
+		if status, _, body := getVia(t, c, url); status != http.StatusOK {
+			t.Fatalf("fill %d: %d %.200s", i, status, body)
+		}
+	}
+
+	// Two requests in a row hit unless the catalog changed between them (others write to the rig).
+	const hits = `calshim_http_requests_total{cache="hit",method="GET",route="/events",status="200"}`
+	for range 10 {
+		getVia(t, c, base+"/wp-json/cal/events/v1/events?per_page=3")
+		getVia(t, c, base+"/wp-json/cal/events/v1/events?per_page=3")
+		if metricLine(t, base, hits) != "" {
+			return
+		}
+	}
+	t.Errorf("a full cache never served the popular answer from memory: no %s", hits)
+}
