@@ -136,6 +136,7 @@ func newHTTPServer(cfg config.Config, log *zap.Logger, catalogs map[string]*cata
 		ICalMaxEvents:     cfg.ICal.MaxEvents,
 		ImageAllowPrivate: cfg.Writes.ImageAllowPrivate,
 		ImageMaxBytes:     int64(cfg.Writes.ImageMaxBytes),
+		WriteMaxUpstream:  cfg.Writes.MaxUpstreamRequests,
 		LoadWait:          cfg.Catalog.LoadWait,
 		SequenceWait:      cfg.Catalog.SequenceWait,
 		Draining:          draining,
