@@ -39,6 +39,9 @@ type Options struct {
 	ImageAllowPrivate bool
 	// ImageMaxBytes caps a fetched image; 0 = 10 MiB.
 	ImageMaxBytes int64
+	// WriteMaxUpstream caps the requests one write makes of WordPress and image hosts
+	// (write_budget.go); 0: DefaultWriteMaxUpstream.
+	WriteMaxUpstream int
 	// NotifySecret, when set, serves POST /calshim/notify to push notices carrying it (notify.go).
 	NotifySecret string
 	// CacheTTL, CacheMaxEntries and CacheMaxBytes bound the cache of rendered anonymous GET answers

@@ -74,11 +74,21 @@ func (t *tx) linkFromObject(k linkedKind, m map[string]any) (int, error) {
 		return n, nil
 	}
 
-	if name, _ := Params(m).text(k.name); name == "" {
+	if k.payloadName(m) == "" {
 		return 0, k.notCreated()
 	}
 
 	return t.saveLinked(k, nil, Params(m))
+}
+
+// payloadName is the name of the venue or organizer an object of an event's argument creates; ""
+// when it links one by its id, or names none.
+func (k linkedKind) payloadName(m map[string]any) string {
+	if id, ok := Params(m).given("id"); ok && !isEmptyValue(id) {
+		return ""
+	}
+	name, _ := Params(m).text(k.name)
+	return name
 }
 
 // eventVenue links the event's venue: an ID, an {id} object or a creation payload. Lists (even of
@@ -122,22 +132,9 @@ func (t *tx) eventOrganizers(_, meta map[string]any) error {
 		return nil
 	}
 
-	var list []any
-	switch x := v.(type) {
-	case map[string]any:
-		// An unwrapped object is a list of entries to the original (Single_Organizer::insert casts
-		// it to an array): its members are taken one by one, empty ones skipped.
-		list = objectEntries(x)
-	case []any:
-		list = x
-	default:
-		s, _ := scalar(x)
-		if strings.Contains(s, ",") {
-			return organizers.notCreated()
-		}
-		if !isEmptyValue(x) {
-			list = []any{x}
-		}
+	list, ok := organizerList(v)
+	if !ok {
+		return organizers.notCreated()
 	}
 
 	ids := []string{}
@@ -163,6 +160,27 @@ func (t *tx) eventOrganizers(_, meta map[string]any) error {
 
 	meta["_EventOrganizerID"] = ids
 	return nil
+}
+
+// organizerList is an event's organizer argument as a list of entries; ok is false for a CSV
+// string, which the original fails on.
+func organizerList(v any) ([]any, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		// An unwrapped object is a list of entries to the original (Single_Organizer::insert casts
+		// it to an array): its members are taken one by one, empty ones skipped.
+		return objectEntries(x), true
+	case []any:
+		return x, true
+	}
+
+	if s, _ := scalar(v); strings.Contains(s, ",") {
+		return nil, false
+	}
+	if isEmptyValue(v) {
+		return nil, true
+	}
+	return []any{v}, true
 }
 
 // objectEntries are an object's members in the order of their keys (JSON objects arrive unordered).

@@ -21,6 +21,10 @@ func createEvent(s *Server, r *request) (*response, error) {
 	}
 
 	t := s.begin(r)
+	if err := t.afford(eventNeeds(r, nil, t.limit)); err != nil {
+		return nil, err
+	}
+
 	id, err := t.saveEvent(nil)
 	if err := t.done(err); err != nil {
 		return nil, err
@@ -38,6 +42,10 @@ func updateEvent(s *Server, r *request) (*response, error) {
 	}
 
 	t := s.begin(r)
+	if err := t.afford(eventNeeds(r, p, t.limit)); err != nil {
+		return nil, err
+	}
+
 	id, err := t.saveEvent(p)
 	if err := t.done(err); err != nil {
 		return nil, err
@@ -168,6 +176,7 @@ func (t *tx) saveEvent(p *mapping.Post) (int, error) {
 // which stores the current time as the modified date (not the post date given) and gives a draft its
 // modified_utc.
 func (t *tx) stickNew(id int) error {
+	t.limit++ // completes the save made: never cut by the write's limit of requests
 	_, err := t.savePost(t.r.snap.Types().Event, id, map[string]any{"menu_order": -1})
 	return err
 }
@@ -184,13 +193,15 @@ func (t *tx) keepEndUTC(id int, meta map[string]any) error {
 		return nil
 	}
 	fix := map[string]any{"meta": map[string]any{"_EventEndDateUTC": endUTC}}
+	t.limit++ // completes the save made: never cut by the write's limit of requests
 	_, err := t.savePost(t.r.snap.Types().Event, id, fix)
 	return err
 }
 
 // publishLinked publishes the draft venue and organizers of an event that was just published, as
-// TEC does (publishAssociatedTypes). It is a consequence of the event's save, which stands: a
-// refusal by the CMS leaves that venue or organizer as it was.
+// TEC does (publishAssociatedTypes), each once. It is a consequence of the event's save, which
+// stands: a refusal by the CMS (or the write's limit of requests, write_budget.go) leaves that venue
+// or organizer as it was.
 func (t *tx) publishLinked(p *mapping.Post, meta map[string]any) {
 	var ids []string
 	for _, key := range []string{"_EventVenueID", "_EventOrganizerID"} {
@@ -201,10 +212,10 @@ func (t *tx) publishLinked(p *mapping.Post, meta map[string]any) {
 		}
 	}
 
+	published := map[string]bool{}
 	for _, s := range ids {
-		n, _ := strconv.Atoi(s)
-		linked, ok := t.r.snap.Post(n)
-		if ok && (linked.Status() == "draft" || linked.Status() == "pending") {
+		if linked, ok := draftPost(t.r, s); ok && !published[s] {
+			published[s] = true
 			_, _ = t.savePost(linked.Type(), linked.ID, map[string]any{"status": "publish"})
 		}
 	}
@@ -334,7 +345,8 @@ func costItems(v any) []any {
 }
 
 // eventTerms resolves categories and tags: IDs of existing terms (unknown IDs skipped), else slugs
-// or names, created when missing. Given but empty removes them all; absent leaves them.
+// or names, created when missing; a name given again is the term it named first, without asking
+// again. Given but empty removes them all; absent leaves them.
 func (t *tx) eventTerms(body, _ map[string]any) error {
 	types := t.r.snap.Types()
 	for _, k := range []termKind{categories, tags} {
@@ -343,18 +355,15 @@ func (t *tx) eventTerms(body, _ map[string]any) error {
 			continue
 		}
 		t.terms = true
-		if m, isObj := v.(map[string]any); isObj {
-			v = objectEntries(m) // PHP casts an object to the array of its members
-		}
-		ids := []int{}
-		for _, item := range items(v) {
-			s, ok := scalar(item)
-			if !ok || strings.TrimSpace(s) == "" {
-				continue
-			}
-			id, err := t.resolveTerm(k, strings.TrimSpace(s))
-			if err != nil {
-				return err
+		ids, resolved := []int{}, map[string]int{}
+		for _, s := range termArgs(v) {
+			id, done := resolved[s]
+			if !done {
+				var err error
+				if id, err = t.resolveTerm(k, s); err != nil {
+					return err
+				}
+				resolved[s] = id
 			}
 			if id != 0 {
 				ids = append(ids, id)
@@ -370,24 +379,47 @@ func (t *tx) eventTerms(body, _ map[string]any) error {
 	return nil
 }
 
-// resolveTerm finds a term of k by ID, slug or name, creating it (as the caller) when a name is
-// new. The original turns an existing tag given by name into a new tag named after its ID; calshim
-// assigns the existing tag (README).
-func (t *tx) resolveTerm(k termKind, item string) (int, error) {
-	terms := k.terms(t.r)
+// termArgs are the entries of a categories or tags argument, trimmed, without the empty ones.
+func termArgs(v any) []string {
+	if m, isObj := v.(map[string]any); isObj {
+		v = objectEntries(m) // PHP casts an object to the array of its members
+	}
+	var names []string
+	for _, item := range items(v) {
+		if s, ok := scalar(item); ok && strings.TrimSpace(s) != "" {
+			names = append(names, strings.TrimSpace(s))
+		}
+	}
+	return names
+}
+
+// lookup finds a term of k in the catalog by ID, slug or name; an ID it does not hold is 0, found
+// (skipped, as the original does).
+func (k termKind) lookup(r *request, item string) (int, bool) {
+	terms := k.terms(r)
 	if n, err := strconv.Atoi(item); err == nil {
 		for _, term := range terms {
 			if term.ID == n {
-				return n, nil
+				return n, true
 			}
 		}
-		return 0, nil
+		return 0, true
 	}
 
 	for _, term := range terms {
 		if term.Slug == item || strings.EqualFold(term.Name, item) {
-			return term.ID, nil
+			return term.ID, true
 		}
+	}
+	return 0, false
+}
+
+// resolveTerm finds a term of k by ID, slug or name, creating it (as the caller) when a name is
+// new. The original turns an existing tag given by name into a new tag named after its ID; calshim
+// assigns the existing tag (README).
+func (t *tx) resolveTerm(k termKind, item string) (int, error) {
+	if id, found := k.lookup(t.r, item); found {
+		return id, nil
 	}
 
 	id, err := t.createTerm(k, map[string]any{"name": item})

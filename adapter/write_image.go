@@ -97,27 +97,31 @@ func (t *tx) linkedImage(in Params, body map[string]any) error {
 
 // resolveImage turns an image argument into an attachment ID: an ID as is; a URL to the attachment
 // that already has it, else the image is downloaded (image.go limits) and uploaded as the caller.
+// The search, the download and the upload each count against the write's limit of requests.
 func (t *tx) resolveImage(v string) (int, error) {
-	if n, ok := positiveInt(v); ok {
-		return n, nil
+	if id, known := knownImage(t.r, v); known {
+		return id, nil
 	}
 
-	for _, p := range t.r.snap.Events {
-		if m, ok := t.r.snap.Media(p.FeaturedMedia); ok && m.URL == v {
-			return m.ID, nil
-		}
+	if err := t.spend(); err != nil {
+		return 0, err
 	}
-
 	if id := t.attachmentByURL(v); id != 0 {
 		return id, nil
 	}
 
+	if err := t.spend(); err != nil {
+		return 0, err
+	}
 	data, ctype, name, err := t.s.fetchImage(t.r.gc.Request.Context(), v)
 	if err != nil {
 		t.s.log.Info("image fetch refused") // the URL itself may carry secrets: not logged
 		return 0, invalidParam("image")
 	}
 
+	if err := t.spend(); err != nil {
+		return 0, err
+	}
 	res, err := t.cat.Client().Upload(t.r.gc.Request.Context(), t.r.viewer.creds, name, ctype, data)
 	if err != nil {
 		return 0, t.upstreamError(err)
@@ -132,6 +136,22 @@ func (t *tx) resolveImage(v string) (int, error) {
 	}
 
 	return m.ID, nil
+}
+
+// knownImage is the attachment an image argument names without asking WordPress: an ID, or the
+// URL of an event's featured image in the catalog.
+func knownImage(r *request, v string) (int, bool) {
+	if n, ok := positiveInt(v); ok {
+		return n, true
+	}
+
+	for _, p := range r.snap.Events {
+		if m, ok := r.snap.Media(p.FeaturedMedia); ok && m.URL == v {
+			return m.ID, true
+		}
+	}
+
+	return 0, false
 }
 
 // attachmentByURL finds an existing attachment whose file URL is u (a media search by file name,

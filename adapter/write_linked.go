@@ -147,7 +147,11 @@ func (k linkedKind) response(r *request, id, status int) (*response, error) {
 func (t *tx) saveLinked(k linkedKind, p *mapping.Post, in Params) (int, error) {
 	r, create := t.r, p == nil
 	if create {
-		if dup := t.findDuplicate(k, in); dup != nil {
+		dup, err := t.findDuplicate(k, in)
+		if err != nil {
+			return 0, err
+		}
+		if dup != nil {
 			return t.saveDuplicate(k, dup, in)
 		}
 	}
@@ -179,22 +183,27 @@ func (t *tx) saveLinked(k linkedKind, p *mapping.Post, in Params) (int, error) {
 
 // findDuplicate is the existing venue or organizer a create names (see duplicate). When the catalog
 // has none, WordPress is searched for the name: one created elsewhere since the last poll counts
-// too. A failed search leaves the catalog's answer.
-func (t *tx) findDuplicate(k linkedKind, in Params) *mapping.Post {
+// too. A failed search leaves the catalog's answer; the search counts against the write's limit of
+// requests, the one error returned.
+func (t *tx) findDuplicate(k linkedKind, in Params) (*mapping.Post, error) {
 	name, _ := in.text(k.name)
 	desc, _ := in.text("description")
 	if dup := k.duplicate(t.r, name, desc); dup != nil || name == "" {
-		return dup
+		return dup, nil
+	}
+
+	if err := t.spend(); err != nil {
+		return nil, err
 	}
 
 	if err := t.cat.CatchUp(t.r.gc.Request.Context(), k.typ(t.r), name); err != nil {
 		route := zap.String("route", traceOf(t.r.gc).route)
 		t.s.log.Warn("duplicate search failed", route, zap.Error(err))
-		return nil
+		return nil, nil
 	}
 
 	t.r.snap = t.cat.Snapshot()
-	return k.duplicate(t.r, name, desc)
+	return k.duplicate(t.r, name, desc), nil
 }
 
 // saveDuplicate is the original's answer to creating a venue or organizer that exists already (same
@@ -362,7 +371,8 @@ func (k linkedKind) duplicate(r *request, name, desc string) *mapping.Post {
 // unlink removes a trashed venue or organizer from the published events that point at it, as TEC
 // does (for organizers the whole _EventOrganizerID key is deleted, the event's other organizers
 // too; limited like the original to one page of events). Events the caller may not edit are left
-// alone: the CMS decides.
+// alone: the CMS decides. The site's page size bounds these saves, not the request: each widens
+// the write's limit of requests by its own.
 func (t *tx) unlink(k linkedKind, id int) {
 	n := 0
 	for _, e := range t.r.snap.Events {
@@ -371,6 +381,7 @@ func (t *tx) unlink(k linkedKind, id int) {
 			continue
 		}
 		n++
+		t.limit++
 		_, _ = t.savePost(e.Type(), e.ID, map[string]any{"meta": map[string]any{k.metaKey: []string{}}})
 	}
 }

@@ -32,9 +32,18 @@ type tx struct {
 	touched []catalog.PostRef
 	// terms is set when the write may have changed terms or their counts; done then reloads them.
 	terms bool
+	// spent counts the requests the write has made of WordPress and of image hosts; limit bounds
+	// it (write_budget.go).
+	spent, limit int
 }
 
-func (s *Server) begin(r *request) *tx { return &tx{s: s, r: r, cat: s.catalog(r.lang)} }
+func (s *Server) begin(r *request) *tx {
+	limit := s.opt.WriteMaxUpstream
+	if limit <= 0 {
+		limit = DefaultWriteMaxUpstream
+	}
+	return &tx{s: s, r: r, cat: s.catalog(r.lang), limit: limit}
+}
 
 // upstreamCall is one typed wp/v2 call made as the caller (a cmsclient *As method).
 type upstreamCall func(
@@ -43,6 +52,10 @@ type upstreamCall func(
 
 // send makes one wp/v2 call as the caller and decodes the answer into out (when not nil).
 func (t *tx) send(call upstreamCall, out any) error {
+	if err := t.spend(); err != nil {
+		return err
+	}
+
 	res, err := call(t.r.gc.Request.Context(), t.cat.Client(), t.r.viewer.creds)
 	if err != nil {
 		return t.upstreamError(err)

@@ -88,6 +88,9 @@ type Writes struct {
 	ImageAllowPrivate bool `yaml:"image_allow_private"`
 	// ImageMaxBytes caps a fetched image.
 	ImageMaxBytes int `yaml:"image_max_bytes"`
+	// MaxUpstreamRequests caps the requests one write makes of WordPress and image hosts: each new
+	// term, venue, organizer or image URL a write names costs some (README, "How writes work").
+	MaxUpstreamRequests int `yaml:"max_upstream_requests"`
 }
 
 // Upstream describes the WordPress REST API calshim reads from and writes to.
@@ -191,7 +194,7 @@ func Default() Config {
 			LoadWait: 10 * time.Second, SequenceWait: 3 * time.Second},
 		Mapping: Mapping{EventType: "tribe_events", VenueType: "tribe_venue", OrganizerType: "tribe_organizer",
 			CategoryBase: "tribe_events_cat", TagBase: "tags"},
-		Writes:        Writes{ImageMaxBytes: 10 << 20},
+		Writes:        Writes{ImageMaxBytes: 10 << 20, MaxUpstreamRequests: 40},
 		ResponseCache: ResponseCache{TTL: time.Minute, MaxEntries: 10000, MaxBytes: 32 << 20, EventBytes: 16 << 20},
 		ICal:          ICal{MaxEvents: 5000},
 		Sync:          Sync{MaxChanges: 10000},
@@ -246,6 +249,7 @@ func envTable(c *Config) map[string]any {
 		"CALSHIM_MAPPING_TAG_TAXONOMY":           &c.Mapping.TagBase,
 		"CALSHIM_WRITES_IMAGE_ALLOW_PRIVATE":     &c.Writes.ImageAllowPrivate,
 		"CALSHIM_WRITES_IMAGE_MAX_BYTES":         &c.Writes.ImageMaxBytes,
+		"CALSHIM_WRITES_MAX_UPSTREAM_REQUESTS":   &c.Writes.MaxUpstreamRequests,
 		"CALSHIM_RESPONSE_CACHE_TTL":             &c.ResponseCache.TTL,
 		"CALSHIM_RESPONSE_CACHE_MAX_ENTRIES":     &c.ResponseCache.MaxEntries,
 		"CALSHIM_ICAL_MAX_EVENTS":                &c.ICal.MaxEvents,
@@ -315,8 +319,9 @@ func splitList(v string) []string {
 
 // validateBeyond checks the settings of what calshim adds to the original (feed, sync).
 func (c *Config) validateBeyond() []error {
-	if c.ICal.MaxEvents < 1 || c.Sync.MaxChanges < 1 {
-		return []error{errors.New("ical.max_events and sync.max_changes must be at least 1")}
+	if c.ICal.MaxEvents < 1 || c.Sync.MaxChanges < 1 || c.Writes.MaxUpstreamRequests < 1 {
+		return []error{errors.New("ical.max_events, sync.max_changes and writes.max_upstream_requests " +
+			"must be at least 1")}
 	}
 	return nil
 }

@@ -20,23 +20,9 @@ import (
 // shared one keeps its allowance). Client addresses are real: requests leave from different
 // loopback addresses (127.0.0.50, .51, ...). Takes 5-9 s.
 func TestAbuseLimits(t *testing.T) {
-	proxy, err := cluster.NewProxy(wpEnv["WP_URL"], 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
-	base, stop, err := launch(filepath.Join(t.TempDir(), "calshim.log"),
-		"CALSHIM_UPSTREAM_URL=http://"+proxy.Addr+"/wp-json",
-		"CALSHIM_UPSTREAM_USER="+wpEnv["CALSHIM_UPSTREAM_USER"],
-		"CALSHIM_UPSTREAM_APP_PASSWORD="+wpEnv["CALSHIM_UPSTREAM_APP_PASSWORD"],
-		"CALSHIM_SNAPSHOT=none", "CALSHIM_LIMITS_TRUSTED_PROXIES=127.0.0.1",
+	base, proxy := launchBehindProxy(t, "CALSHIM_LIMITS_TRUSTED_PROXIES=127.0.0.1",
 		// A small write allowance to see it end; the default (1200/min, burst 200) serves the suite.
 		"CALSHIM_LIMITS_WRITES_PER_MINUTE=60", "CALSHIM_LIMITS_WRITES_BURST=5")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
-	eventually(t, "calshim ready", func() bool { return readyz(t, base) != nil })
 
 	t.Run("random credentials", func(t *testing.T) { checkRandomCredentials(t, base, proxy) })
 	t.Run("a refused credential is asked once", func(t *testing.T) {
@@ -45,6 +31,27 @@ func TestAbuseLimits(t *testing.T) {
 	t.Run("X-Forwarded-For behind a trusted proxy", func(t *testing.T) { checkForwarded(t, base) })
 	t.Run("writes", func(t *testing.T) { checkWriteLimit(t, base) })
 	t.Run("unknown IDs", func(t *testing.T) { checkLookups(t, base, proxy) })
+}
+
+// launchBehindProxy starts a calshim of the test's own (no snapshot, extra env) whose requests to
+// WordPress pass a counting proxy, and waits until it is ready; both stop when the test ends.
+func launchBehindProxy(t *testing.T, env ...string) (string, *cluster.Proxy) {
+	proxy, err := cluster.NewProxy(wpEnv["WP_URL"], 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proxy.Close)
+	base, stop, err := launch(filepath.Join(t.TempDir(), "calshim.log"), append([]string{
+		"CALSHIM_UPSTREAM_URL=http://" + proxy.Addr + "/wp-json",
+		"CALSHIM_UPSTREAM_USER=" + wpEnv["CALSHIM_UPSTREAM_USER"],
+		"CALSHIM_UPSTREAM_APP_PASSWORD=" + wpEnv["CALSHIM_UPSTREAM_APP_PASSWORD"],
+		"CALSHIM_SNAPSHOT=none"}, env...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	eventually(t, "calshim ready", func() bool { return readyz(t, base) != nil })
+	return base, proxy
 }
 
 // fromAddr is an HTTP client whose requests leave from a loopback address of its own.

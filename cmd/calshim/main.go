@@ -154,6 +154,7 @@ func newHTTPServers(cfg config.Config, log *zap.Logger, catalogs map[string]*cat
 		ICalMaxEvents:     cfg.ICal.MaxEvents,
 		ImageAllowPrivate: cfg.Writes.ImageAllowPrivate,
 		ImageMaxBytes:     int64(cfg.Writes.ImageMaxBytes),
+		WriteMaxUpstream:  cfg.Writes.MaxUpstreamRequests,
 		LoadWait:          cfg.Catalog.LoadWait,
 		SequenceWait:      cfg.Catalog.SequenceWait,
 		Draining:          draining,
