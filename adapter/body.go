@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"calshim/mapping"
 )
@@ -19,14 +21,26 @@ import (
 // organizers) is a few kilobytes.
 const maxBody = 1 << 20
 
-var errInvalidJSON = &apiError{
-	Status:  http.StatusBadRequest,
-	Code:    "rest_invalid_json",
-	Message: "Invalid JSON body passed.",
-	Extra: mapping.Object{
-		{Key: "json_error_code", Value: 4},
-		{Key: "json_error_message", Value: "Syntax error"},
-	},
+var errInvalidJSON = invalidJSON(4, "Syntax error")
+
+// errJSONUTF8 and errJSONUTF16 are WordPress' answers to a JSON string PHP cannot decode: bytes that
+// are not UTF-8, or an escaped UTF-16 surrogate without its pair.
+var errJSONUTF8 = invalidJSON(5, "Malformed UTF-8 characters, possibly incorrectly encoded")
+
+var errJSONUTF16 = invalidJSON(10, "Single unpaired UTF-16 surrogate in unicode escape")
+
+// invalidJSON is WordPress' answer to a body json_decode refuses, with PHP's json_last_error and its
+// message.
+func invalidJSON(code int, message string) *apiError {
+	return &apiError{
+		Status:  http.StatusBadRequest,
+		Code:    "rest_invalid_json",
+		Message: "Invalid JSON body passed.",
+		Extra: mapping.Object{
+			{Key: "json_error_code", Value: code},
+			{Key: "json_error_message", Value: message},
+		},
+	}
 }
 
 var errUnreadableBody = newError(http.StatusBadRequest, "rest_invalid_body",
@@ -37,15 +51,7 @@ var errUnreadableBody = newError(http.StatusBadRequest, "rest_invalid_body",
 const maxJSONDepth = 511
 
 // errJSONDepth is WordPress' answer to a body nested deeper than PHP decodes.
-var errJSONDepth = &apiError{
-	Status:  http.StatusBadRequest,
-	Code:    "rest_invalid_json",
-	Message: "Invalid JSON body passed.",
-	Extra: mapping.Object{
-		{Key: "json_error_code", Value: 1},
-		{Key: "json_error_message", Value: "Maximum stack depth exceeded"},
-	},
-}
+var errJSONDepth = invalidJSON(1, "Maximum stack depth exceeded")
 
 // readBody parses a write's body into parameters, as WordPress does: a JSON object when the content
 // type is application/json (malformed → rest_invalid_json; a valid non-object is ignored),
@@ -141,8 +147,8 @@ func parseJSONBody(raw []byte) (Params, error) {
 		}
 	}
 
-	if deep := tooDeepAt(raw); deep >= 0 && (err == nil || deep < syntaxOffset(err, len(raw))) {
-		return nil, errJSONDepth
+	if at, fault := jsonFaultAt(raw); fault != nil && (err == nil || at < syntaxOffset(err, len(raw))) {
+		return nil, fault
 	}
 
 	if err != nil {
@@ -157,31 +163,86 @@ func parseJSONBody(raw []byte) (Params, error) {
 	return Params(obj), nil
 }
 
-// tooDeepAt returns the offset where raw opens its (maxJSONDepth+1)th nested array or object, or
-// -1. PHP's parser reports whichever comes first, too deep or a syntax error, so the offset is
-// compared with the decoder's.
-func tooDeepAt(raw []byte) int {
-	depth, inString, escaped := 0, false, false
-	for i, c := range raw {
-		switch {
-		case inString && escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case inString:
-			inString = c != '"'
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			if depth++; depth > maxJSONDepth {
-				return i
+// jsonFaultAt returns where PHP's json_decode finds a fault that Go's decoder lets pass, and
+// WordPress' answer to it, or -1: an array or object nested past maxJSONDepth, a string holding bytes
+// that are not UTF-8 (Go replaces them) or a \u escape of an unpaired UTF-16 surrogate (Go replaces it
+// too). PHP's parser reports whichever fault comes first, so the offset is compared with the decoder's.
+func jsonFaultAt(raw []byte) (int, *apiError) {
+	depth := 0
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case '"':
+			end, at, fault := scanJSONString(raw, i+1)
+			if fault != nil {
+				return at, fault
 			}
-		case c == ']' || c == '}':
+			i = end
+		case '[', '{':
+			if depth++; depth > maxJSONDepth {
+				return i, errJSONDepth
+			}
+		case ']', '}':
 			depth--
 		}
 	}
+	return -1, nil
+}
 
+// scanJSONString reads the string whose content starts at i: it returns the offset of its closing
+// quote (or the body's end), and the first fault in it with its offset.
+func scanJSONString(raw []byte, i int) (end, at int, fault *apiError) {
+	for i < len(raw) {
+		c := raw[i]
+		switch {
+		case c == '"':
+			return i, -1, nil
+		case c == '\\' && i+1 < len(raw) && raw[i+1] == 'u':
+			n := surrogateEscapes(raw[i:])
+			if n < 0 {
+				return len(raw), i, errJSONUTF16
+			}
+			i += n
+		case c == '\\':
+			i += 2
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRune(raw[i:])
+			if r == utf8.RuneError && size == 1 {
+				return len(raw), i, errJSONUTF8
+			}
+			i += size
+		}
+	}
+	return len(raw), -1, nil
+}
+
+// surrogateEscapes returns how many bytes the \u escape at the start of b takes (two escapes for a
+// surrogate pair), or -1 for a surrogate without its pair. A malformed escape is the decoder's
+// syntax error, so it counts as the two bytes of "\u".
+func surrogateEscapes(b []byte) int {
+	r, ok := hexEscape(b)
+	switch {
+	case !ok:
+		return 2
+	case !utf16.IsSurrogate(r):
+		return 6
+	case r >= 0xDC00: // a low surrogate first
+		return -1
+	}
+	if low, ok := hexEscape(b[6:]); ok && low >= 0xDC00 && low <= 0xDFFF {
+		return 12
+	}
 	return -1
+}
+
+// hexEscape reads the rune of a \uXXXX escape at the start of b.
+func hexEscape(b []byte) (rune, bool) {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(b[2:6]), 16, 16)
+	return rune(n), err == nil
 }
 
 // syntaxOffset is where decoding failed: the syntax error's offset, else the end of the body.

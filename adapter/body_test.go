@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os/exec"
 	"reflect"
 	"strconv"
 	"strings"
@@ -272,5 +273,66 @@ func TestMultipartLikePHP(t *testing.T) {
 	parts := append(fields("f", "a.txt", 1019), [2]string{"last", "-"}, [2]string{"over", "-"})
 	if got := parseMultipart(multipartBody(parts...), "B"); !reflect.DeepEqual(got, Params{"last": "1"}) {
 		t.Errorf("1019 files and 2 fields: %v, want only last", got)
+	}
+}
+
+// jsonFaults are bodies and the json_last_error PHP's json_decode gives them (0: decoded), for the
+// faults Go's decoder would let pass: bytes that are not UTF-8 and unpaired surrogate escapes, alone
+// and against a syntax error or a nesting too deep, whichever comes first.
+var jsonFaults = []struct {
+	body string
+	code int
+}{
+	{"{\"title\":\"T\xff\"}", 5},
+	{`{"title":"\ud800"}`, 10},
+	{`{"title":"\udc00"}`, 10},
+	{`{"title":"\ud800\u0041"}`, 10},
+	{`{"title":"\ud800\udc00"}`, 0},
+	{`{"title":"\u00e9 \\ud800 \"` + "\xc3\xa9\"}", 0},
+	{"[\"\xff\", }", 5},
+	{"[1, }\"\xff\"", 4},
+	{`{"a":"\ud800", "b":` + strings.Repeat("[", 600), 10},
+	{strings.Repeat("[", 600) + "\"\xff\"", 1},
+	{"{\"a\":\"\xc3\"}", 5},
+	{`{"a":"\u12"}`, 4},
+}
+
+// TestJSONStringFaults: a body PHP cannot decode is WordPress' rest_invalid_json with PHP's error,
+// never read (Go's decoder would replace the bad bytes and the write would go on).
+func TestJSONStringFaults(t *testing.T) {
+	for _, tc := range jsonFaults {
+		_, err := parseJSONBody([]byte(tc.body))
+		got := 0
+		if err != nil {
+			var ae *apiError
+			if !errors.As(err, &ae) {
+				t.Fatalf("%q: %v", tc.body, err)
+			}
+			got = ae.Extra[0].Value.(int)
+		}
+		if got != tc.code {
+			t.Errorf("%q: json_error_code %d, want %d", tc.body, got, tc.code)
+		}
+	}
+}
+
+// TestJSONFaultsAsPHP checks the table above against PHP's own json_decode where php is installed
+// (make test installs it with WordPress).
+func TestJSONFaultsAsPHP(t *testing.T) {
+	php, err := exec.LookPath("php")
+	if err != nil {
+		t.Log("php is not installed: the table is checked against Go alone (TestJSONStringFaults)")
+		return
+	}
+	for _, tc := range jsonFaults {
+		cmd := exec.Command(php, "-r", `json_decode(stream_get_contents(STDIN), true, 512); echo json_last_error();`)
+		cmd.Stdin = strings.NewReader(tc.body)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != strconv.Itoa(tc.code) {
+			t.Errorf("%q: php says %s, the table %d", tc.body, out, tc.code)
+		}
 	}
 }
