@@ -143,13 +143,16 @@ func (c *Catalog) fetchPosts(ctx context.Context, typ string, after *time.Time, 
 
 // decodePosts decodes listed posts of one type into dst.
 func (c *Catalog) decodePosts(typ string, items []json.RawMessage, dst map[int]*mapping.Post) error {
-	posts := make([]*mapping.Post, len(items))
-	for i, raw := range items {
+	posts := make([]*mapping.Post, 0, len(items))
+	for _, raw := range items {
 		p, err := c.decodePost(typ, raw)
+		if errors.Is(err, cmsclient.ErrWithheld) {
+			continue // an anonymous catalog cannot hold a protected post: it knows none of its dates
+		}
 		if err != nil {
 			return fmt.Errorf("catalog: %s: %w", typ, err)
 		}
-		posts[i] = p
+		posts = append(posts, p)
 	}
 
 	compactBlocks(posts)

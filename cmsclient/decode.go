@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -113,6 +114,11 @@ func wpDate(s *string) string {
 	return strings.Replace(*s, "T", " ", 1)
 }
 
+// ErrWithheld is DecodePost's answer for a password-protected post whose calshim field the plugin
+// withholds from this credential (the plugin shows its meta only to the service role and editors, so
+// that wp/v2 shows no more than v1): a catalog loaded without the service credential leaves it out.
+var ErrWithheld = errors.New("the calshim field is withheld from this credential (password-protected post)")
+
 // DecodePost decodes one wp/v2 post carrying the calshim plugin field. taxonomies are the REST bases
 // of the taxonomies to read term IDs from (e.g. "tribe_events_cat", "tags"); terms are stored under
 // the base name.
@@ -129,7 +135,10 @@ func DecodePost(raw json.RawMessage, taxonomies ...string) (*mapping.Post, error
 		Slug          string  `json:"slug"`
 		Link          string  `json:"link"`
 		FeaturedMedia int     `json:"featured_media"`
-		Calshim       *struct {
+		Content       struct {
+			Protected bool `json:"protected"`
+		} `json:"content"`
+		Calshim *struct {
 			Title       string              `json:"title"`
 			Content     string              `json:"content"`
 			Excerpt     string              `json:"excerpt"`
@@ -147,6 +156,9 @@ func DecodePost(raw json.RawMessage, taxonomies ...string) (*mapping.Post, error
 		return nil, fmt.Errorf("cmsclient: decode post: %w", err)
 	}
 	if w.Calshim == nil {
+		if w.Content.Protected {
+			return nil, fmt.Errorf("cmsclient: post %d: %w", w.ID, ErrWithheld)
+		}
 		return nil, fmt.Errorf("cmsclient: post %d has no calshim field: is the calshim WordPress plugin installed?", w.ID)
 	}
 	// wp/v2 invents a date_gmt and a modified_gmt for never-published drafts; the original shows the

@@ -2,6 +2,7 @@ package cmsclient_test
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -245,5 +246,18 @@ func TestDecodeMediaWithoutSizes(t *testing.T) {
 				t.Errorf("Sizes = %+v, want none", got)
 			}
 		})
+	}
+}
+
+// TestDecodePostWithheld: a protected post without the calshim field is withheld from this
+// credential (the catalog leaves it out); any other post without it means the plugin is missing.
+func TestDecodePostWithheld(t *testing.T) {
+	_, err := cmsclient.DecodePost([]byte(`{"id":38,"content":{"rendered":"","protected":true}}`))
+	if !errors.Is(err, cmsclient.ErrWithheld) {
+		t.Errorf("protected post: %v, want ErrWithheld", err)
+	}
+	_, err = cmsclient.DecodePost([]byte(`{"id":39,"content":{"rendered":"<p>x</p>","protected":false}}`))
+	if err == nil || errors.Is(err, cmsclient.ErrWithheld) || !strings.Contains(err.Error(), "plugin installed") {
+		t.Errorf("unprotected post: %v, want the missing plugin", err)
 	}
 }
