@@ -16,7 +16,10 @@ import (
 // same list with sync_token answers only the posts changed since that token that the caller may see
 // and that match the query's explicit filters (no default date window), in the list's shape and
 // paging, plus "deleted": the IDs that the caller saw matching then and no longer does (trashed,
-// deleted, unpublished, hidden, moved out of the filters). A token this calshim cannot answer
+// deleted, unpublished, hidden, moved out of the filters). The journal keeps no text of earlier
+// states, so a search is not tested on them: with `search`, "deleted" also names changed posts that
+// matched the other filters then and not the search (a client drops what it does not hold, and the
+// caller could list them without the search). A token this calshim cannot answer
 // (another site or process, older than the change journal) is 410 calshim_sync_token_expired: the
 // client lists afresh.
 
@@ -29,8 +32,9 @@ const (
 type syncKind struct {
 	collection string
 	typ        func(r *request) string
-	// query validates the list's arguments and returns whether a post matches them now.
-	query  func(s *Server, r *request) (func(p *mapping.Post) bool, page, error)
+	// query validates the list's arguments and returns whether a post matches them now, and whether
+	// an earlier state of the journal (catalog.ChangesSince) matched them then.
+	query  func(s *Server, r *request) (now, then func(p *mapping.Post) bool, pg page, err error)
 	render func(c *mapping.Context, p *mapping.Post) mapping.Object
 	less   func(a, b *mapping.Post) bool
 }
@@ -89,7 +93,7 @@ func (s *Server) syncSince(r *request) (map[int]*mapping.Post, error) {
 
 // syncList answers a list with sync_token.
 func (s *Server) syncList(r *request, kind syncKind) (*response, error) {
-	matches, pg, err := kind.query(s, r)
+	now, then, pg, err := kind.query(s, r)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +103,7 @@ func (s *Server) syncList(r *request, kind syncKind) (*response, error) {
 		return nil, err
 	}
 
-	current, deleted := syncSplit(r, kind.typ(r), changed, matches)
+	current, deleted := syncSplit(r, kind.typ(r), changed, now, then)
 	slices.SortFunc(current, func(a, b *mapping.Post) int { return orderOf(kind.less, a, b) })
 	from, to := pg.window(len(current))
 	ctx := r.ctx(false)
@@ -119,14 +123,14 @@ func (s *Server) syncList(r *request, kind syncKind) (*response, error) {
 // syncSplit sorts the changed posts of one type into those the caller now sees matching and the IDs
 // of those it saw matching before and no longer does.
 func syncSplit(r *request, typ string, changed map[int]*mapping.Post,
-	matches func(*mapping.Post) bool) (current []*mapping.Post, deleted []int) {
+	now, then func(*mapping.Post) bool) (current []*mapping.Post, deleted []int) {
 	deleted = []int{}
 	for id, before := range changed {
-		now, ok := r.snap.Post(id)
+		p, ok := r.snap.Post(id)
 		switch {
-		case ok && now.Type() == typ && matches(now):
-			current = append(current, now)
-		case before != nil && before.Type() == typ && matches(before):
+		case ok && p.Type() == typ && now(p):
+			current = append(current, p)
+		case before != nil && before.Type() == typ && then(before):
 			deleted = append(deleted, id)
 		}
 	}
@@ -158,10 +162,10 @@ func syncLinkArgs(r *request, pg page) []queryArg {
 
 // syncEventQuery is the events list's query without the default date window: only the date bounds
 // the request gives apply.
-func syncEventQuery(s *Server, r *request) (func(p *mapping.Post) bool, page, error) {
+func syncEventQuery(s *Server, r *request) (now, then func(p *mapping.Post) bool, pg page, err error) {
 	f, _, pg, err := s.eventQuery(r)
 	if err != nil {
-		return nil, page{}, err
+		return nil, nil, page{}, err
 	}
 
 	for _, b := range []struct {
@@ -174,16 +178,19 @@ func syncEventQuery(s *Server, r *request) (func(p *mapping.Post) bool, page, er
 		}
 	}
 
-	return func(p *mapping.Post) bool { return mapping.MatchEvent(p, f) }, pg, nil
+	textless := *f
+	textless.Search = nil
+	return func(p *mapping.Post) bool { return mapping.MatchEvent(p, f) },
+		func(p *mapping.Post) bool { return mapping.MatchEvent(p, &textless) }, pg, nil
 }
 
 // linkedSync is the sync of the venues or organizers list.
 func linkedSync(k linkedKind) syncKind {
 	return syncKind{collection: k.collection, typ: k.typ, render: k.render, less: mapping.NewerFirst,
-		query: func(s *Server, r *request) (func(p *mapping.Post) bool, page, error) {
+		query: func(s *Server, r *request) (now, then func(p *mapping.Post) bool, pg page, err error) {
 			a, err := r.readArgs("/" + k.collection)
 			if err != nil {
-				return nil, page{}, err
+				return nil, nil, page{}, err
 			}
 
 			var event *mapping.Post
@@ -199,9 +206,11 @@ func linkedSync(k linkedKind) syncKind {
 			}
 
 			linked := k.linkedIDs(r, a, event, statuses)
+			then = func(p *mapping.Post) bool {
+				return slices.Contains(statuses, p.Status()) && (linked == nil || linked[p.ID])
+			}
 			return func(p *mapping.Post) bool {
-				return slices.Contains(statuses, p.Status()) && (linked == nil || linked[p.ID]) &&
-					(search == nil || search.Match(p, k.searchMeta))
-			}, s.pageOf(r, a), nil
+				return then(p) && (search == nil || search.Match(p, k.searchMeta))
+			}, then, s.pageOf(r, a), nil
 		}}
 }

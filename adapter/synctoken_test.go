@@ -1,12 +1,18 @@
 package adapter
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"calshim/internal/wpfake"
 )
 
 // published returns the IDs of published, listed events of the fake.
@@ -88,5 +94,33 @@ func TestSyncTokenHeaderOnLists(t *testing.T) {
 	}
 	if serveGET(h, "/wp-json/cal/events/v1/categories").Header().Get(syncHeader) != "" {
 		t.Error("categories carry a sync token")
+	}
+}
+
+// A venue renamed out of a search is reported deleted: the journal keeps no text of the state it
+// had, so the search is not tested on it.
+func TestSyncTokenSearchLeft(t *testing.T) {
+	wp := wpfake.New(t)
+	cat := fakeCatalog(t, wp)
+	h := NewServer(cat, zap.NewNop(), testOptions())
+	venue := wp.IDs("tribe_venue")[0]
+	rename := func(title string) {
+		wp.Advance(time.Minute)
+		wp.Modify("tribe_venue", venue, func(o wpfake.Object) { wp.Sub(o, "calshim")["title"] = title })
+		if err := cat.Poll(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rename("Quuxtown Hall")
+	first := serveGET(h, "/wp-json/cal/events/v1/venues?search=quuxtown")
+	if !strings.Contains(first.Body.String(), fmt.Sprintf(`"id":%d,`, venue)) {
+		t.Fatalf("the search does not find the venue: %s", first.Body.String())
+	}
+
+	rename("Elsewhere Hall")
+	rec := serveGET(h, "/wp-json/cal/events/v1/venues?search=quuxtown&sync_token="+
+		first.Header().Get(syncHeader))
+	if want := fmt.Sprintf(`{"venues":[],"deleted":[%d],`, venue); !strings.HasPrefix(rec.Body.String(), want) {
+		t.Errorf("sync answered %d %s, want %s…", rec.Code, rec.Body.String(), want)
 	}
 }

@@ -29,8 +29,9 @@ type Options struct {
 	// what it was loaded from (URL and language), so a file of another upstream is never served.
 	SnapshotPath string
 	Upstream     string
-	// MaxChanges bounds the change journal behind clients' sync tokens (0: DefaultMaxChanges).
-	MaxChanges int
+	// MaxChangeBytes bounds the change journal behind clients' sync tokens, in bytes (0:
+	// DefaultMaxChangeBytes).
+	MaxChangeBytes int
 	// Notify, when not nil, is told about events an operator should see (a discarded snapshot, a reset
 	// change log); err may be nil.
 	Notify func(event string, err error)

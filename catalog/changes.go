@@ -4,7 +4,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"reflect"
+	"strings"
 	"sync"
+	"unsafe"
 
 	"calshim/mapping"
 )
@@ -12,12 +14,14 @@ import (
 // The change journal remembers which posts each published snapshot changed, with their state
 // before, so that clients holding a sync token (a snapshot version) can be told what changed since
 // (adapter/synctoken.go). It lives in memory: a restart starts a new epoch and older tokens expire.
+// It is bounded in bytes, and keeps of each earlier state only what the sync filters test: a
+// contributor saving a large draft again and again must not make every replica keep each version.
 
-// DefaultMaxChanges bounds the journal when Options.MaxChanges is not set.
-const DefaultMaxChanges = 10000
+// DefaultMaxChangeBytes bounds the journal when Options.MaxChangeBytes is not set.
+const DefaultMaxChangeBytes = 4 << 20
 
 // change is one post that a snapshot version changed, with its state just before (nil: it did
-// not exist).
+// not exist) as earlier keeps it.
 type change struct {
 	version uint64
 	id      int
@@ -31,19 +35,20 @@ type journal struct {
 	started bool
 	floor   uint64 // the oldest version from which every later change is remembered
 	entries []change
+	bytes   int // the entries' size as changeSize counts it
 }
 
 // publish makes next the current snapshot and records what it changed.
 func (c *Catalog) publish(next *Snapshot) {
 	old := c.snap.Swap(next)
-	c.journal.record(old, next, c.maxChanges())
+	c.journal.record(old, next, c.maxChangeBytes())
 }
 
-func (c *Catalog) maxChanges() int {
-	if c.opt.MaxChanges > 0 {
-		return c.opt.MaxChanges
+func (c *Catalog) maxChangeBytes() int {
+	if c.opt.MaxChangeBytes > 0 {
+		return c.opt.MaxChangeBytes
 	}
-	return DefaultMaxChanges
+	return DefaultMaxChangeBytes
 }
 
 // SyncEpoch names this catalog instance and its upstream in sync tokens.
@@ -55,8 +60,8 @@ func (c *Catalog) SyncEpoch() string {
 }
 
 // ChangesSince returns the posts changed after version since up to version until, each with its
-// state at since (nil when it did not exist then); ok is false when the journal no longer reaches
-// back to since (or epoch is not this instance's).
+// state at since (nil when it did not exist then) as earlier keeps it, without text or meta; ok is
+// false when the journal no longer reaches back to since (or epoch is not this instance's).
 func (c *Catalog) ChangesSince(epoch string, since, until uint64) (map[int]*mapping.Post, bool) {
 	j := &c.journal
 	j.mu.Lock()
@@ -89,6 +94,9 @@ func (j *journal) init() {
 
 // record appends the posts that differ between old and next. A first snapshot, or one that does
 // not follow old, starts the journal afresh at its version.
+// record appends the posts that differ between old and next, then forgets the oldest entries
+// beyond limit bytes. A first snapshot, or one that does not follow old, starts the journal afresh
+// at its version.
 func (j *journal) record(old, next *Snapshot, limit int) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -98,15 +106,59 @@ func (j *journal) record(old, next *Snapshot, limit int) {
 	}
 
 	if old == nil || !j.started || next.Version <= old.Version {
-		j.started, j.floor, j.entries = true, next.Version, nil
+		j.started, j.floor, j.entries, j.bytes = true, next.Version, nil, 0
 		return
 	}
 
-	j.entries = append(j.entries, diffPosts(old, next)...)
-	if drop := len(j.entries) - limit; drop > 0 {
-		j.floor = j.entries[drop-1].version
-		j.entries = append([]change(nil), j.entries[drop:]...)
+	for _, ch := range diffPosts(old, next) {
+		ch.before = earlier(ch.before)
+		j.entries = append(j.entries, ch)
+		j.bytes += changeSize(ch)
 	}
+
+	drop := 0
+	for ; drop < len(j.entries) && j.bytes > limit; drop++ {
+		j.bytes -= changeSize(j.entries[drop])
+		j.floor = j.entries[drop].version
+	}
+
+	// The dropped slots are cleared and left behind: append moves the live entries to a new
+	// array when this one is full, and the old one goes.
+	clear(j.entries[:drop])
+	j.entries = j.entries[drop:]
+}
+
+// earlier is what the journal keeps of a post's state: what the sync filters test without its
+// text (identity, type, status, protection, parent, terms, dates and linked posts), in memory of
+// its own, so that it holds neither the post's text and meta nor the block the post lives in.
+func earlier(p *mapping.Post) *mapping.Post {
+	if p == nil {
+		return nil
+	}
+
+	d := p.Derived
+	d.Start, d.End = strings.Clone(d.Start), strings.Clone(d.End) // slices of the block's text
+	return &mapping.Post{ID: p.ID, Protected: p.Protected, Parent: p.Parent, Terms: p.Terms, Derived: d,
+		Text: mapping.TextFields{Type: p.Type(), Status: p.Status()}.Pack()}
+}
+
+// changeSize is what one entry holds: its slot, and the earlier state's post, strings and ID
+// lists. The term lists count whole although posts share equal ones (compact.go).
+func changeSize(ch change) int {
+	n := int(unsafe.Sizeof(ch))
+	p := ch.before
+	if p == nil {
+		return n
+	}
+
+	ids := len(p.Derived.Venues) + len(p.Derived.Organizers)
+	for role, l := range p.Terms {
+		n += len(role) + int(unsafe.Sizeof(l))
+		ids += len(l)
+	}
+
+	return n + int(unsafe.Sizeof(*p)) + len(p.Type()) + len(p.Status()) + len(p.Derived.Start) +
+		len(p.Derived.End) + ids*int(unsafe.Sizeof(0))
 }
 
 // diffPosts lists the events, venues and organizers added, changed or removed from old to next.

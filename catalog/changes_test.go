@@ -1,17 +1,25 @@
 package catalog
 
 import (
+	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"calshim/mapping"
 )
 
-// The journal answers what changed after a version, with each post's state then, and stops
-// answering versions it has forgotten.
+// The journal answers what changed after a version, with each post's state then (without its
+// text), and stops answering versions it has forgotten.
 func TestJournalChangesSince(t *testing.T) {
 	types := Types{Event: "tribe_events", Venue: "tribe_venue", Organizer: "tribe_organizer"}
-	c := New(nil, Options{Types: types, MaxChanges: 3})
+	a := &mapping.Post{Text: mapping.TextFields{Type: "tribe_events", Title: "a"}.Pack(), ID: 1}
+	venue := &mapping.Post{Text: mapping.TextFields{Type: "tribe_venue"}.Pack(), ID: 2}
+	// Room for the last three changes below: a changed, the venue deleted, an organizer added.
+	room := changeSize(change{before: earlier(a)}) + changeSize(change{before: earlier(venue)}) +
+		changeSize(change{})
+	c := New(nil, Options{Types: types, MaxChangeBytes: room})
 	posts := map[int]*mapping.Post{}
 	version := uint64(0)
 	publish := func(change func()) {
@@ -24,9 +32,8 @@ func TestJournalChangesSince(t *testing.T) {
 		version++
 		c.publish(build(Snapshot{Version: version, types: types}, posts, nil, nil))
 	}
-	a := &mapping.Post{Text: mapping.TextFields{Type: "tribe_events", Title: "a"}.Pack(), ID: 1}
 	publish(func() { posts[1] = a })
-	publish(func() { posts[2] = &mapping.Post{Text: mapping.TextFields{Type: "tribe_venue"}.Pack(), ID: 2} })
+	publish(func() { posts[2] = venue })
 	publish(func() {
 		posts[1] = &mapping.Post{Text: mapping.TextFields{Type: "tribe_events", Title: "a2"}.Pack(), ID: 1}
 	})
@@ -34,11 +41,12 @@ func TestJournalChangesSince(t *testing.T) {
 
 	epoch := c.SyncEpoch()
 	got, ok := c.ChangesSince(epoch, 1, version)
-	if !ok || len(got) != 2 || got[1] != a || got[2] != nil {
+	if !ok || len(got) != 2 || got[1] == nil || got[1].Type() != "tribe_events" || got[1].Title() != "" ||
+		got[2] != nil {
 		t.Errorf("since 1: %v %v", got, ok)
 	}
 
-	if got, ok := c.ChangesSince(epoch, 3, version); !ok || len(got) != 1 || got[2] == nil {
+	if got, ok := c.ChangesSince(epoch, 3, version); !ok || len(got) != 1 || got[2].Type() != "tribe_venue" {
 		t.Errorf("since 3: %v %v", got, ok)
 	}
 
@@ -46,7 +54,7 @@ func TestJournalChangesSince(t *testing.T) {
 		t.Error("another epoch answered")
 	}
 
-	// Unchanged copies are no change; beyond MaxChanges the oldest versions are forgotten.
+	// Unchanged copies are no change; beyond MaxChangeBytes the oldest versions are forgotten.
 	publish(func() {
 		posts[1] = &mapping.Post{Text: mapping.TextFields{Type: "tribe_events", Title: "a2"}.Pack(), ID: 1}
 	})
@@ -126,4 +134,66 @@ func changedIDs(l []change) []int {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// A contributor saving a large draft again and again: the journal keeps of each earlier version
+// what the sync filters test, not its text, so the memory it holds does not grow with the saves.
+func TestJournalKeepsNoText(t *testing.T) {
+	small, large := journalHeap(20), journalHeap(60)
+	t.Logf("heap after 20 saves of a 500 KB draft: %d KB, after 60: %d KB", small>>10, large>>10)
+	if large > small+(4<<20) {
+		t.Errorf("heap after 20 saves of a 500 KB draft: %d KB, after 60: %d KB", small>>10, large>>10)
+	}
+}
+
+// The journal's accounted bytes stay under the bound whatever is saved, and what it forgets
+// expires the tokens of those versions.
+func TestJournalBytesBound(t *testing.T) {
+	types := Types{Event: "tribe_events"}
+	const bound = 4 << 10
+	c := New(nil, Options{Types: types, MaxChangeBytes: bound})
+	for v := 1; v <= 400; v++ {
+		posts := map[int]*mapping.Post{}
+		for id := 1; id <= 3; id++ { // three posts changed per version, one with 200 tags
+			p := &mapping.Post{ID: id, Text: mapping.TextFields{Type: "tribe_events",
+				Title: strconv.Itoa(v)}.Pack(), Terms: map[string][]int{mapping.TaxonomyTag: make([]int, 200*(id/3))}}
+			posts[id] = p
+		}
+		c.publish(build(Snapshot{Version: uint64(v), types: types}, posts, nil, nil))
+		if c.journal.bytes > bound {
+			t.Fatalf("version %d: %d bytes accounted", v, c.journal.bytes)
+		}
+	}
+
+	epoch := c.SyncEpoch()
+	if _, ok := c.ChangesSince(epoch, 2, 400); ok {
+		t.Error("a version the bound dropped answered")
+	}
+	if got, ok := c.ChangesSince(epoch, 399, 400); !ok || len(got) != 3 {
+		t.Errorf("the last version: %v %v", got, ok)
+	}
+}
+
+// journalHeap is the heap a catalog holds after the given saves of one 500 KB event, as the
+// catalog stores a written post (Derive, then a block of its own).
+func journalHeap(saves int) uint64 {
+	types := Types{Event: "tribe_events"}
+	c := New(nil, Options{Types: types})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for v := 1; v <= saves; v++ {
+		content := strings.Repeat("draft ", 500<<10/6) + strconv.Itoa(v)
+		p := &mapping.Post{ID: 1, Text: mapping.TextFields{Type: "tribe_events", Status: "draft",
+			Content: content}.Pack(), Meta: mapping.NewMeta(map[string][]string{
+			"_EventStartDate": {"2034-05-01 10:00:00"}, "_EventEndDate": {"2034-05-01 11:00:00"}})}
+		mapping.Derive(p)
+		block := []*mapping.Post{p}
+		compactBlocks(block)
+		c.publish(build(Snapshot{Version: uint64(v), types: types}, map[int]*mapping.Post{1: block[0]}, nil, nil))
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(c)
+	return after.HeapInuse - min(after.HeapInuse, before.HeapInuse)
 }

@@ -40,6 +40,14 @@ const diskShards = 8
 // the feed at the next start.
 const saveEvery = time.Minute
 
+// tempPattern names a save's temporary file, in the snapshot file's directory.
+const tempPattern = ".calshim-snapshot-*"
+
+// staleTemp is how long a temporary file must have gone unwritten to be removed at start: a
+// process stopped mid-save leaves its file behind, while a save running now (in a replica sharing
+// the directory) writes to its own as it goes.
+const staleTemp = 10 * time.Minute
+
 // diskState is the snapshot file's bookkeeping.
 type diskState struct {
 	mu       sync.Mutex // one save at a time
@@ -81,6 +89,11 @@ type diskFile struct {
 func (c *Catalog) Start(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.opt.SnapshotPath != "" {
+		if n := removeStaleTemps(filepath.Dir(c.opt.SnapshotPath), time.Now()); n > 0 {
+			c.notify(fmt.Sprintf("removed %d snapshot temporary files left by stopped saves", n), nil)
+		}
+	}
 	restored, err := c.restore()
 	if err != nil {
 		c.notify("snapshot discarded", err)
@@ -209,7 +222,7 @@ func (c *Catalog) Save() error {
 	if err := os.MkdirAll(filepath.Dir(c.opt.SnapshotPath), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(c.opt.SnapshotPath), ".calshim-snapshot-*")
+	tmp, err := os.CreateTemp(filepath.Dir(c.opt.SnapshotPath), tempPattern)
 	if err != nil {
 		return err
 	}
@@ -226,6 +239,23 @@ func (c *Catalog) Save() error {
 	}
 	c.disk.saved, c.disk.savedAt = d.Version, time.Now()
 	return nil
+}
+
+// removeStaleTemps removes the regular files of dir named like a save's temporary file that were
+// last written more than staleTemp before now, and returns how many it removed.
+func removeStaleTemps(dir string, now time.Time) int {
+	entries, _ := os.ReadDir(dir) // no directory yet: nothing to remove
+	n := 0
+	for _, e := range entries {
+		if ok, _ := filepath.Match(tempPattern, e.Name()); !ok || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err == nil && now.Sub(info.ModTime()) > staleTemp && os.Remove(filepath.Join(dir, e.Name())) == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // diskImage captures the current snapshot with the feed position it reflects (writeFrames encodes it

@@ -1,11 +1,16 @@
 package catalog
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
+	"time"
 
+	"calshim/cmsclient"
+	"calshim/internal/wpfake"
 	"calshim/mapping"
 )
 
@@ -61,5 +66,49 @@ func TestSaveRestore(t *testing.T) {
 	}
 	if s, err := New(nil, opt).restore(); s != nil || err == nil {
 		t.Errorf("unreadable snapshot restored")
+	}
+}
+
+// Start removes the temporary files that saves stopped midway left in the snapshot's directory, and
+// says how many; a temporary file written lately (a replica sharing the directory, saving now) and
+// other files stay.
+func TestStartRemovesStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	for _, name := range []string{".calshim-snapshot-1", ".calshim-snapshot-2", ".calshim-snapshot-new", "other.gob"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte("half a file"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if name != ".calshim-snapshot-new" {
+			_ = os.Chtimes(path, old, old)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, ".calshim-snapshot-dir"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Chtimes(filepath.Join(dir, ".calshim-snapshot-dir"), old, old)
+
+	fake := wpfake.New(t)
+	var events []string
+	c := New(cmsclient.New(fake.Root, "calshim-reader", "app password", 5*time.Second), Options{
+		Types: Types{Event: "tribe_events", Venue: "tribe_venue", Organizer: "tribe_organizer",
+			CategoryTax: "tribe_events_cat", TagTax: "post_tag", CategoryBase: "tribe_events_cat", TagBase: "tags"},
+		Authenticated: true, SnapshotPath: filepath.Join(dir, "catalog.gob"),
+		Notify: func(event string, _ error) { events = append(events, event) }})
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+
+	left, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range left {
+		names = append(names, e.Name())
+	}
+	if want := []string{".calshim-snapshot-dir", ".calshim-snapshot-new", "other.gob"}; !slices.Equal(names, want) {
+		t.Errorf("left %v, want %v", names, want)
+	}
+	if !slices.Contains(events, "removed 2 snapshot temporary files left by stopped saves") {
+		t.Errorf("told %q", events)
 	}
 }

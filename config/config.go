@@ -57,9 +57,10 @@ type ICal struct {
 
 // Sync tunes the clients' delta sync (sync_token).
 type Sync struct {
-	// MaxChanges is how many post changes each catalog remembers for sync tokens: a token older than
-	// the oldest one remembered answers 410 and the client lists afresh.
-	MaxChanges int `yaml:"max_changes"`
+	// MaxBytes bounds, in bytes, the post changes each catalog remembers for sync tokens (of each
+	// earlier state only what the sync filters test, not its text): a token older than the oldest
+	// change remembered answers 410 and the client lists afresh.
+	MaxBytes int `yaml:"max_bytes"`
 }
 
 // ResponseCache bounds the cache of rendered anonymous GET answers. Entries are keyed by the catalog
@@ -197,7 +198,7 @@ func Default() Config {
 		Writes:        Writes{ImageMaxBytes: 10 << 20, MaxUpstreamRequests: 40},
 		ResponseCache: ResponseCache{TTL: time.Minute, MaxEntries: 10000, MaxBytes: 32 << 20, EventBytes: 16 << 20},
 		ICal:          ICal{MaxEvents: 5000},
-		Sync:          Sync{MaxChanges: 10000},
+		Sync:          Sync{MaxBytes: 4 << 20},
 		Shutdown:      Shutdown{Drain: 5 * time.Second, Timeout: 10 * time.Second},
 		Limits:        defaultLimits(),
 	}
@@ -253,7 +254,7 @@ func envTable(c *Config) map[string]any {
 		"CALSHIM_RESPONSE_CACHE_TTL":             &c.ResponseCache.TTL,
 		"CALSHIM_RESPONSE_CACHE_MAX_ENTRIES":     &c.ResponseCache.MaxEntries,
 		"CALSHIM_ICAL_MAX_EVENTS":                &c.ICal.MaxEvents,
-		"CALSHIM_SYNC_MAX_CHANGES":               &c.Sync.MaxChanges,
+		"CALSHIM_SYNC_MAX_BYTES":                 &c.Sync.MaxBytes,
 		"CALSHIM_CATALOG_LOAD_WAIT":              &c.Catalog.LoadWait,
 		"CALSHIM_CATALOG_SEQUENCE_WAIT":          &c.Catalog.SequenceWait,
 		"CALSHIM_SHUTDOWN_DRAIN":                 &c.Shutdown.Drain,
@@ -319,8 +320,8 @@ func splitList(v string) []string {
 
 // validateBeyond checks the settings of what calshim adds to the original (feed, sync).
 func (c *Config) validateBeyond() []error {
-	if c.ICal.MaxEvents < 1 || c.Sync.MaxChanges < 1 || c.Writes.MaxUpstreamRequests < 1 {
-		return []error{errors.New("ical.max_events, sync.max_changes and writes.max_upstream_requests " +
+	if c.ICal.MaxEvents < 1 || c.Sync.MaxBytes < 1 || c.Writes.MaxUpstreamRequests < 1 {
+		return []error{errors.New("ical.max_events, sync.max_bytes and writes.max_upstream_requests " +
 			"must be at least 1")}
 	}
 	return nil

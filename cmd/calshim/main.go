@@ -243,7 +243,7 @@ func newCatalogs(cfg config.Config, log *zap.Logger) map[string]*catalog.Catalog
 				CategoryBase: cfg.Mapping.CategoryBase, TagBase: cfg.Mapping.TagBase,
 			},
 			PollInterval: cfg.Catalog.PollInterval, ReconcileEvery: cfg.Catalog.ReconcileEvery, PerPage: cfg.Catalog.PerPage,
-			Authenticated: cfg.Upstream.User != "", Multilingual: lang != "", MaxChanges: cfg.Sync.MaxChanges,
+			Authenticated: cfg.Upstream.User != "", Multilingual: lang != "", MaxChangeBytes: cfg.Sync.MaxBytes,
 			SnapshotPath: cfg.SnapshotPath(lang), Upstream: cfg.Upstream.URL + "#" + lang,
 			Notify: func(event string, err error) {
 				log.Warn(event, zap.String("language", lang), zap.Error(err))
