@@ -355,6 +355,10 @@ func (c *Catalog) descend(ctx context.Context, kind string, local map[int]cmscli
 	theirs := map[int]cmsclient.ItemSum{}
 	for queue := []*cmsclient.RangeSums{top}; len(queue) > 0; queue = queue[1:] {
 		rs := queue[0]
+		if rs.Parts != verifyParts || rs.To < rs.From || rs.From < 0 {
+			return nil, nil, fmt.Errorf("catalog: checksums: an answer about %d parts of [%d, %d], asked %d parts",
+				rs.Parts, rs.From, rs.To, verifyParts)
+		}
 		spans := differingSpans(rs, ids, local)
 		if spread := spanObjects(spans); spread > max(verifyReloadAt, len(ids)/4) {
 			return nil, nil, fmt.Errorf("%w: %d %s in ranges whose checksums differ", errReload, spread, kind)
@@ -385,9 +389,6 @@ type span struct{ from, to, mine, theirs int }
 // WordPress'.
 func differingSpans(rs *cmsclient.RangeSums, ids []int, local map[int]cmsclient.Digest) []span {
 	width := rs.To - rs.From + 1
-	if rs.Parts < 1 || width < 1 {
-		return nil
-	}
 	mine := make([]cmsclient.PartSum, rs.Parts)
 	for _, id := range idsIn(ids, rs.From, rs.To) {
 		p := (id - rs.From) * rs.Parts / width
@@ -408,6 +409,9 @@ func differingSpans(rs *cmsclient.RangeSums, ids []int, local map[int]cmsclient.
 		// Part p holds the IDs with (ID-From)*Parts/width = p: from the smallest such ID up to the next part's.
 		from := rs.From + (p*width+rs.Parts-1)/rs.Parts
 		to := rs.From + ((p+1)*width+rs.Parts-1)/rs.Parts - 1
+		if from > to {
+			continue // a range narrower than its parts leaves some empty: no ID can be in them
+		}
 		out = append(out, span{from: from, to: to, mine: mine[p].Count, theirs: theirs[p].Count})
 	}
 	return out
