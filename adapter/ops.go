@@ -79,6 +79,13 @@ func newMetrics(s *Server) *metrics {
 		gauge("feed_lag_seconds", "How long the newest change the last applying poll read had waited in WordPress.",
 			func(*catalog.Snapshot) float64 { return s.cat.Health().Sync.Lag.Seconds() }),
 	)
+	// Const labels, one collector per kind: the counts live in the catalog.
+	for _, kind := range catalog.RepairKinds() {
+		m.registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Namespace: "calshim", Name: "catalog_repaired_total", ConstLabels: prometheus.Labels{"kind": kind},
+			Help: "Objects the checksum checks found changed around the change log and refetched, by kind.",
+		}, func() float64 { return float64(s.cat.Repaired(kind)) }))
+	}
 
 	return m
 }

@@ -32,6 +32,9 @@ type Options struct {
 	// MaxChangeBytes bounds the change journal behind clients' sync tokens, in bytes (0:
 	// DefaultMaxChangeBytes).
 	MaxChangeBytes int
+	// VerifyEvery is how often the catalog compares its checksums with WordPress' (verify.go), and
+	// whether it checks a restored snapshot before serving it; 0: never.
+	VerifyEvery time.Duration
 	// Notify, when not nil, is told about events an operator should see (a discarded snapshot, a reset
 	// change log); err may be nil.
 	Notify func(event string, err error)
@@ -55,11 +58,13 @@ type Catalog struct {
 	disk  diskState // the local snapshot file (persist.go)
 	// journal records what each published snapshot changed, for sync tokens (changes.go)
 	journal journal
+	sums    sums        // the plugin's digests of what the catalog holds (verify.go)
+	verify  verifyState // checks of those digests (verify.go)
 }
 
 // New returns an empty catalog reading through client.
 func New(client *cmsclient.Client, opt Options) *Catalog {
-	return &Catalog{client: client, opt: opt, since: map[string]time.Time{}}
+	return &Catalog{client: client, opt: opt, since: map[string]time.Time{}, sums: newSums()}
 }
 
 // Snapshot returns the current state; nil before the first successful Load.
@@ -87,6 +92,10 @@ func (c *Catalog) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	sums, err := c.loadSums(ctx, head)
+	if err != nil {
+		return err
+	}
 	site, err := c.client.Site(ctx)
 	if err != nil {
 		return fmt.Errorf("catalog: site: %w", err)
@@ -99,7 +108,7 @@ func (c *Catalog) load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("catalog: site time zone %q: %w", site.Timezone, err)
 	}
-	posts, err := c.loadPosts(ctx, head)
+	posts, err := c.loadPosts(ctx, head, sums.posts)
 	if err != nil {
 		return err
 	}
@@ -119,6 +128,8 @@ func (c *Catalog) load(ctx context.Context) error {
 	}
 	base.Version++
 	c.publish(build(base, posts, terms, media))
+	c.sums = sums
+	c.verify.last = time.Now()
 	c.feed.start(head)
 	c.feed.published()
 	c.lastPollOK.Store(time.Now().UnixNano())

@@ -98,7 +98,9 @@ func (c *Catalog) feedHead(ctx context.Context) (*cmsclient.FeedHead, error) {
 
 // loadPosts reads every post: through the bulk route when the catalog syncs through the feed and
 // needs no language filter, else from wp/v2.
-func (c *Catalog) loadPosts(ctx context.Context, head *cmsclient.FeedHead) (map[int]*mapping.Post, error) {
+// The bulk pages' digests go into digests.
+func (c *Catalog) loadPosts(ctx context.Context, head *cmsclient.FeedHead,
+	digests map[int]cmsclient.Digest) (map[int]*mapping.Post, error) {
 	if head == nil || c.opt.Multilingual {
 		return c.loadV2Posts(ctx)
 	}
@@ -107,7 +109,7 @@ func (c *Catalog) loadPosts(ctx context.Context, head *cmsclient.FeedHead) (map[
 	defer debug.SetGCPercent(debug.SetGCPercent(200))
 	posts := map[int]*mapping.Post{}
 	for _, typ := range c.postTypes() {
-		if err := c.bulkPosts(ctx, typ, posts); err != nil {
+		if err := c.bulkPosts(ctx, typ, posts, digests); err != nil {
 			return nil, err
 		}
 	}
@@ -118,31 +120,35 @@ func (c *Catalog) postTypes() []string {
 	return []string{c.opt.Types.Event, c.opt.Types.Venue, c.opt.Types.Organizer}
 }
 
-// bulkPosts reads every post of typ into dst: the IDs first, then pages of bulkChunk IDs in parallel.
-func (c *Catalog) bulkPosts(ctx context.Context, typ string, dst map[int]*mapping.Post) error {
+// bulkPosts reads every post of typ into dst, and their digests into digests: the IDs first, then
+// pages of bulkChunk IDs in parallel.
+func (c *Catalog) bulkPosts(ctx context.Context, typ string, dst map[int]*mapping.Post,
+	digests map[int]cmsclient.Digest) error {
 	ids, err := c.client.BulkIDs(ctx, typ)
 	if err != nil {
 		return fmt.Errorf("catalog: bulk %s: %w", typ, err)
 	}
 	chunks := slices.Collect(slices.Chunk(ids, bulkChunk))
 	pages := make([]map[int]*mapping.Post, len(chunks))
+	sums := make([]map[int]cmsclient.Digest, len(chunks))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(c.client.Concurrency, 1))
 	for i, chunk := range chunks {
 		g.Go(func() error {
-			items, err := c.client.BulkPosts(gctx, typ, chunk[0], chunk[len(chunk)-1])
+			page, err := c.client.BulkPosts(gctx, typ, chunk[0], chunk[len(chunk)-1])
 			if err != nil {
 				return fmt.Errorf("catalog: bulk %s: %w", typ, err)
 			}
-			pages[i] = map[int]*mapping.Post{}
-			return c.decodePosts(typ, items, pages[i])
+			pages[i], sums[i] = map[int]*mapping.Post{}, page.Digests
+			return c.decodePosts(typ, page.Items, pages[i])
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	for _, page := range pages {
+	for i, page := range pages {
 		maps.Copy(dst, page)
+		maps.Copy(digests, sums[i])
 	}
 	return nil
 }
@@ -162,6 +168,16 @@ func (c *Catalog) pollFeed(ctx context.Context) error {
 	}
 	if err != nil {
 		return err
+	}
+	if c.verifyDue() {
+		next, err = c.check(ctx, next)
+		if errors.Is(err, errReload) {
+			c.notify("checksums differ too much: reloading the catalog", err)
+			return c.load(ctx)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	if next != cur {
 		c.publish(next)
@@ -193,6 +209,7 @@ func (c *Catalog) catchUp(ctx context.Context, cur *Snapshot, check bool) (*Snap
 		if cur, err = c.apply(ctx, cur, ch); err != nil {
 			return nil, err
 		}
+		c.sums.feed(ch, c.opt.Types)
 		if cur, err = c.reconcileIDs(ctx, cur, ch.IDs); err != nil {
 			return nil, err
 		}
@@ -488,17 +505,18 @@ func (c *Catalog) readMissing(ctx context.Context, typ string, ids []int,
 	// Smaller pages than a load's: the range of a page may span posts the catalog has, and the bulk
 	// route answers at most 5,000 posts.
 	for chunk := range slices.Chunk(missing, 500) {
-		items, err := c.client.BulkPosts(ctx, typ, chunk[0], chunk[len(chunk)-1])
+		bulk, err := c.client.BulkPosts(ctx, typ, chunk[0], chunk[len(chunk)-1])
 		if err != nil {
 			return nil, fmt.Errorf("catalog: bulk %s: %w", typ, err)
 		}
 		page := map[int]*mapping.Post{}
-		if err := c.decodePosts(typ, items, page); err != nil {
+		if err := c.decodePosts(typ, bulk.Items, page); err != nil {
 			return nil, err
 		}
 		for _, id := range chunk {
 			if p, ok := page[id]; ok && c.holds(p.Status()) {
 				fresh[id] = p
+				c.sums.posts[id] = bulk.Digests[id]
 			}
 		}
 	}

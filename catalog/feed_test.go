@@ -52,6 +52,8 @@ func (f *fakeFeed) serve(w http.ResponseWriter, r *http.Request) bool {
 		f.changesAnswer(w, q.Get("since"), q.Get("ids"))
 	case "/wp-json/calshim/v1/bulk":
 		f.bulkAnswer(w, q.Get("type"), q.Get("from"), q.Get("to"))
+	case "/wp-json/calshim/v1/checksums":
+		f.checksumAnswer(w, q)
 	default:
 		return false
 	}
@@ -96,6 +98,7 @@ func (f *fakeFeed) changesAnswer(w http.ResponseWriter, sinceArg, ids string) {
 		set["changed"] = append(set["changed"].([]int), id)
 		if f.has(c[0], id) {
 			set["items"] = append(set["items"].([]any), f.fake.Item(c[0], id))
+			f.addDigest(set, c[0], id)
 		}
 	}
 	head["posts"], head["terms"] = posts, map[string]any{}
@@ -139,13 +142,14 @@ func (f *fakeFeed) bulkAnswer(w http.ResponseWriter, typ, from, to string) {
 	}
 	lo, _ := strconv.Atoi(from)
 	hi, _ := strconv.Atoi(to)
-	items := []any{}
+	page := map[string]any{"items": []any{}}
 	for _, id := range f.fake.IDs(typ) {
 		if id >= lo && id <= hi {
-			items = append(items, f.fake.Item(typ, id))
+			page["items"] = append(page["items"].([]any), f.fake.Item(typ, id))
+			f.addDigest(page, typ, id)
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"items": items})
+	writeJSON(w, http.StatusOK, page)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

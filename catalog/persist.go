@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -30,7 +31,7 @@ import (
 
 // diskFormat changes whenever the file's layout or the meaning of a catalog field changes: older
 // files are discarded.
-const diskFormat = 5
+const diskFormat = 6
 
 // diskShards is how many parts the posts are encoded in, so a restart decodes them in parallel.
 const diskShards = 8
@@ -76,6 +77,9 @@ type diskFile struct {
 	PostShards [][]byte
 	Terms      []*mapping.Term
 	Media      []*mapping.Media
+	// The plugin's digests of what the file holds (verify.go).
+	PostSums, TermSums map[int]cmsclient.Digest
+	OptionSums         map[string]cmsclient.Digest
 	// posts are the posts to write, in index order: writeFrames encodes them one shard at a time,
 	// so a save holds one shard's encoding, not the whole file's.
 	posts []*mapping.Post
@@ -102,9 +106,16 @@ func (c *Catalog) Start(ctx context.Context) error {
 		return c.load(ctx)
 	}
 	defer debug.FreeOSMemory() // the file's decoding garbage (see load)
-	// The first answer counts every post: what was written around WordPress' APIs while calshim was
-	// away (a direct SQL import) is noticed before the catalog is served.
+	// The first answer counts every post, and the checksums are compared before the file is trusted:
+	// what was written around WordPress' APIs while calshim was away (a direct SQL import or edit) is
+	// noticed before the catalog is served.
 	next, err := c.catchUp(ctx, restored, true)
+	if err == nil && c.verifies() {
+		var checked *Snapshot
+		if checked, err = c.check(ctx, next); err == nil {
+			next = checked
+		}
+	}
 	switch {
 	case err == nil:
 		c.publish(next)
@@ -113,7 +124,10 @@ func (c *Catalog) Start(ctx context.Context) error {
 		c.lastPollOK.Store(time.Now().UnixNano())
 		return nil
 	case errors.Is(err, cmsclient.ErrUnavailable):
-		c.publish(restored)
+		if next == nil { // caught up before upstream went away: serve that
+			next = restored
+		}
+		c.publish(next)
 		c.feed.published()
 		c.disk.restored.Store(true)
 		c.disk.unconfirmed.Store(true)
@@ -190,6 +204,10 @@ func (c *Catalog) fromDisk(d *diskFile) (*Snapshot, error) {
 	c.feed.on.Store(true)
 	c.feed.log, c.feed.site = d.Log, d.Site
 	c.feed.seq.Store(d.Seq)
+	c.sums = newSums() // gob decodes an empty map as nil
+	maps.Copy(c.sums.posts, d.PostSums)
+	maps.Copy(c.sums.terms, d.TermSums)
+	maps.Copy(c.sums.options, d.OptionSums)
 	return buildOrdered(base, posts, ordered, terms, media), nil
 }
 
@@ -265,7 +283,8 @@ func (c *Catalog) diskImage() (*diskFile, bool) {
 	snap := c.snap.Load()
 	on := c.opt.SnapshotPath != "" && c.feed.on.Load() && snap != nil
 	d := &diskFile{Format: diskFormat, Upstream: c.opt.Upstream, Types: c.opt.Types, Log: c.feed.log,
-		Site: c.feed.site, Seq: c.feed.seq.Load()}
+		Site: c.feed.site, Seq: c.feed.seq.Load(), PostSums: maps.Clone(c.sums.posts),
+		TermSums: maps.Clone(c.sums.terms), OptionSums: maps.Clone(c.sums.options)}
 	c.mu.Unlock()
 	if !on {
 		return nil, false

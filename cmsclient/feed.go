@@ -59,6 +59,8 @@ const (
 type ChangedSet struct {
 	Changed []int             `json:"changed"`
 	Items   []json.RawMessage `json:"items"`
+	// Digests are the changed objects' checksums (Checksums), read before the items.
+	Digests map[int]Digest `json:"digests"`
 }
 
 // FeedHead reads the change log's identity and head.
@@ -108,21 +110,25 @@ func (c *Client) BulkIDs(ctx context.Context, postType string) ([]int, error) {
 	return out.IDs, nil
 }
 
-// BulkPosts reads the posts of a type with from <= ID <= to, rendered like wp/v2 posts with the
-// calshim field (DecodePost reads them).
-func (c *Client) BulkPosts(ctx context.Context, postType string, from, to int) ([]json.RawMessage, error) {
+// Bulk is one page of the bulk load: posts rendered like wp/v2 posts with the calshim field
+// (DecodePost reads them), and their checksums, read before them.
+type Bulk struct {
+	Items   []json.RawMessage `json:"items"`
+	Digests map[int]Digest    `json:"digests"`
+}
+
+// BulkPosts reads the posts of a type with from <= ID <= to.
+func (c *Client) BulkPosts(ctx context.Context, postType string, from, to int) (*Bulk, error) {
 	q := url.Values{"type": {postType}, "from": {strconv.Itoa(from)}, "to": {strconv.Itoa(to)}}
 	res, err := c.Get(ctx, sync1+"bulk", q)
 	if err != nil {
 		return nil, err
 	}
-	var out struct {
-		Items []json.RawMessage `json:"items"`
-	}
+	var out Bulk
 	if err := json.Unmarshal(res.Body, &out); err != nil {
 		return nil, fmt.Errorf("cmsclient: bulk %s %d-%d: %w", postType, from, to, err)
 	}
-	return out.Items, nil
+	return &out, nil
 }
 
 // PostExists asks the plugin whether any post (of any type and status) has the ID: its 404
@@ -135,4 +141,90 @@ func (c *Client) PostExists(ctx context.Context, id int) (bool, error) {
 	}
 	// Anything else (rest_no_route from an older plugin included) is an error, not an answer.
 	return err == nil, err
+}
+
+// Digest is the plugin's checksum of an object calshim mirrors (a post with its meta and terms, a
+// term, an option), or the XOR of those of a range: 64 bits, sent in hexadecimal.
+type Digest uint64
+
+// UnmarshalText reads the hexadecimal form.
+func (d *Digest) UnmarshalText(b []byte) error {
+	n, err := strconv.ParseUint(string(b), 16, 64)
+	*d = Digest(n)
+	return err
+}
+
+// What Checksums compares.
+const (
+	KindPosts = "posts" // the three post types in the statuses the service credential reads
+	KindTerms = "terms" // the two taxonomies' terms
+)
+
+// RangeSums is the plugin's answer about an ID range [From, To] split in Parts sub-ranges: part i
+// holds the IDs with (ID-From)*Parts/(To-From+1) = i; only non-empty parts are listed.
+type RangeSums struct {
+	From   int       `json:"from"`
+	To     int       `json:"to"`
+	Parts  int       `json:"parts"`
+	Ranges []PartSum `json:"ranges"`
+	Items  []ItemSum `json:"items"`
+	More   bool      `json:"more"` // Items: objects after the last one listed remain in the range
+}
+
+// PartSum is how many objects a sub-range holds and the XOR of their digests.
+type PartSum struct {
+	Part   int    `json:"part"`
+	Count  int    `json:"count"`
+	Digest Digest `json:"digest"`
+}
+
+// ItemSum is one object's digest.
+type ItemSum struct {
+	ID     int    `json:"id"`
+	Type   string `json:"type"` // post type or taxonomy
+	Digest Digest `json:"digest"`
+}
+
+// Checksums splits the objects of kind with from <= ID <= to (to < 0: up to the highest ID, which
+// the answer gives) into parts sub-ranges and answers each one's count and digest.
+func (c *Client) Checksums(ctx context.Context, kind string, from, to, parts int) (*RangeSums, error) {
+	q := url.Values{"kind": {kind}, "from": {strconv.Itoa(from)}, "parts": {strconv.Itoa(parts)}}
+	if to >= 0 {
+		q.Set("to", strconv.Itoa(to))
+	}
+	return c.checksums(ctx, q)
+}
+
+// ChecksumItems lists the objects of kind with from <= ID <= to with their digests, by ID: at most
+// a few thousand (More says when others follow).
+func (c *Client) ChecksumItems(ctx context.Context, kind string, from, to int) (*RangeSums, error) {
+	q := url.Values{"kind": {kind}, "from": {strconv.Itoa(from)}, "to": {strconv.Itoa(to)}, "items": {"1"}}
+	return c.checksums(ctx, q)
+}
+
+func (c *Client) checksums(ctx context.Context, q url.Values) (*RangeSums, error) {
+	res, err := c.Get(ctx, sync1+"checksums", q)
+	if err != nil {
+		return nil, err
+	}
+	var out RangeSums
+	if err := json.Unmarshal(res.Body, &out); err != nil {
+		return nil, fmt.Errorf("cmsclient: checksums: %w", err)
+	}
+	return &out, nil
+}
+
+// OptionSums answers the digest of each option calshim reads, by name.
+func (c *Client) OptionSums(ctx context.Context) (map[string]Digest, error) {
+	res, err := c.Get(ctx, sync1+"checksums", url.Values{"kind": {"options"}})
+	if err != nil {
+		return nil, err
+	}
+	var out struct {
+		Options map[string]Digest `json:"options"`
+	}
+	if err := json.Unmarshal(res.Body, &out); err != nil {
+		return nil, fmt.Errorf("cmsclient: option checksums: %w", err)
+	}
+	return out.Options, nil
 }

@@ -115,6 +115,10 @@ type Catalog struct {
 	// ReconcileEvery: every N polls the feed counts the posts (and lists their IDs when the counts
 	// differ); wp/v2 polling reconciles IDs even when totals agree.
 	ReconcileEvery int `yaml:"reconcile_every"`
+	// VerifyEvery is how often the catalog compares checksums of what it holds with WordPress' and
+	// refetches what differs (changes written around WordPress' hooks); it also checks a restored
+	// snapshot before serving it. 0: never.
+	VerifyEvery time.Duration `yaml:"verify_every"`
 	// PerPage is the default per_page of every list (the original reads WordPress' posts_per_page).
 	PerPage int `yaml:"per_page"`
 	// MaxPerPage caps per_page (the original caps at 50).
@@ -191,8 +195,8 @@ func Default() Config {
 		NamespaceAliases: []string{"tribe/events/v1"},
 		Languages:        []string{"en", "de", "fr", "es", "it", "nl"},
 		Upstream:         Upstream{URL: "http://127.0.0.1:8881/wp-json", Timeout: 10 * time.Second, Concurrency: 4},
-		Catalog: Catalog{PollInterval: time.Second, ReconcileEvery: 20, PerPage: 10, MaxPerPage: 50,
-			LoadWait: 10 * time.Second, SequenceWait: 3 * time.Second},
+		Catalog: Catalog{PollInterval: time.Second, ReconcileEvery: 20, VerifyEvery: 2 * time.Minute, PerPage: 10,
+			MaxPerPage: 50, LoadWait: 10 * time.Second, SequenceWait: 3 * time.Second},
 		Mapping: Mapping{EventType: "tribe_events", VenueType: "tribe_venue", OrganizerType: "tribe_organizer",
 			CategoryBase: "tribe_events_cat", TagBase: "tags"},
 		Writes:        Writes{ImageMaxBytes: 10 << 20, MaxUpstreamRequests: 40},
@@ -240,6 +244,7 @@ func envTable(c *Config) map[string]any {
 		"CALSHIM_UPSTREAM_CONCURRENCY":           &c.Upstream.Concurrency,
 		"CALSHIM_CATALOG_POLL_INTERVAL":          &c.Catalog.PollInterval,
 		"CALSHIM_CATALOG_RECONCILE_EVERY":        &c.Catalog.ReconcileEvery,
+		"CALSHIM_CATALOG_VERIFY_EVERY":           &c.Catalog.VerifyEvery,
 		"CALSHIM_CATALOG_PER_PAGE":               &c.Catalog.PerPage,
 		"CALSHIM_CATALOG_MAX_PER_PAGE":           &c.Catalog.MaxPerPage,
 		"CALSHIM_SNAPSHOT":                       &c.Catalog.Snapshot,
@@ -374,7 +379,10 @@ func (c *Config) Validate() error {
 			"and catalog.reconcile_every must be at least 1"))
 	}
 	errs = append(errs, c.validateBeyond()...)
-	errs = append(errs, c.validateOps())            // nil when valid: errors.Join drops it
+	errs = append(errs, c.validateOps()) // nil when valid: errors.Join drops it
+	if c.Catalog.VerifyEvery < 0 {
+		errs = append(errs, errors.New("catalog.verify_every must not be negative (0: never)"))
+	}
 	errs = append(errs, c.Catalog.validateNotify()) // nil when valid: errors.Join drops it
 	if len(c.Languages) == 0 {
 		errs = append(errs, errors.New("languages must name at least the default language"))

@@ -243,6 +243,7 @@ func newCatalogs(cfg config.Config, log *zap.Logger) map[string]*catalog.Catalog
 				CategoryBase: cfg.Mapping.CategoryBase, TagBase: cfg.Mapping.TagBase,
 			},
 			PollInterval: cfg.Catalog.PollInterval, ReconcileEvery: cfg.Catalog.ReconcileEvery, PerPage: cfg.Catalog.PerPage,
+			VerifyEvery:   cfg.Catalog.VerifyEvery,
 			Authenticated: cfg.Upstream.User != "", Multilingual: lang != "", MaxChangeBytes: cfg.Sync.MaxBytes,
 			SnapshotPath: cfg.SnapshotPath(lang), Upstream: cfg.Upstream.URL + "#" + lang,
 			Notify: func(event string, err error) {

@@ -1,0 +1,452 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"sort"
+	"sync/atomic"
+	"time"
+
+	"calshim/cmsclient"
+	"calshim/mapping"
+)
+
+// This file makes the catalog converge on WordPress' database whatever wrote to it. The change log
+// sees only writes that go through WordPress' hooks; rows written around them (direct SQL imports,
+// search-replace, plugins writing rows themselves) reach the catalog here. The plugin computes a
+// digest of every object the catalog mirrors (cmsclient.Checksums); the catalog keeps each object's
+// digest as the bulk load and the feed send it (sums), so it computes any ID range's digest itself.
+// A check compares the top-level ranges, descends only into those that differ, and refetches only
+// the objects of the differing leaves. It runs before a restored snapshot is served (Start) and then
+// every Options.VerifyEvery (pollFeed).
+
+const (
+	verifyParts = 16 // sub-ranges per checksum request
+	// verifyLeaf: a differing range holding at most this many objects is listed object by object
+	// rather than split again.
+	verifyLeaf = 64
+	// verifyReloadAt: when more objects than this (and than a quarter of the catalog) lie in
+	// differing ranges, a full load costs less than the descent.
+	verifyReloadAt = 5000
+	// allIDs is an upper bound on any ID (the plugin's range arguments are BIGINTs).
+	allIDs = 1<<53 - 1
+)
+
+// sums are the plugin's digests of what the catalog holds: posts and terms by ID, options by name.
+// They change under Catalog.mu.
+type sums struct {
+	posts, terms map[int]cmsclient.Digest
+	options      map[string]cmsclient.Digest
+}
+
+func newSums() sums {
+	return sums{posts: map[int]cmsclient.Digest{}, terms: map[int]cmsclient.Digest{},
+		options: map[string]cmsclient.Digest{}}
+}
+
+// feed records the digests a feed answer brings with its changed posts and terms.
+func (s *sums) feed(ch *cmsclient.Changes, t Types) {
+	for typ, set := range ch.Posts {
+		if typ == t.Event || typ == t.Venue || typ == t.Organizer {
+			setDigests(s.posts, set)
+		}
+	}
+	for base, set := range ch.Terms {
+		if base == t.CategoryBase || base == t.TagBase {
+			setDigests(s.terms, set)
+		}
+	}
+}
+
+// setDigests sets the digest of each changed ID, or forgets it when the plugin sent none (gone).
+func setDigests(m map[int]cmsclient.Digest, set cmsclient.ChangedSet) {
+	for _, id := range set.Changed {
+		if d, ok := set.Digests[id]; ok {
+			m[id] = d
+		} else {
+			delete(m, id)
+		}
+	}
+}
+
+// verifyState is when the catalog last checked its sums and what the checks repaired.
+type verifyState struct {
+	last     time.Time // under Catalog.mu
+	off      bool      // the plugin serves no checksums (an older plugin): never check
+	repaired [3]atomic.Uint64
+}
+
+// The kinds of objects a check repairs, the label values of calshim_catalog_repaired_total.
+var repairKinds = [3]string{cmsclient.KindPosts, cmsclient.KindTerms, "options"}
+
+// Repaired answers how many objects of a kind ("posts", "terms", "options") checks found different
+// from WordPress (changed, added or removed around the change log) and refetched.
+func (c *Catalog) Repaired(kind string) uint64 {
+	i := slices.Index(repairKinds[:], kind)
+	if i < 0 {
+		return 0
+	}
+	return c.verify.repaired[i].Load()
+}
+
+// RepairKinds lists the kinds Repaired counts.
+func RepairKinds() []string { return repairKinds[:] }
+
+// verifies reports whether the catalog checks its sums: it syncs through the feed, reads every
+// language at once, and the plugin serves checksums.
+func (c *Catalog) verifies() bool {
+	return c.opt.VerifyEvery > 0 && !c.opt.Multilingual && !c.verify.off && c.feed.on.Load()
+}
+
+// verifyDue reports whether a periodic check is due.
+func (c *Catalog) verifyDue() bool {
+	return c.verifies() && time.Since(c.verify.last) >= c.opt.VerifyEvery
+}
+
+// unsupported reports whether err is the plugin's answer that it has no checksum route (an older
+// plugin): the checks are then switched off.
+func (c *Catalog) unsupported(err error) bool {
+	var ue *cmsclient.Error
+	if errors.As(err, &ue) && ue.Status == http.StatusNotFound {
+		c.verify.off = true
+		c.notify("the plugin serves no checksums: changes written around its hooks are not noticed", err)
+		return true
+	}
+	return false
+}
+
+// loadSums reads the digests a full load needs besides the bulk pages' (options and terms), before
+// the site and the terms are read: a change in between leaves the catalog an older digest, which the
+// next check notices.
+func (c *Catalog) loadSums(ctx context.Context, head *cmsclient.FeedHead) (sums, error) {
+	s := newSums()
+	if head == nil || c.opt.Multilingual || c.opt.VerifyEvery <= 0 || c.verify.off {
+		return s, nil
+	}
+	opts, err := c.client.OptionSums(ctx)
+	if c.unsupported(err) {
+		return s, nil
+	}
+	if err != nil {
+		return s, fmt.Errorf("catalog: checksums: %w", err)
+	}
+	s.options = opts
+	items, err := c.listSums(ctx, cmsclient.KindTerms, 0, allIDs)
+	for _, it := range items {
+		s.terms[it.ID] = it.Digest
+	}
+	return s, err
+}
+
+// listSums lists every object of kind in [from, to] with its digest, a page at a time.
+func (c *Catalog) listSums(ctx context.Context, kind string, from, to int) ([]cmsclient.ItemSum, error) {
+	var out []cmsclient.ItemSum
+	for {
+		page, err := c.client.ChecksumItems(ctx, kind, from, to)
+		if err != nil {
+			return nil, fmt.Errorf("catalog: checksums: %w", err)
+		}
+		out = append(out, page.Items...)
+		if !page.More || len(page.Items) == 0 {
+			return out, nil
+		}
+		from = page.Items[len(page.Items)-1].ID + 1
+	}
+}
+
+// check compares the catalog with WordPress' checksums and repairs what differs; cur is returned
+// when nothing does. errReload: so much differs (or a setting that changes every link) that a full
+// load is due.
+func (c *Catalog) check(ctx context.Context, cur *Snapshot) (next *Snapshot, err error) {
+	c.verify.last = time.Now()
+	// A check that fails half-way publishes nothing: the digests go back to the published snapshot's.
+	saved := sums{posts: maps.Clone(c.sums.posts), terms: maps.Clone(c.sums.terms), options: c.sums.options}
+	defer func() {
+		if err != nil {
+			c.sums = saved
+		}
+	}()
+	var nOpts, nPosts, nTerms int
+	next, nOpts, err = c.checkOptions(ctx, cur)
+	if err != nil || c.verify.off {
+		return next, err
+	}
+	next, nPosts, err = c.checkPosts(ctx, next)
+	if err != nil {
+		return nil, err
+	}
+	next, nTerms, err = c.checkTerms(ctx, next)
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range []int{nPosts, nTerms, nOpts} {
+		c.verify.repaired[i].Add(uint64(n))
+	}
+	if nPosts+nTerms+nOpts > 0 {
+		c.notify(fmt.Sprintf("checksums: repaired %d posts, %d terms and %d options changed around the change log",
+			nPosts, nTerms, nOpts), nil)
+	}
+	return next, nil
+}
+
+// checkOptions re-reads the site's settings when an option's digest changed.
+func (c *Catalog) checkOptions(ctx context.Context, cur *Snapshot) (*Snapshot, int, error) {
+	opts, err := c.client.OptionSums(ctx)
+	if c.unsupported(err) {
+		return cur, 0, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("catalog: checksums: %w", err)
+	}
+	var changed []string
+	for name := range maps.Keys(opts) {
+		if d, ok := c.sums.options[name]; !ok || d != opts[name] {
+			changed = append(changed, name)
+		}
+	}
+	for name := range c.sums.options {
+		if _, ok := opts[name]; !ok {
+			changed = append(changed, name)
+		}
+	}
+	if len(changed) == 0 {
+		return cur, 0, nil
+	}
+	next, err := c.apply(ctx, cur, &cmsclient.Changes{Options: changed})
+	if err != nil {
+		return nil, 0, err
+	}
+	c.sums.options = opts
+	return next, len(changed), nil
+}
+
+// checkPosts refetches the posts whose digests differ from WordPress'.
+func (c *Catalog) checkPosts(ctx context.Context, cur *Snapshot) (*Snapshot, int, error) {
+	wrong, theirs, err := c.descend(ctx, cmsclient.KindPosts, held(cur.posts, c.sums.posts))
+	if err != nil || len(wrong) == 0 {
+		return cur, 0, err
+	}
+	fresh, digests, err := c.refetchPosts(ctx, theirs)
+	if err != nil {
+		return nil, 0, err
+	}
+	posts := maps.Clone(cur.posts)
+	var changed []int
+	for _, id := range wrong {
+		old, had := posts[id]
+		p, has := fresh[id]
+		if d, ok := digests[id]; ok && has {
+			c.sums.posts[id] = d
+		} else {
+			delete(c.sums.posts, id)
+		}
+		switch {
+		case has && (!had || !samePost(old, p)):
+			posts[id] = p
+			changed = append(changed, id)
+		case !has && had:
+			delete(posts, id)
+			changed = append(changed, id)
+		}
+	}
+	if len(changed) == 0 {
+		return cur, 0, nil
+	}
+	media, err := c.fetchMedia(ctx, posts, cur.media)
+	if err != nil {
+		return nil, 0, err
+	}
+	base := *cur
+	base.Version++
+	return patch(base, cur, posts, cur.terms, media, changed), len(changed), nil
+}
+
+// refetchPosts reads the listed posts through the bulk route, by type, in pages of close IDs.
+func (c *Catalog) refetchPosts(ctx context.Context, theirs map[int]cmsclient.ItemSum) (
+	map[int]*mapping.Post, map[int]cmsclient.Digest, error) {
+	byType := map[string][]int{}
+	for id, it := range theirs {
+		byType[it.Type] = append(byType[it.Type], id)
+	}
+	fresh, digests := map[int]*mapping.Post{}, map[int]cmsclient.Digest{}
+	for _, typ := range c.postTypes() {
+		ids := byType[typ]
+		slices.Sort(ids)
+		for chunk := range slices.Chunk(ids, 500) {
+			page, err := c.client.BulkPosts(ctx, typ, chunk[0], chunk[len(chunk)-1])
+			if err != nil {
+				return nil, nil, fmt.Errorf("catalog: bulk %s: %w", typ, err)
+			}
+			got := map[int]*mapping.Post{}
+			if err := c.decodePosts(typ, page.Items, got); err != nil {
+				return nil, nil, err
+			}
+			for _, id := range chunk {
+				if p, ok := got[id]; ok && c.holds(p.Status()) {
+					fresh[id], digests[id] = p, page.Digests[id]
+				}
+			}
+		}
+	}
+	return fresh, digests, nil
+}
+
+// checkTerms re-reads the terms when some digests differ, and replaces those.
+func (c *Catalog) checkTerms(ctx context.Context, cur *Snapshot) (*Snapshot, int, error) {
+	wrong, theirs, err := c.descend(ctx, cmsclient.KindTerms, held(cur.terms, c.sums.terms))
+	if err != nil || len(wrong) == 0 {
+		return cur, 0, err
+	}
+	fresh, err := c.fetchTerms(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	terms, n := maps.Clone(cur.terms), 0
+	for _, id := range wrong {
+		old, had := terms[id]
+		t, has := fresh[id]
+		if it, ok := theirs[id]; ok && has {
+			c.sums.terms[id] = it.Digest
+		} else {
+			delete(c.sums.terms, id)
+		}
+		switch {
+		case has && (!had || !sameTerm(old, t)):
+			terms[id], n = t, n+1
+		case !has && had:
+			delete(terms, id)
+			n++
+		}
+	}
+	if n == 0 {
+		return cur, 0, nil
+	}
+	base := *cur
+	base.Version++
+	return patch(base, cur, cur.posts, terms, cur.media, nil), n, nil
+}
+
+// held answers the digest of each object the catalog holds (0 when it has none).
+func held[V any](objects map[int]V, digests map[int]cmsclient.Digest) map[int]cmsclient.Digest {
+	out := make(map[int]cmsclient.Digest, len(objects))
+	for id := range objects {
+		out[id] = digests[id]
+	}
+	return out
+}
+
+// descend finds the objects of kind whose digest differs between the catalog (local) and WordPress:
+// the top-level ranges first, then, only within the ranges that differ, smaller ones, down to
+// ranges few enough to list object by object. It answers the differing IDs and WordPress' listing
+// of those it holds.
+func (c *Catalog) descend(ctx context.Context, kind string, local map[int]cmsclient.Digest) (
+	[]int, map[int]cmsclient.ItemSum, error) {
+	ids := slices.Sorted(maps.Keys(local))
+	top, err := c.client.Checksums(ctx, kind, 0, -1, verifyParts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("catalog: checksums: %w", err)
+	}
+	// What the catalog holds beyond WordPress' highest ID is gone from WordPress.
+	wrong := slices.Clone(ids[sort.SearchInts(ids, top.To+1):])
+	theirs := map[int]cmsclient.ItemSum{}
+	for queue := []*cmsclient.RangeSums{top}; len(queue) > 0; queue = queue[1:] {
+		rs := queue[0]
+		if rs.Parts != verifyParts || rs.To < rs.From || rs.From < 0 {
+			return nil, nil, fmt.Errorf("catalog: checksums: an answer about %d parts of [%d, %d], asked %d parts",
+				rs.Parts, rs.From, rs.To, verifyParts)
+		}
+		spans := differingSpans(rs, ids, local)
+		if spread := spanObjects(spans); spread > max(verifyReloadAt, len(ids)/4) {
+			return nil, nil, fmt.Errorf("%w: %d %s in ranges whose checksums differ", errReload, spread, kind)
+		}
+		for _, s := range spans {
+			if max(s.mine, s.theirs) > verifyLeaf && s.to-s.from+1 > verifyParts {
+				sub, err := c.client.Checksums(ctx, kind, s.from, s.to, verifyParts)
+				if err != nil {
+					return nil, nil, fmt.Errorf("catalog: checksums: %w", err)
+				}
+				queue = append(queue, sub)
+				continue
+			}
+			items, err := c.listSums(ctx, kind, s.from, s.to)
+			if err != nil {
+				return nil, nil, err
+			}
+			wrong = append(wrong, compareItems(items, idsIn(ids, s.from, s.to), local, theirs)...)
+		}
+	}
+	return wrong, theirs, nil
+}
+
+// span is a sub-range whose digests differ, with how many objects each side holds in it.
+type span struct{ from, to, mine, theirs int }
+
+// differingSpans computes the catalog's sums of rs's sub-ranges and answers those that differ from
+// WordPress'.
+func differingSpans(rs *cmsclient.RangeSums, ids []int, local map[int]cmsclient.Digest) []span {
+	width := rs.To - rs.From + 1
+	mine := make([]cmsclient.PartSum, rs.Parts)
+	for _, id := range idsIn(ids, rs.From, rs.To) {
+		p := (id - rs.From) * rs.Parts / width
+		mine[p].Count++
+		mine[p].Digest ^= local[id]
+	}
+	theirs := make([]cmsclient.PartSum, rs.Parts)
+	for _, p := range rs.Ranges {
+		if p.Part >= 0 && p.Part < rs.Parts {
+			theirs[p.Part] = p
+		}
+	}
+	var out []span
+	for p := range rs.Parts {
+		if mine[p].Count == theirs[p].Count && mine[p].Digest == theirs[p].Digest {
+			continue
+		}
+		// Part p holds the IDs with (ID-From)*Parts/width = p: from the smallest such ID up to the next part's.
+		from := rs.From + (p*width+rs.Parts-1)/rs.Parts
+		to := rs.From + ((p+1)*width+rs.Parts-1)/rs.Parts - 1
+		if from > to {
+			continue // a range narrower than its parts leaves some empty: no ID can be in them
+		}
+		out = append(out, span{from: from, to: to, mine: mine[p].Count, theirs: theirs[p].Count})
+	}
+	return out
+}
+
+func spanObjects(spans []span) int {
+	n := 0
+	for _, s := range spans {
+		n += max(s.mine, s.theirs)
+	}
+	return n
+}
+
+// idsIn answers the sorted IDs within [from, to].
+func idsIn(ids []int, from, to int) []int {
+	return ids[sort.SearchInts(ids, from):sort.SearchInts(ids, to+1)]
+}
+
+// compareItems answers the IDs whose digests differ between WordPress' listing of a range and the
+// catalog's IDs in it (mine), and records WordPress' listing of them in theirs.
+func compareItems(items []cmsclient.ItemSum, mine []int, local map[int]cmsclient.Digest,
+	theirs map[int]cmsclient.ItemSum) []int {
+	var wrong []int
+	listed := make(map[int]bool, len(items))
+	for _, it := range items {
+		listed[it.ID] = true
+		if d, ok := local[it.ID]; !ok || d != it.Digest {
+			wrong = append(wrong, it.ID)
+			theirs[it.ID] = it
+		}
+	}
+	for _, id := range mine {
+		if !listed[id] {
+			wrong = append(wrong, id)
+		}
+	}
+	return wrong
+}

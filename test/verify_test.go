@@ -1,0 +1,107 @@
+package test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// sqlExec runs statements straight on WordPress' database ({prefix} stands for the table prefix), as
+// importers, search-replace and plugins writing rows themselves do: no WordPress hook fires, so the
+// plugin's change log never hears of them.
+func sqlExec(t *testing.T, statements ...string) {
+	t.Helper()
+	for _, sql := range statements {
+		wpPHP(t, `global $wpdb; $sql = str_replace( '{prefix}', $wpdb->prefix, base64_decode( '`+
+			base64.StdEncoding.EncodeToString([]byte(sql))+`' ) );
+if ( false === $wpdb->query( $sql ) ) { fwrite( STDERR, $wpdb->last_error ); exit( 1 ); }`)
+	}
+}
+
+// v1Event reads an event's title and cost from a calshim ("" when it does not answer 200).
+func v1Event(t *testing.T, base, id string) (title, cost string) {
+	t.Helper()
+	status, _, body := getVia(t, http.DefaultClient, base+"/wp-json/cal/events/v1/events/"+id)
+	var ev struct{ Title, Cost string }
+	if status != http.StatusOK || json.Unmarshal([]byte(body), &ev) != nil {
+		return "", ""
+	}
+	return ev.Title, ev.Cost
+}
+
+// costEvent creates a published event with a cost through wp/v2 (so the change log has it) and
+// returns its ID; it is deleted at the end of the test.
+func costEvent(t *testing.T, title, cost string) string {
+	t.Helper()
+	day := time.Now().AddDate(0, 0, 5).Format("2006-01-02")
+	ev := wp(t, http.MethodPost, "/wp/v2/tribe_events", map[string]any{"title": title, "status": "publish",
+		"meta": map[string]any{"_EventStartDate": day + " 10:00:00", "_EventEndDate": day + " 11:00:00",
+			"_EventStartDateUTC": day + " 15:00:00", "_EventEndDateUTC": day + " 16:00:00", "_EventCost": []string{cost}}})
+	id := strconv.Itoa(int(ev["id"].(float64)))
+	t.Cleanup(func() { wpRaw(t, "admin", http.MethodDelete, "/wp/v2/tribe_events/"+id+"?force=true", "", nil) })
+	return id
+}
+
+// A title and a cost changed by SQL while calshim runs are served within the verify interval, and
+// counted in calshim_catalog_repaired_total.
+func TestVerifyDirectSQLWhileRunning(t *testing.T) {
+	base := launchOwn(t, "CALSHIM_CATALOG_VERIFY_EVERY=2s", "CALSHIM_CATALOG_POLL_INTERVAL=1s")
+	id := costEvent(t, "Verify Before SQL", "12")
+	eventually(t, "event served", func() bool { title, _ := v1Event(t, base, id); return title == "Verify Before SQL" })
+
+	sqlExec(t, "UPDATE {prefix}posts SET post_title = 'Verify Written By SQL' WHERE ID = "+id,
+		"UPDATE {prefix}postmeta SET meta_value = '34' WHERE meta_key = '_EventCost' AND post_id = "+id)
+	eventually(t, "title and cost written by SQL", func() bool {
+		title, cost := v1Event(t, base, id)
+		return title == "Verify Written By SQL" && cost == "$34"
+	})
+	if got := metricLine(t, base, `calshim_catalog_repaired_total{kind="posts"}`); got == "" || got == "0" {
+		t.Errorf(`calshim_catalog_repaired_total{kind="posts"} = %q, want at least 1`, got)
+	}
+}
+
+// A title changed by SQL while calshim is stopped is served as soon as it is ready again from its
+// snapshot: the start checks the file against WordPress' checksums before serving it.
+func TestVerifyDirectSQLWhileStopped(t *testing.T) {
+	snap := filepath.Join(t.TempDir(), "catalog.gob")
+	id := costEvent(t, "Verify Before Restart", "5")
+	url, stop, _ := syncShim(t, snap, wpEnv["CALSHIM_UPSTREAM_URL"])
+	eventually(t, "event served", func() bool { title, _ := v1Event(t, url, id); return title != "" })
+	stop()
+
+	sqlExec(t, "UPDATE {prefix}posts SET post_title = 'Verify Changed While Away' WHERE ID = "+id)
+	url, stop, logPath := syncShim(t, snap, wpEnv["CALSHIM_UPSTREAM_URL"])
+	defer stop()
+	if !logHas(t, logPath, `"from_snapshot":true`) {
+		t.Fatal("not restarted from the snapshot")
+	}
+	if title, _ := v1Event(t, url, id); title != "Verify Changed While Away" {
+		t.Errorf("title served once ready after the restart = %q, want the one written by SQL", title)
+	}
+}
+
+// A database backup restored over a newer edit (the change log's sequence goes back) makes a running
+// calshim reload everything (the feed answers 410 for a sequence past its head).
+func TestVerifyRestoredBackup(t *testing.T) {
+	base := launchOwn(t, "CALSHIM_CATALOG_VERIFY_EVERY=0", "CALSHIM_CATALOG_POLL_INTERVAL=1s")
+	id := costEvent(t, "Verify Backed Up", "1")
+	eventually(t, "event served", func() bool { title, _ := v1Event(t, base, id); return title == "Verify Backed Up" })
+	backup := int64(feedHead(t)["head"].(float64))
+
+	wp(t, http.MethodPost, "/wp/v2/tribe_events/"+id, map[string]any{"title": "Verify Edited After Backup"})
+	eventually(t, "edit served", func() bool {
+		title, _ := v1Event(t, base, id)
+		return title == "Verify Edited After Backup"
+	})
+
+	// The restore: the post and the change log as they were at the backup.
+	seq := strconv.FormatInt(backup, 10)
+	sqlExec(t, "UPDATE {prefix}posts SET post_title = 'Verify Backed Up' WHERE ID = "+id,
+		"DELETE FROM {prefix}calshim_changes WHERE seq > "+seq,
+		"ALTER TABLE {prefix}calshim_changes AUTO_INCREMENT = "+strconv.FormatInt(backup+1, 10))
+	eventually(t, "restored title", func() bool { title, _ := v1Event(t, base, id); return title == "Verify Backed Up" })
+}
