@@ -18,7 +18,8 @@ wordpress:
 seed: wordpress
 	scripts/wp-seed.sh
 
-# haproxy and podman from Debian, for the replica and image tests (scripts/tools-up.sh); idempotent.
+# haproxy, nginx and podman from Debian, for the replica, routing and image tests (scripts/tools-up.sh);
+# idempotent.
 tools:
 	scripts/tools-up.sh
 
