@@ -6,7 +6,7 @@ STATE ?= $(or $(CALSHIM_STATE),/tmp/calshim-wp)
 export CALSHIM_STATE := $(STATE)
 GO ?= $(shell command -v go || echo /usr/local/go/bin/go)
 
-.PHONY: demo test unit lint fuzz wordpress seed test-deps build bench bench-sync clean tools image soak
+.PHONY: demo test unit lint fuzz wordpress seed test-deps build bench bench-sync clean tools image soak helm-check
 
 build:
 	$(GO) build -o bin/calshim ./cmd/calshim
@@ -18,7 +18,8 @@ wordpress:
 seed: wordpress
 	scripts/wp-seed.sh
 
-# haproxy and podman from Debian, for the replica and image tests (scripts/tools-up.sh); idempotent.
+# haproxy, nginx and podman from Debian, for the replica, routing and image tests (scripts/tools-up.sh);
+# idempotent.
 tools:
 	scripts/tools-up.sh
 
@@ -62,13 +63,29 @@ $(GOLANGCI_LINT):
 		$(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 	mv bin/.tools/golangci-lint $@
 
+# Helm, pinned and built once into bin/ like golangci-lint (make test builds it before the Go tests).
+# deploy/helm_test.go lints and renders the chart (deploy/helm/calshim) with it and checks that it
+# renders the objects of deploy/k8s; outside make it finds the binary by this pin.
+HELM_VERSION := v3.22.0
+HELM := bin/helm-$(HELM_VERSION)
+export CALSHIM_HELM := $(CURDIR)/$(HELM)
+
+helm-check: $(HELM)
+	$(GO) test -count=1 ./deploy/
+
+$(HELM):
+	mkdir -p bin/.tools
+	GOBIN=$(CURDIR)/bin/.tools GOPROXY="file://$$($(GO) env GOMODCACHE)/cache/download|$$($(GO) env GOPROXY)" \
+		$(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+	mv bin/.tools/helm $@
+
 # The independent iCalendar parsers the suite checks the feed with (python3-icalendar, ical.js).
 test-deps:
 	scripts/test-deps.sh
 
 # Everything: unit tests, then the black-box suite in test/ against a freshly seeded real WordPress,
 # then each fuzz target for 2 s.
-test: lint tools seed test-deps
+test: lint tools seed test-deps $(HELM)
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 	GO=$(GO) scripts/fuzz.sh 2s

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# tools-up.sh — installs the Debian packages the replica and image tests use, when missing:
-# haproxy (the load balancer of test/replicas_test.go and scripts/soak.sh) and podman (builds the
-# container image in test/image_test.go; running containers is not possible on these machines).
+# tools-up.sh — installs the Debian packages the replica, routing and image tests use, when missing:
+# haproxy (the load balancer of test/replicas_test.go and scripts/soak.sh, and with nginx the
+# front of test/routing_test.go, which checks deploy/routing/) and podman (builds the container
+# image in test/image_test.go; running containers is not possible on these machines).
 # Idempotent: a second run only checks dpkg. Runs as root (apt-get), like scripts/wp-up.sh.
 set -euo pipefail
 
 STATE=${CALSHIM_STATE:-/tmp/calshim-wp}
-PKGS=(haproxy podman)
+PKGS=(haproxy nginx podman)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -24,4 +25,8 @@ apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends "${mis
 # Debian starts haproxy's own service where systemd runs; the tests start their own haproxy.
 if pgrep -x haproxy >/dev/null && [ -f /etc/haproxy/haproxy.cfg ] && command -v systemctl >/dev/null; then
   systemctl stop haproxy >/dev/null 2>&1 || true
+fi
+# Likewise nginx's, on port 80: the routing test starts its own nginx with its own prefix.
+if [ -s /run/nginx.pid ] && kill -0 "$(cat /run/nginx.pid)" 2>/dev/null; then
+  if command -v systemctl >/dev/null && systemctl stop nginx >/dev/null 2>&1; then :; else nginx -s quit 2>/dev/null || true; fi
 fi

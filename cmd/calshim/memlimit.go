@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"strconv"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -30,12 +32,20 @@ const (
 	catalogGrowth = 1.25
 	// memoryLimitEvery is how often the limit follows the catalogs' post count.
 	memoryLimitEvery = time.Minute
+	// cgroupShare is the part of the container's memory limit the soft limit may reach: the kernel
+	// counts there what Go's limit does not (the snapshot file's page cache, memory outside Go's
+	// heap), and a container over its limit is killed.
+	cgroupShare = 0.9
 )
+
+// cgroupMemoryFiles hold the container's memory limit: cgroup v2's, then v1's.
+var cgroupMemoryFiles = []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}
 
 // limitMemory sets Go's soft memory limit once the catalogs are loaded and keeps it following
 // their size until ctx ends: cfg.MemoryLimit bytes when positive; none when -1 or when GOMEMLIMIT
 // set one; else catalogGrowth times the catalogs' heap (measured now, then scaled by their post
-// count) plus the response caches' budgets plus memoryHeadroom.
+// count) plus the response caches' budgets plus memoryHeadroom, never above cgroupShare of the
+// container's memory limit when it has one.
 func limitMemory(ctx context.Context, cfg config.Config, catalogs map[string]*catalog.Catalog,
 	log *zap.Logger) {
 	switch {
@@ -54,13 +64,18 @@ func limitMemory(ctx context.Context, cfg config.Config, catalogs map[string]*ca
 	posts := postCount(catalogs)
 	perPost := float64(heapLive()) / float64(max(posts, 1))
 	budgets := int64(cfg.ResponseCache.MaxBytes + cfg.ResponseCache.EventBytes)
+	ceiling := int64(cgroupShare * float64(cgroupLimit(cgroupMemoryFiles)))
 	limit := func(posts int) int64 {
-		return int64(catalogGrowth*perPost*float64(posts)) + budgets + memoryHeadroom
+		l := int64(catalogGrowth*perPost*float64(posts)) + budgets + memoryHeadroom
+		if ceiling > 0 {
+			return min(l, ceiling)
+		}
+		return l
 	}
 
 	debug.SetMemoryLimit(limit(posts))
 	log.Info("memory limit", zap.Int64("bytes", limit(posts)), zap.String("from", "catalog size"),
-		zap.Int("posts", posts), zap.Float64("bytes_per_post", perPost))
+		zap.Int("posts", posts), zap.Float64("bytes_per_post", perPost), zap.Int64("ceiling", ceiling))
 	t := time.NewTicker(memoryLimitEvery)
 	defer t.Stop()
 	for {
@@ -89,4 +104,21 @@ func heapLive() uint64 {
 	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
 	return s[0].Value.Uint64()
+}
+
+// cgroupLimit is the container's memory limit in bytes, read from the first of files that exists; 0
+// when there is none: no file, cgroup v2's "max", or v1's figure for none (near the largest int64).
+func cgroupLimit(files []string) int64 {
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err != nil || n <= 0 || n >= 1<<62 {
+			return 0
+		}
+		return n
+	}
+	return 0
 }
