@@ -63,7 +63,7 @@ type ChangedSet struct {
 
 // FeedHead reads the change log's identity and head.
 func (c *Client) FeedHead(ctx context.Context) (*FeedHead, error) {
-	res, err := c.Get(ctx, sync1+"changes", nil)
+	res, err := c.Get(withOp(ctx, opFeed), sync1+"changes", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func (c *Client) Changes(ctx context.Context, since int64, ids string) (*Changes
 	if ids != IDsNone {
 		q.Set("ids", ids)
 	}
-	res, err := c.Get(ctx, sync1+"changes", q)
+	res, err := c.Get(withOp(ctx, opFeed), sync1+"changes", q)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func (c *Client) Changes(ctx context.Context, since int64, ids string) (*Changes
 
 // BulkIDs lists the IDs of every post of a type in the statuses the service credential reads.
 func (c *Client) BulkIDs(ctx context.Context, postType string) ([]int, error) {
-	res, err := c.Get(ctx, sync1+"bulk", url.Values{"type": {postType}})
+	res, err := c.Get(withOp(ctx, opBulk), sync1+"bulk", url.Values{"type": {postType}})
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func (c *Client) BulkIDs(ctx context.Context, postType string) ([]int, error) {
 // calshim field (DecodePost reads them).
 func (c *Client) BulkPosts(ctx context.Context, postType string, from, to int) ([]json.RawMessage, error) {
 	q := url.Values{"type": {postType}, "from": {strconv.Itoa(from)}, "to": {strconv.Itoa(to)}}
-	res, err := c.Get(ctx, sync1+"bulk", q)
+	res, err := c.Get(withOp(ctx, opBulk), sync1+"bulk", q)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func (c *Client) BulkPosts(ctx context.Context, postType string, from, to int) (
 // PostExists asks the plugin whether any post (of any type and status) has the ID: its 404
 // calshim_no_post is "no", any other failure an error.
 func (c *Client) PostExists(ctx context.Context, id int) (bool, error) {
-	_, err := c.Get(ctx, sync1+"posts/"+strconv.Itoa(id), nil)
+	_, err := c.Get(withOp(ctx, opPostExists), sync1+"posts/"+strconv.Itoa(id), nil)
 	var e *Error
 	if errors.As(err, &e) && e.Code == "calshim_no_post" {
 		return false, nil
