@@ -10,9 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"calshim/cmsclient"
 	"calshim/internal/wpfake"
 )
 
@@ -50,6 +52,7 @@ func hostileRequests(rng *rand.Rand, round int) []*http.Request {
 		req.Header.Set("User-Agent", randomText(rng, 40))
 		req.Header.Set("Referer", "https://"+randomWord(rng, 8)+".example/"+randomText(rng, 20))
 		req.Header.Set("X-"+randomWord(rng, 6), randomText(rng, 30))
+		req.Header.Set("X-Request-ID", randomText(rng, 1+rng.IntN(80)))
 		reqs = append(reqs, req)
 	}
 	lang := randomWord(rng, 2)
@@ -63,6 +66,7 @@ func hostileRequests(rng *rand.Rand, round int) []*http.Request {
 	add(http.MethodGet, ns+"/"+randomWord(rng, 12))
 	add(http.MethodGet, "/"+randomWord(rng, 9)+"/"+randomWord(rng, 5))
 	add(http.MethodGet, "/"+lang+ns+"/events")
+	add(http.MethodGet, fmt.Sprintf("%s/events/%d", ns, 900000+rng.IntN(99999))) // asks WordPress
 	add(http.MethodGet, fmt.Sprintf("%s/events?per_page=1&%s%d=%s", ns, randomWord(rng, 6), round,
 		randomWord(rng, 4)))
 	return reqs
@@ -83,10 +87,15 @@ func seriesCount(t *testing.T, s *Server) int {
 }
 
 // No request text makes series: after a first round of hostile requests has made the series
-// their kinds need, a second round with other random text adds none, and /metrics does not grow.
-// Every method label is one WordPress knows or "other".
+// their kinds need, a second round with other random text (request IDs and unknown IDs calshim
+// asks WordPress about included) adds none, and /metrics does not grow. Every method label is one
+// WordPress knows or "other", every upstream operation and status one of cmsclient's.
 func TestMetricsCardinalityBounded(t *testing.T) {
-	s, h := newServer(fakeCatalog(t, wpfake.New(t)), zap.NewNop(), testOptions())
+	opt := testOptions()
+	opt.Registry = prometheus.NewRegistry()
+	cat := fakeCatalog(t, wpfake.New(t))
+	cat.Client().SetMetrics(cmsclient.NewMetrics(opt.Registry))
+	s, h := newServer(cat, zap.NewNop(), opt)
 	rng := rand.New(rand.NewPCG(1, 2))
 	serve := func(rounds, from int) {
 		for i := range rounds {
@@ -108,11 +117,20 @@ func TestMetricsCardinalityBounded(t *testing.T) {
 	}
 
 	families, _ := s.metrics.registry.Gather()
+	if !strings.Contains(serveGET(h, "/metrics").Body.String(),
+		`calshim_upstream_requests_total{operation="post_exists",status="404"}`) {
+		t.Error("the upstream requests are not counted")
+	}
 	for _, f := range families {
 		for _, m := range f.GetMetric() {
 			for _, l := range m.GetLabel() {
 				if l.GetName() == "method" && methodLabel(l.GetValue()) != l.GetValue() {
 					t.Errorf("%s has method %q", f.GetName(), l.GetValue())
+				}
+				if l.GetName() == "operation" && l.GetValue() != "post_exists" ||
+					l.GetName() == "status" && strings.HasPrefix(f.GetName(), "calshim_upstream") &&
+						l.GetValue() != "404" {
+					t.Errorf("%s has %s %q", f.GetName(), l.GetName(), l.GetValue())
 				}
 			}
 		}

@@ -26,6 +26,8 @@ type metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	// cacheHits and cacheMisses count the response cache's answers (hit ratio: hits / (hits + misses)).
+	cacheHits, cacheMisses prometheus.Counter
 	// series caches each label set's counter and histogram: finding them in the vectors hashes
 	// every label on every request.
 	series sync.Map // seriesKey → *series
@@ -39,8 +41,16 @@ type series struct {
 }
 
 func newMetrics(s *Server) *metrics {
+	reg := s.opt.Registry
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
 	m := &metrics{
-		registry: prometheus.NewRegistry(),
+		registry: reg,
+		cacheHits: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "calshim",
+			Name: "response_cache_hits_total", Help: "Anonymous GETs the response cache answered."}),
+		cacheMisses: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "calshim",
+			Name: "response_cache_misses_total", Help: "Anonymous GETs the response cache did not hold."}),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "calshim", Name: "http_requests_total",
 			Help: "HTTP requests by route template, method, status and response cache result.",
@@ -62,7 +72,16 @@ func newMetrics(s *Server) *metrics {
 			})
 	}
 
-	m.registry.MustRegister(m.requests, m.duration,
+	cacheGauge := func(name, help string, f func(entries int, bytes int64) float64) prometheus.GaugeFunc {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "calshim", Name: name, Help: help},
+			func() float64 { return f(s.cache.usage()) })
+	}
+
+	m.registry.MustRegister(m.requests, m.duration, m.cacheHits, m.cacheMisses,
+		cacheGauge("response_cache_entries", "Answers the response cache holds.",
+			func(n int, _ int64) float64 { return float64(n) }),
+		cacheGauge("response_cache_bytes", "What the response cache's entries hold, roughly.",
+			func(_ int, b int64) float64 { return float64(b) }),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		gauge("catalog_events", "Events in the catalog (every status it holds).",
 			func(snap *catalog.Snapshot) float64 { return float64(len(snap.Events)) }),
@@ -114,6 +133,12 @@ func (m *metrics) observe(gc *gin.Context, t *trace, took time.Duration) {
 
 	v.(*series).requests.Inc()
 	v.(*series).duration.Observe(took.Seconds())
+	switch t.cache {
+	case "hit":
+		m.cacheHits.Inc()
+	case "miss":
+		m.cacheMisses.Inc()
+	}
 }
 
 // methodLabel is the method's label: one of the methods WordPress' REST server knows, else "other"

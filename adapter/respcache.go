@@ -106,3 +106,13 @@ func entrySize(key string, out *rendered) int64 {
 
 	return int64(n)
 }
+
+// usage answers how many entries the cache holds and their bytes (0, 0 for no cache).
+func (c *respCache) usage() (entries int, bytes int64) {
+	if c == nil {
+		return 0, 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lru.Len(), c.bytes
+}

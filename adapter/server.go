@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	gocache "github.com/patrickmn/go-cache"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"calshim/catalog"
@@ -61,6 +62,9 @@ type Options struct {
 	Draining func() bool
 	// Limits are the per-client limits (limits.go).
 	Limits LimitOptions
+	// Registry receives calshim's metrics and is served at /metrics, with what others registered on
+	// it (the upstream client's, the catalogs'); nil: a registry of the server's own.
+	Registry *prometheus.Registry
 	// opsApart leaves /metrics to the operations handler (NewServers).
 	opsApart bool
 }

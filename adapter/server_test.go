@@ -51,7 +51,8 @@ func newTestServer(tb testing.TB) http.Handler { return fakeServer(tb, wpfake.Ne
 func serveGET(h http.Handler, target string) *httptest.ResponseRecorder {
 	path, query, _ := strings.Cut(target, "?")
 	req := httptest.NewRequest(http.MethodGet, path, nil)
-	req.URL.RawQuery = query // as received, whatever the bytes
+	req.URL.RawQuery = query               // as received, whatever the bytes
+	req.Header.Set("X-Request-ID", "test") // echoed: answers to the same target compare equal
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	return rec

@@ -22,6 +22,8 @@ type Options struct {
 	PerPage        int // default per_page of lists
 	// Authenticated: the client carries a service credential, so every status is loaded.
 	Authenticated bool
+	// Reader is the service credential's user name, for the fixes of set-up problems (diagnose.go).
+	Reader string
 	// Multilingual: the client sends a language with every request; the bulk load, which cannot filter
 	// by language, is not used (the feed is: it passes the language on to its wp/v2 reads).
 	Multilingual bool
@@ -88,6 +90,16 @@ func (c *Catalog) Load(ctx context.Context) error {
 
 // load is Load with c.mu held.
 func (c *Catalog) load(ctx context.Context) error {
+	site, err := c.client.Site(ctx)
+	if p := upstreamProblem(err, c.opt.Reader); p != nil {
+		return p
+	}
+	if err != nil {
+		return fmt.Errorf("catalog: site: %w", err)
+	}
+	if site.PluginVersion == "" {
+		return pluginMissing
+	}
 	head, err := c.feedHead(ctx)
 	if err != nil {
 		return err
@@ -95,14 +107,6 @@ func (c *Catalog) load(ctx context.Context) error {
 	sums, err := c.loadSums(ctx, head)
 	if err != nil {
 		return err
-	}
-	site, err := c.client.Site(ctx)
-	if err != nil {
-		return fmt.Errorf("catalog: site: %w", err)
-	}
-	if site.PluginVersion == "" {
-		return errors.New("catalog: the upstream REST index has no \"calshim\" key: " +
-			"install cmsclient/wordpress/calshim.php into wp-content/mu-plugins/")
 	}
 	loc, err := mapping.LocalizeZone(site.Timezone)
 	if err != nil {

@@ -79,21 +79,25 @@ func (f *feedState) start(head *cmsclient.FeedHead) {
 }
 
 // feedHead reads the change log's head, or nil when the catalog cannot sync through it: anonymous
-// catalogs (the feed answers the service credential only) and plugins without the feed (404).
+// catalogs (the feed answers the service credential only), a reader without the calshim_reader role
+// (403) and plugins without the feed (404), the last two with a warning and its fix. A credential
+// WordPress ignores or refuses (401) is an error: wp/v2 would not show it the catalog's statuses.
 func (c *Catalog) feedHead(ctx context.Context) (*cmsclient.FeedHead, error) {
 	if !c.opt.Authenticated {
 		return nil, nil
 	}
 	head, err := c.client.FeedHead(ctx)
-	var ue *cmsclient.Error
-	if errors.As(err, &ue) && (ue.Status == http.StatusNotFound || ue.Status == http.StatusUnauthorized ||
-		ue.Status == http.StatusForbidden) {
+	if err == nil {
+		return head, nil
+	}
+	if p := feedProblem(err, c.opt.Reader); p != nil {
+		if p.Fatal {
+			return nil, p
+		}
+		c.notify("change feed not used", p)
 		return nil, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("catalog: change feed: %w", err)
-	}
-	return head, nil
+	return nil, fmt.Errorf("catalog: change feed: %w", err)
 }
 
 // loadPosts reads every post: through the bulk route when the catalog syncs through the feed and
@@ -238,6 +242,9 @@ func (c *Catalog) changes(ctx context.Context, since int64, ids string) (*cmscli
 	var ue *cmsclient.Error
 	if errors.As(err, &ue) && ue.Status == http.StatusGone {
 		return nil, fmt.Errorf("%w: %s", errReload, ue.Message)
+	}
+	if p := feedProblem(err, c.opt.Reader); p != nil {
+		return nil, p
 	}
 	if err != nil {
 		return nil, fmt.Errorf("catalog: change feed: %w", err)

@@ -45,6 +45,7 @@ type Client struct {
 
 	callerOnce sync.Once
 	caller     *resty.Client // requests made with a caller's credentials (write.go)
+	metrics    *Metrics      // nil: not counted (metrics.go)
 }
 
 // New returns a client for the REST root (e.g. http://127.0.0.1:8881/wp-json). user and appPassword are
@@ -57,7 +58,9 @@ func New(root, user, appPassword string, timeout time.Duration) *Client {
 	if user != "" {
 		r.SetBasicAuth(user, appPassword)
 	}
-	return &Client{http: r, Concurrency: 4}
+	c := &Client{http: r, Concurrency: 4}
+	c.hook(r)
+	return c
 }
 
 // SetDefaultQuery adds a query parameter to every request of this client (e.g. lang=de for a

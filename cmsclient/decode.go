@@ -16,6 +16,7 @@ import (
 // the calshim plugin publishes under the "calshim" key.
 type Site struct {
 	mapping.Site
+	Name           string // the site's title
 	PluginVersion  string // "" when the calshim plugin is not installed
 	PostsPerPage   int
 	MultiDayCutoff string // TEC option, "HH:MM"
@@ -23,11 +24,12 @@ type Site struct {
 
 // Site reads the REST index.
 func (c *Client) Site(ctx context.Context) (*Site, error) {
-	res, err := c.Get(ctx, "/", nil)
+	res, err := c.Get(withOp(ctx, opIndex), "/", nil)
 	if err != nil {
 		return nil, err
 	}
 	var idx struct {
+		Name           string    `json:"name"`
 		Home           string    `json:"home"`
 		TimezoneString string    `json:"timezone_string"`
 		GMTOffset      gmtOffset `json:"gmt_offset"`
@@ -45,7 +47,7 @@ func (c *Client) Site(ctx context.Context) (*Site, error) {
 		return nil, fmt.Errorf("cmsclient: REST index: %w", err)
 	}
 	s := &Site{Site: mapping.Site{Home: idx.Home, Timezone: idx.TimezoneString,
-		DefaultCurrencySymbol: "$", DefaultCurrencyCode: "USD"}, MultiDayCutoff: "00:00"}
+		DefaultCurrencySymbol: "$", DefaultCurrencyCode: "USD"}, Name: idx.Name, MultiDayCutoff: "00:00"}
 	if s.Timezone == "" {
 		s.Timezone = utcOffsetZone(float64(idx.GMTOffset))
 	}

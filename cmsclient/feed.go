@@ -65,7 +65,7 @@ type ChangedSet struct {
 
 // FeedHead reads the change log's identity and head.
 func (c *Client) FeedHead(ctx context.Context) (*FeedHead, error) {
-	res, err := c.Get(ctx, sync1+"changes", nil)
+	res, err := c.Get(withOp(ctx, opFeed), sync1+"changes", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (c *Client) Changes(ctx context.Context, since int64, ids string) (*Changes
 	if ids != IDsNone {
 		q.Set("ids", ids)
 	}
-	res, err := c.Get(ctx, sync1+"changes", q)
+	res, err := c.Get(withOp(ctx, opFeed), sync1+"changes", q)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func (c *Client) Changes(ctx context.Context, since int64, ids string) (*Changes
 
 // BulkIDs lists the IDs of every post of a type in the statuses the service credential reads.
 func (c *Client) BulkIDs(ctx context.Context, postType string) ([]int, error) {
-	res, err := c.Get(ctx, sync1+"bulk", url.Values{"type": {postType}})
+	res, err := c.Get(withOp(ctx, opBulk), sync1+"bulk", url.Values{"type": {postType}})
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ type Bulk struct {
 // BulkPosts reads the posts of a type with from <= ID <= to.
 func (c *Client) BulkPosts(ctx context.Context, postType string, from, to int) (*Bulk, error) {
 	q := url.Values{"type": {postType}, "from": {strconv.Itoa(from)}, "to": {strconv.Itoa(to)}}
-	res, err := c.Get(ctx, sync1+"bulk", q)
+	res, err := c.Get(withOp(ctx, opBulk), sync1+"bulk", q)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func (c *Client) BulkPosts(ctx context.Context, postType string, from, to int) (
 // PostExists asks the plugin whether any post (of any type and status) has the ID: its 404
 // calshim_no_post is "no", any other failure an error.
 func (c *Client) PostExists(ctx context.Context, id int) (bool, error) {
-	_, err := c.Get(ctx, sync1+"posts/"+strconv.Itoa(id), nil)
+	_, err := c.Get(withOp(ctx, opPostExists), sync1+"posts/"+strconv.Itoa(id), nil)
 	var e *Error
 	if errors.As(err, &e) && e.Code == "calshim_no_post" {
 		return false, nil

@@ -3,6 +3,7 @@ package cmsclient
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -42,14 +43,14 @@ func (q PostQuery) values() url.Values {
 
 // Posts lists every post of a REST base (e.g. "tribe_events") that the query selects, all pages.
 func (c *Client) Posts(ctx context.Context, base string, q PostQuery) ([]json.RawMessage, error) {
-	items, _, err := c.ListAll(ctx, v2+base, q.values())
+	items, _, err := c.ListAll(withOp(ctx, opPosts), v2+base, q.values())
 	return items, err
 }
 
 // CountPosts answers how many posts of a REST base are in the given statuses, and the upstream's clock.
 func (c *Client) CountPosts(ctx context.Context, base, statuses string) (int, time.Time, error) {
 	q := url.Values{"status": {statuses}, "per_page": {"1"}, "_fields": {"id"}}
-	res, err := c.Get(ctx, v2+base, q)
+	res, err := c.Get(withOp(ctx, opCountPosts), v2+base, q)
 	if err != nil {
 		return 0, time.Time{}, err
 	}
@@ -58,24 +59,24 @@ func (c *Client) CountPosts(ctx context.Context, base, statuses string) (int, ti
 
 // Post reads one post of a REST base in the view context.
 func (c *Client) Post(ctx context.Context, base string, id int) (*Response, error) {
-	return c.Get(ctx, v2+base+"/"+strconv.Itoa(id), url.Values{"context": {"view"}})
+	return c.Get(withOp(ctx, opPost), v2+base+"/"+strconv.Itoa(id), url.Values{"context": {"view"}})
 }
 
 // Terms lists every term of a taxonomy REST base, empty ones included.
 func (c *Client) Terms(ctx context.Context, base string) ([]json.RawMessage, error) {
-	items, _, err := c.ListAll(ctx, v2+base, url.Values{"hide_empty": {"false"}})
+	items, _, err := c.ListAll(withOp(ctx, opTerms), v2+base, url.Values{"hide_empty": {"false"}})
 	return items, err
 }
 
 // Media lists the attachments with the given IDs (at most 100: one page).
 func (c *Client) Media(ctx context.Context, ids []int) ([]json.RawMessage, error) {
-	items, _, err := c.ListAll(ctx, v2+"media", url.Values{"include": {joinInts(ids)}})
+	items, _, err := c.ListAll(withOp(ctx, opMedia), v2+"media", url.Values{"include": {joinInts(ids)}})
 	return items, err
 }
 
 // MediaMimeType answers an attachment's MIME type.
 func (c *Client) MediaMimeType(ctx context.Context, id int) (string, error) {
-	res, err := c.Get(ctx, v2+"media/"+strconv.Itoa(id), url.Values{"_fields": {"id,mime_type"}})
+	res, err := c.Get(withOp(ctx, opMediaMime), v2+"media/"+strconv.Itoa(id), url.Values{"_fields": {"id,mime_type"}})
 	if err != nil {
 		return "", err
 	}
@@ -95,7 +96,7 @@ type MediaFile struct {
 // SearchMedia answers the first 100 attachments whose title or file name matches search.
 func (c *Client) SearchMedia(ctx context.Context, search string) ([]MediaFile, error) {
 	q := url.Values{"search": {search}, "_fields": {"id,source_url"}, "per_page": {"100"}}
-	res, err := c.Get(ctx, v2+"media", q)
+	res, err := c.Get(withOp(ctx, opSearchMedia), v2+"media", q)
 	if err != nil {
 		return nil, err
 	}
@@ -104,29 +105,60 @@ func (c *Client) SearchMedia(ctx context.Context, search string) ([]MediaFile, e
 	return list, err
 }
 
+// User is a user record as users/me answers it in the edit context.
+type User struct {
+	Username string   `json:"username"`
+	Roles    []string `json:"roles"`
+}
+
+// ServiceUser answers the service credential's own user. WordPress answers 401 rest_not_logged_in
+// when it took the request as anonymous: it ignored the credential.
+func (c *Client) ServiceUser(ctx context.Context) (*User, error) {
+	res, err := c.Get(withOp(ctx, opUsersMe), v2+"users/me", url.Values{"context": {"edit"}})
+	if err != nil {
+		return nil, err
+	}
+	var u User
+	if err := json.Unmarshal(res.Body, &u); err != nil {
+		return nil, fmt.Errorf("cmsclient: users/me: %w", err)
+	}
+	return &u, nil
+}
+
+// CountTerms answers how many terms a taxonomy REST base holds, empty ones included.
+func (c *Client) CountTerms(ctx context.Context, base string) (int, error) {
+	q := url.Values{"hide_empty": {"false"}, "per_page": {"1"}, "_fields": {"id"}}
+	res, err := c.Get(withOp(ctx, opCountTerms), v2+base, q)
+	if err != nil {
+		return 0, err
+	}
+	return res.Total, nil
+}
+
 // Me answers the caller's own user record in the edit context (roles and capabilities included).
 func (c *Client) Me(ctx context.Context, creds Credentials) (*Response, error) {
-	return c.Send(ctx, http.MethodGet, v2+"users/me", url.Values{"context": {"edit"}}, creds, nil)
+	return c.Send(withOp(ctx, opUsersMe), http.MethodGet, v2+"users/me", url.Values{"context": {"edit"}}, creds, nil)
 }
 
 // SavePostAs creates (id 0) or updates a post of a REST base on behalf of a caller.
 func (c *Client) SavePostAs(ctx context.Context, creds Credentials, base string, id int, body any) (*Response, error) {
-	return c.Send(ctx, http.MethodPost, itemPath(base, id), nil, creds, body)
+	return c.Send(withOp(ctx, opSavePost), http.MethodPost, itemPath(base, id), nil, creds, body)
 }
 
 // TrashPostAs moves a post to the trash on behalf of a caller (wp/v2 DELETE without force).
 func (c *Client) TrashPostAs(ctx context.Context, creds Credentials, base string, id int) (*Response, error) {
-	return c.Send(ctx, http.MethodDelete, itemPath(base, id), nil, creds, nil)
+	return c.Send(withOp(ctx, opTrashPost), http.MethodDelete, itemPath(base, id), nil, creds, nil)
 }
 
 // SaveTermAs creates (id 0) or updates a term of a taxonomy REST base on behalf of a caller.
 func (c *Client) SaveTermAs(ctx context.Context, creds Credentials, base string, id int, body any) (*Response, error) {
-	return c.Send(ctx, http.MethodPost, itemPath(base, id), nil, creds, body)
+	return c.Send(withOp(ctx, opSaveTerm), http.MethodPost, itemPath(base, id), nil, creds, body)
 }
 
 // DeleteTermAs deletes a term for good on behalf of a caller (terms have no trash).
 func (c *Client) DeleteTermAs(ctx context.Context, creds Credentials, base string, id int) (*Response, error) {
-	return c.Send(ctx, http.MethodDelete, itemPath(base, id), url.Values{"force": {"true"}}, creds, nil)
+	force := url.Values{"force": {"true"}}
+	return c.Send(withOp(ctx, opDeleteTerm), http.MethodDelete, itemPath(base, id), force, creds, nil)
 }
 
 // TermURL is the wp/v2 address of a term, for a Location header.
@@ -153,7 +185,7 @@ func joinInts(ids []int) string {
 // or excerpt contain text (wp/v2's search).
 func (c *Client) SearchPosts(ctx context.Context, base, statuses, text string) ([]json.RawMessage, error) {
 	q := url.Values{"status": {statuses}, "search": {text}, "per_page": {"100"}}
-	res, err := c.Get(ctx, v2+base, q)
+	res, err := c.Get(withOp(ctx, opSearchPosts), v2+base, q)
 	if err != nil {
 		return nil, err
 	}

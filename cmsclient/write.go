@@ -47,8 +47,8 @@ func (c Credentials) apply(req *resty.Request) *resty.Request {
 // header a request sets, so sharing the client could turn a caller's write into a service write.
 func (c *Client) callerHTTP() *resty.Client {
 	c.callerOnce.Do(func() {
-		c.caller = resty.New().SetBaseURL(c.http.BaseURL).SetTimeout(c.http.GetClient().Timeout).
-			SetHeader("Accept", "application/json").SetHeader("User-Agent", "calshim")
+		c.caller = c.hook(resty.New().SetBaseURL(c.http.BaseURL).SetTimeout(c.http.GetClient().Timeout).
+			SetHeader("Accept", "application/json").SetHeader("User-Agent", "calshim"))
 	})
 	return c.caller
 }
@@ -79,7 +79,7 @@ func (c *Client) Upload(
 	if creds.Empty() {
 		return nil, ErrNoCredentials
 	}
-	res, err := creds.apply(c.callerHTTP().R().SetContext(ctx)).
+	res, err := creds.apply(c.callerHTTP().R().SetContext(withOp(ctx, opUpload))).
 		SetQueryParamsFromValues(c.http.QueryParam).
 		SetHeader("Content-Type", contentType).
 		SetHeader("Content-Disposition", "attachment; filename="+strconv.Quote(filename)).
@@ -149,7 +149,7 @@ func (c *Client) MetaTypes(ctx context.Context, postType string) (map[string]str
 		return e.(metaTypesEntry).types, nil
 	}
 	path := "/wp/v2/" + postType
-	res, err := c.http.R().SetContext(ctx).SetQueryParamsFromValues(c.http.QueryParam).
+	res, err := c.http.R().SetContext(withOp(ctx, opMetaTypes)).SetQueryParamsFromValues(c.http.QueryParam).
 		Execute(http.MethodOptions, path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: OPTIONS %s: %v", ErrUnavailable, path, err)

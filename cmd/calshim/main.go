@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
@@ -53,6 +54,11 @@ func run(stop <-chan os.Signal, args []string, getenv func(string) string,
 	healthcheck := fs.Bool("healthcheck", false,
 		"GET /healthz of the calshim configured to listen here; exit 0 when it answers 200 (for images "+
 			"without a shell)")
+	check := fs.Bool("check", false, "check the configuration and the WordPress it names, print what "+
+		"was found and each problem with its fix; exit 0 when calshim can serve from it (also: calshim check)")
+	if len(args) > 0 && args[0] == "check" {
+		args = append([]string{"-check"}, args[1:]...)
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -70,6 +76,9 @@ func run(stop <-chan os.Signal, args []string, getenv func(string) string,
 	if *healthcheck {
 		return checkHealth(cfg.Listen)
 	}
+	if *check {
+		return checkUpstream(context.Background(), cfg, out)
+	}
 
 	log, err := newLogger(cfg.LogLevel, logOut)
 	if err != nil {
@@ -82,9 +91,12 @@ func run(stop <-chan os.Signal, args []string, getenv func(string) string,
 
 // serve runs the HTTP server and the catalogs until a signal on stop, then drains and stops.
 func serve(stop <-chan os.Signal, cfg config.Config, log *zap.Logger) error {
-	catalogs := newCatalogs(cfg, log)
+	reg := prometheus.NewRegistry()
+	catalogs := newCatalogs(cfg, log, cmsclient.NewMetrics(reg))
+	catMetrics := newCatalogMetrics(catalogs)
+	reg.MustRegister(buildInfo(), catMetrics)
 	var draining atomic.Bool
-	srv, ops := newHTTPServers(cfg, log, catalogs, draining.Load)
+	srv, ops := newHTTPServers(cfg, log, catalogs, draining.Load, reg)
 	ln, opsLn, err := listen(cfg)
 	if err != nil {
 		return err
@@ -102,7 +114,7 @@ func serve(stop <-chan os.Signal, cfg config.Config, log *zap.Logger) error {
 		defer func() { _ = ops.Close() }() // after the public server's shutdown: probes see the drain
 	}
 	go func() {
-		if err := loadAll(ctx, catalogs, log); err != nil {
+		if err := loadAll(ctx, catalogs, log, catMetrics.failures); err != nil {
 			errc <- err
 			return
 		}
@@ -136,7 +148,7 @@ func listen(cfg config.Config) (public, ops net.Listener, err error) {
 // ops_listen is set, the server of the operations endpoints alone (nil otherwise), which then
 // serves /metrics in the public server's place.
 func newHTTPServers(cfg config.Config, log *zap.Logger, catalogs map[string]*catalog.Catalog,
-	draining func() bool) (public, ops *http.Server) {
+	draining func() bool, reg *prometheus.Registry) (public, ops *http.Server) {
 	variants := maps.Clone(catalogs)
 	delete(variants, cfg.Languages[0]) // the default language is served by the default catalog
 	opt := adapter.Options{
@@ -159,6 +171,7 @@ func newHTTPServers(cfg config.Config, log *zap.Logger, catalogs map[string]*cat
 		SequenceWait:      cfg.Catalog.SequenceWait,
 		Draining:          draining,
 		Limits:            limitOptions(cfg.Limits),
+		Registry:          reg,
 	}
 	server := func(h http.Handler) *http.Server {
 		return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
@@ -228,28 +241,16 @@ func shutdown(srv *http.Server, catalogs map[string]*catalog.Catalog, timeout ti
 
 // newCatalogs returns the catalogs by language: one per language when the CMS is multilingual (the
 // language passed upstream on every request, the default one included), else one for the default
-// language, shared by every variant.
-func newCatalogs(cfg config.Config, log *zap.Logger) map[string]*catalog.Catalog {
+// language, shared by every variant. Their upstream requests count into metrics (nil: not counted).
+func newCatalogs(cfg config.Config, log *zap.Logger, metrics *cmsclient.Metrics) map[string]*catalog.Catalog {
 	newCatalog := func(lang string) *catalog.Catalog {
-		client := cmsclient.New(cfg.Upstream.URL, cfg.Upstream.User, cfg.Upstream.AppPassword, cfg.Upstream.Timeout)
-		client.Concurrency = cfg.Upstream.Concurrency
-		if lang != "" {
-			client.SetDefaultQuery(cfg.Upstream.LanguageParam, lang)
+		client := newClient(cfg, lang)
+		client.SetMetrics(metrics)
+		opt := catalogOptions(cfg, lang)
+		opt.Notify = func(event string, err error) {
+			log.Warn(event, zap.String("language", lang), zap.Error(err))
 		}
-		return catalog.New(client, catalog.Options{
-			Types: catalog.Types{
-				Event: cfg.Mapping.EventType, Venue: cfg.Mapping.VenueType, Organizer: cfg.Mapping.OrganizerType,
-				CategoryTax: "tribe_events_cat", TagTax: "post_tag",
-				CategoryBase: cfg.Mapping.CategoryBase, TagBase: cfg.Mapping.TagBase,
-			},
-			PollInterval: cfg.Catalog.PollInterval, ReconcileEvery: cfg.Catalog.ReconcileEvery, PerPage: cfg.Catalog.PerPage,
-			VerifyEvery:   cfg.Catalog.VerifyEvery,
-			Authenticated: cfg.Upstream.User != "", Multilingual: lang != "", MaxChangeBytes: cfg.Sync.MaxBytes,
-			SnapshotPath: cfg.SnapshotPath(lang), Upstream: cfg.Upstream.URL + "#" + lang,
-			Notify: func(event string, err error) {
-				log.Warn(event, zap.String("language", lang), zap.Error(err))
-			},
-		})
+		return catalog.New(client, opt)
 	}
 	if cfg.Upstream.LanguageParam == "" {
 		return map[string]*catalog.Catalog{cfg.Languages[0]: newCatalog("")}
@@ -261,8 +262,35 @@ func newCatalogs(cfg config.Config, log *zap.Logger) map[string]*catalog.Catalog
 	return catalogs
 }
 
-// loadAll loads every catalog, then keeps each fresh in the background until ctx ends.
-func loadAll(ctx context.Context, catalogs map[string]*catalog.Catalog, log *zap.Logger) error {
+// newClient is the upstream client of a language's catalog ("": no language passed).
+func newClient(cfg config.Config, lang string) *cmsclient.Client {
+	client := cmsclient.New(cfg.Upstream.URL, cfg.Upstream.User, cfg.Upstream.AppPassword, cfg.Upstream.Timeout)
+	client.Concurrency = cfg.Upstream.Concurrency
+	if lang != "" {
+		client.SetDefaultQuery(cfg.Upstream.LanguageParam, lang)
+	}
+	return client
+}
+
+// catalogOptions are the options of a language's catalog ("": no language passed), but Notify.
+func catalogOptions(cfg config.Config, lang string) catalog.Options {
+	return catalog.Options{
+		Types: catalog.Types{
+			Event: cfg.Mapping.EventType, Venue: cfg.Mapping.VenueType, Organizer: cfg.Mapping.OrganizerType,
+			CategoryTax: "tribe_events_cat", TagTax: "post_tag",
+			CategoryBase: cfg.Mapping.CategoryBase, TagBase: cfg.Mapping.TagBase,
+		},
+		PollInterval: cfg.Catalog.PollInterval, ReconcileEvery: cfg.Catalog.ReconcileEvery, PerPage: cfg.Catalog.PerPage,
+		Authenticated: cfg.Upstream.User != "", Reader: cfg.Upstream.User, Multilingual: lang != "",
+		MaxChangeBytes: cfg.Sync.MaxBytes, VerifyEvery: cfg.Catalog.VerifyEvery,
+		SnapshotPath: cfg.SnapshotPath(lang), Upstream: cfg.Upstream.URL + "#" + lang,
+	}
+}
+
+// loadAll loads every catalog, then keeps each fresh in the background until ctx ends; each failed
+// poll counts in failures under its language.
+func loadAll(ctx context.Context, catalogs map[string]*catalog.Catalog, log *zap.Logger,
+	failures *prometheus.CounterVec) error {
 	for lang, c := range catalogs {
 		start := time.Now()
 		if err := loadWithRetry(ctx, c, log); err != nil {
@@ -276,7 +304,9 @@ func loadAll(ctx context.Context, catalogs map[string]*catalog.Catalog, log *zap
 			zap.Int("organizers", len(snap.Organizers)),
 			zap.Int("categories", len(snap.Categories)), zap.Int("tags", len(snap.Tags)),
 			zap.Bool("authenticated", snap.Authenticated), zap.String("timezone", snap.Site.Timezone))
+		failed := failures.WithLabelValues(lang)
 		go c.Run(ctx, func(err error) {
+			failed.Inc()
 			log.Warn("catalog poll failed; serving the last state", zap.String("language", lang), zap.Error(err))
 		})
 	}

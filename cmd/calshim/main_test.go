@@ -17,11 +17,11 @@ func TestNewCatalogsPerLanguage(t *testing.T) {
 	cfg := config.Default()
 	cfg.Upstream.URL = wp.Root
 	cfg.Languages = []string{"en", "de"}
-	if got := len(newCatalogs(cfg, zap.NewNop())); got != 1 {
+	if got := len(newCatalogs(cfg, zap.NewNop(), nil)); got != 1 {
 		t.Fatalf("without language_param: %d catalogs, want 1", got)
 	}
 	cfg.Upstream.LanguageParam = "lang"
-	catalogs := newCatalogs(cfg, zap.NewNop())
+	catalogs := newCatalogs(cfg, zap.NewNop(), nil)
 	if len(catalogs) != 2 {
 		t.Fatalf("with language_param: %d catalogs, want 2", len(catalogs))
 	}

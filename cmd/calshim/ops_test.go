@@ -9,6 +9,8 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"regexp"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -128,4 +130,53 @@ func body(t *testing.T, url string) string {
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
 	return string(b)
+}
+
+// /metrics shows the build, each configured language's catalog and the upstream requests by
+// operation; a failed poll counts under its language.
+func TestMetricsBuildCatalogsUpstream(t *testing.T) {
+	wp := wpfake.New(t)
+	target, _ := url.Parse(wp.URL)
+	front := httptest.NewServer(httputil.NewSingleHostReverseProxy(target))
+	defer front.Close()
+	addr := freeAddr(t)
+	startCalshim(t, map[string]string{"CALSHIM_UPSTREAM_URL": front.URL + "/wp-json", "CALSHIM_LISTEN": addr,
+		"CALSHIM_LANGUAGES": "en,de", "CALSHIM_UPSTREAM_LANGUAGE_PARAM": "lang",
+		"CALSHIM_CATALOG_POLL_INTERVAL": "20ms"})
+	waitStatus(t, "http://"+addr+"/readyz", http.StatusOK)
+
+	// /readyz answers once the default language's catalog is loaded; the others load next.
+	both := regexp.MustCompile(`(?s)calshim_catalog_items{kind="events",lang="de"} [1-9].*` +
+		`calshim_catalog_items{kind="events",lang="en"} [1-9]`)
+	metrics := body(t, "http://"+addr+"/metrics")
+	for deadline := time.Now().Add(10 * time.Second); !both.MatchString(metrics); {
+		if time.Now().After(deadline) {
+			t.Fatalf("no events in both languages' catalogs:\n%s", metrics)
+		}
+		time.Sleep(20 * time.Millisecond)
+		metrics = body(t, "http://"+addr+"/metrics")
+	}
+	for _, want := range []string{
+		`calshim_build_info{goversion="` + runtime.Version() + `",revision="`,
+		`calshim_catalog_poll_failures_total{lang="de"} 0`,
+		`calshim_upstream_requests_total{operation="index",status="200"}`,
+		`calshim_upstream_requests_total{operation="posts",status="200"}`,
+		`calshim_upstream_request_duration_seconds_count{operation="posts"}`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s\n%s", want, metrics)
+		}
+	}
+
+	front.Close() // every poll fails from now on
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Contains(body(t, "http://"+addr+"/metrics"), `calshim_catalog_poll_failures_total{lang="en"} 0`) {
+		if time.Now().After(deadline) {
+			t.Fatal("no failed poll counted")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if m := body(t, "http://"+addr+"/metrics"); !strings.Contains(m, `operation="count_posts",status="error"`) {
+		t.Errorf("the failed upstream requests are not counted:\n%s", m)
+	}
 }

@@ -1,0 +1,83 @@
+package test
+
+import (
+	"errors"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// runCheck runs the built binary's `check` with the rig's upstream and the given credentials.
+func runCheck(t *testing.T, user, password string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(shimBin, "check")
+	cmd.Env = append(os.Environ(), "CALSHIM_UPSTREAM_URL="+wpEnv["CALSHIM_UPSTREAM_URL"],
+		"CALSHIM_UPSTREAM_USER="+user, "CALSHIM_UPSTREAM_APP_PASSWORD="+password, "CALSHIM_SNAPSHOT=none")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return string(out), exit.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), 0
+}
+
+// wpTotal is X-WP-Total of a wp/v2 collection as the reader sees it.
+func wpTotal(t *testing.T, path string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, wpEnv["CALSHIM_UPSTREAM_URL"]+path, nil)
+	req.SetBasicAuth(wpEnv["CALSHIM_UPSTREAM_USER"], wpEnv["CALSHIM_UPSTREAM_APP_PASSWORD"])
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("%s: %d", path, res.StatusCode)
+	}
+	return res.Header.Get("X-WP-Total")
+}
+
+// `calshim check` against the real WordPress: exit 0, and the counts it prints are what wp/v2 holds
+// for the reader (others write to the same site meanwhile, so a mismatch is retried).
+func TestCheckAgainstRig(t *testing.T) {
+	const all = "?status=publish,future,draft,pending,private,trash&per_page=1&_fields=id"
+	wants := map[string]string{"events": "/wp/v2/tribe_events" + all, "venues": "/wp/v2/tribe_venue" + all,
+		"organizers": "/wp/v2/tribe_organizer" + all,
+		"categories": "/wp/v2/tribe_events_cat?hide_empty=false&per_page=1&_fields=id",
+		"tags":       "/wp/v2/tags?hide_empty=false&per_page=1&_fields=id"}
+	var mismatch []string
+	for range 3 {
+		out, code := runCheck(t, wpEnv["CALSHIM_UPSTREAM_USER"], wpEnv["CALSHIM_UPSTREAM_APP_PASSWORD"])
+		if code != 0 || !strings.Contains(out, "\nusable\n") || !strings.Contains(out, "change feed: yes") ||
+			!regexp.MustCompile(`\nplugin: \d`).MatchString(out) || !strings.Contains(out, "\ntime zone: ") {
+			t.Fatalf("exit %d:\n%s", code, out)
+		}
+		mismatch = nil
+		for kind, path := range wants {
+			if want := kind + ": " + wpTotal(t, path) + "\n"; !strings.Contains(out, "\n"+want) {
+				mismatch = append(mismatch, "want "+want)
+			}
+		}
+		if mismatch == nil {
+			return
+		}
+		t.Logf("counts moved meanwhile? %v\n%s", mismatch, out)
+	}
+	t.Errorf("counts differ from wp/v2's: %v", mismatch)
+}
+
+// With a wrong application password, check exits 1 and names the fix.
+func TestCheckAgainstRigWrongPassword(t *testing.T) {
+	out, code := runCheck(t, wpEnv["CALSHIM_UPSTREAM_USER"], "wrong wrong wrong wrong")
+	if code != 1 || !strings.Contains(out, "problem: WordPress refuses the reader's credential") ||
+		!strings.Contains(out, "fix: create an application password for user \""+wpEnv["CALSHIM_UPSTREAM_USER"]+"\"") ||
+		!strings.Contains(out, "\nnot usable\n") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
