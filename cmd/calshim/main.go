@@ -113,6 +113,7 @@ func serve(stop <-chan os.Signal, cfg config.Config, log *zap.Logger) error {
 		go func() { errc <- ops.Serve(opsLn) }()
 		defer func() { _ = ops.Close() }() // after the public server's shutdown: probes see the drain
 	}
+	capLoad(cfg)
 	go func() {
 		if err := loadAll(ctx, catalogs, log, catMetrics.failures); err != nil {
 			errc <- err

@@ -88,6 +88,18 @@ func limitMemory(ctx context.Context, cfg config.Config, catalogs map[string]*ca
 	}
 }
 
+// capLoad sets cgroupShare of the container's memory limit as the soft limit while the catalogs
+// load, in the automatic mode (limitMemory replaces it once they are loaded), so that a cold load
+// collects before the kernel kills the container.
+func capLoad(cfg config.Config) {
+	if os.Getenv("GOMEMLIMIT") != "" || cfg.MemoryLimit != 0 {
+		return
+	}
+	if ceiling := int64(cgroupShare * float64(cgroupLimit(cgroupMemoryFiles))); ceiling > 0 {
+		debug.SetMemoryLimit(ceiling)
+	}
+}
+
 // postCount is the number of posts the catalogs hold.
 func postCount(catalogs map[string]*catalog.Catalog) int {
 	n := 0

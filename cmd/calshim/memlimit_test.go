@@ -80,6 +80,29 @@ func TestLimitMemoryCgroup(t *testing.T) {
 	}
 }
 
+// The container's ceiling holds while the catalogs load, in the automatic mode only.
+func TestCapLoad(t *testing.T) {
+	defer debug.SetMemoryLimit(math.MaxInt64)
+	defer func(files []string) { cgroupMemoryFiles = files }(cgroupMemoryFiles)
+	file := filepath.Join(t.TempDir(), "memory.max")
+	cgroupMemoryFiles = []string{file}
+	if err := os.WriteFile(file, []byte("67108864\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	capLoad(cfg)
+	container := float64(64 << 20)
+	if got, want := debug.SetMemoryLimit(-1), int64(cgroupShare*container); got != want {
+		t.Errorf("automatic mode: limit during the load %d, want %d", got, want)
+	}
+	debug.SetMemoryLimit(math.MaxInt64)
+	cfg.MemoryLimit = -1
+	capLoad(cfg)
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("memory_limit -1: limit during the load %d, want none", got)
+	}
+}
+
 // cgroupLimit reads v2's file, else v1's; v1's figure for no limit and v2's "max" are none.
 func TestCgroupLimit(t *testing.T) {
 	dir := t.TempDir()
