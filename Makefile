@@ -1,6 +1,6 @@
 # calshim: the two entry points are `make demo` and `make test` (see README.md).
 SHELL := /bin/bash
-# A second rig: CALSHIM_STATE=/tmp/calshim-wp2 WP_HOST=localhost WP_PORT=8882 DB_NAME=calshim_wp2
+# A second rig: CALSHIM_STATE=/tmp/calshim-wp2 WP_HOST=127.0.0.2 WP_PORT=8882 DB_NAME=calshim_wp2
 # WP_CONTENT=/tmp/calshim-wp2/wp-content make test (see scripts/wp-up.sh).
 STATE ?= $(or $(CALSHIM_STATE),/tmp/calshim-wp)
 export CALSHIM_STATE := $(STATE)

@@ -18,11 +18,11 @@
 #      password works, then prints a one-line summary.
 #
 # Environment: WP_HOST (default 127.0.0.1; Debian's WordPress picks /etc/wordpress/config-<host>.php by the
-# HTTP Host, so a second site on the same machine needs another host name, e.g. localhost), WP_PORT (default
+# HTTP Host, so a second site on the same machine needs another host name, e.g. 127.0.0.2), WP_PORT (default
 # 8881), DB_NAME (default calshim_wp), WP_CONTENT (default /var/lib/wordpress/wp-content; a second site should
 # use its own, e.g. $CALSHIM_STATE/wp-content, so it loads its own copy of the must-use plugin),
 # CALSHIM_STATE (default /tmp/calshim-wp: wp.env, logs, pid files). A second site, for instance:
-#   WP_HOST=localhost WP_PORT=8882 DB_NAME=calshim_wp2 WP_CONTENT=/tmp/calshim-wp2/wp-content \
+#   WP_HOST=127.0.0.2 WP_PORT=8882 DB_NAME=calshim_wp2 WP_CONTENT=/tmp/calshim-wp2/wp-content \
 #     CALSHIM_STATE=/tmp/calshim-wp2 scripts/wp-up.sh
 # Stop with scripts/wp-down.sh (add --all to stop MariaDB too).
 set -euo pipefail
@@ -86,6 +86,11 @@ SQL
 
 # --- 3. WordPress configuration (Debian's wp-config.php includes /etc/wordpress/config-<host>.php) -----------
 mkdir -p /etc/wordpress
+# One host name, one site: a second rig on the same host name would silently take the first one's
+# configuration (Debian picks the file by the Host header alone, whatever the port).
+if [ -f "$WP_CONFIG" ] && ! grep -q "define( 'DB_NAME', '$DB_NAME' );" "$WP_CONFIG"; then
+  die "$WP_CONFIG belongs to another site (another DB_NAME): give this rig its own WP_HOST (e.g. 127.0.0.3)"
+fi
 cfg_tmp=$(mktemp)
 cat >"$cfg_tmp" <<PHP
 <?php
