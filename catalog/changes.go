@@ -33,10 +33,11 @@ type journal struct {
 	entries []change
 }
 
-// publish makes next the current snapshot and records what it changed.
+// publish records what next changes, then makes it the current snapshot (with c.mu held): a reader
+// that sees a version finds its changes in the journal.
 func (c *Catalog) publish(next *Snapshot) {
-	old := c.snap.Swap(next)
-	c.journal.record(old, next, c.maxChanges())
+	c.journal.record(c.snap.Load(), next, c.maxChanges())
+	c.snap.Store(next)
 }
 
 func (c *Catalog) maxChanges() int {
