@@ -18,7 +18,7 @@ wordpress:
 seed: wordpress
 	scripts/wp-seed.sh
 
-# haproxy and podman from Debian, for the replica and image tests (scripts/tools-up.sh); idempotent.
+# haproxy, podman and varnish from Debian, for the replica, image and edge cache tests (scripts/tools-up.sh).
 tools:
 	scripts/tools-up.sh
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # tools-up.sh — installs the Debian packages the replica and image tests use, when missing:
-# haproxy (the load balancer of test/replicas_test.go and scripts/soak.sh) and podman (builds the
-# container image in test/image_test.go; running containers is not possible on these machines).
+# haproxy (the load balancer of test/replicas_test.go and scripts/soak.sh), podman (builds the
+# container image in test/image_test.go; running containers is not possible on these machines), and
+# varnish with varnish-modules (the edge cache with xkey purges of test/varnish_test.go).
 # Idempotent: a second run only checks dpkg. Runs as root (apt-get), like scripts/wp-up.sh.
 set -euo pipefail
 
 STATE=${CALSHIM_STATE:-/tmp/calshim-wp}
-PKGS=(haproxy podman)
+PKGS=(haproxy podman varnish varnish-modules)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -21,7 +22,9 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get -o DPkg::Lock::Timeout=300 update -qq >"$STATE/apt-tools.log" 2>&1 || { echo "tools-up: apt-get update failed (see $STATE/apt-tools.log)" >&2; exit 1; }
 apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends "${missing[@]}" >>"$STATE/apt-tools.log" 2>&1 \
   || { echo "tools-up: apt-get install failed (see $STATE/apt-tools.log)" >&2; exit 1; }
-# Debian starts haproxy's own service where systemd runs; the tests start their own haproxy.
-if pgrep -x haproxy >/dev/null && [ -f /etc/haproxy/haproxy.cfg ] && command -v systemctl >/dev/null; then
-  systemctl stop haproxy >/dev/null 2>&1 || true
-fi
+# Debian starts haproxy's and varnish's own services where systemd runs; the tests start their own.
+for svc in haproxy varnish; do
+  if pgrep -x "${svc}d" >/dev/null || pgrep -x "$svc" >/dev/null; then
+    command -v systemctl >/dev/null && systemctl stop "$svc" >/dev/null 2>&1 || true
+  fi
+done
