@@ -300,15 +300,21 @@ func (k *keySet) addChangedTerms(old, next *catalog.Snapshot) {
 // feed brings images apart from posts). The snapshot lists no images, so this looks at each post's:
 // a map look-up per post and change, beside the catalog, not in its poll.
 func (k *keySet) addChangedMedia(old, next *catalog.Snapshot) {
-	types := next.Types()
-	for _, l := range [][]*mapping.Post{next.Events, next.Venues, next.Organizers} {
+	k.addChangedImages(next.Types(), [][]*mapping.Post{next.Events, next.Venues, next.Organizers},
+		old.Media, next.Media)
+}
+
+// addChangedImages adds the keys of the posts of lists whose image reads differently in was and is.
+func (k *keySet) addChangedImages(types catalog.Types, lists [][]*mapping.Post,
+	was, is func(id int) (*mapping.Media, bool)) {
+	for _, l := range lists {
 		for _, p := range l {
 			if p.FeaturedMedia == 0 {
 				continue
 			}
-			was, _ := old.Media(p.FeaturedMedia)
-			is, _ := next.Media(p.FeaturedMedia)
-			if was != is && !reflect.DeepEqual(was, is) {
+			before, _ := was(p.FeaturedMedia)
+			after, _ := is(p.FeaturedMedia)
+			if before != after && !reflect.DeepEqual(before, after) {
 				k.addChanged(types, p)
 			}
 		}

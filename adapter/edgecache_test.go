@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"calshim/catalog"
 	"calshim/internal/wpfake"
 	"calshim/mapping"
 )
@@ -321,6 +322,29 @@ func TestItemID(t *testing.T) {
 		if id, ok := itemID(mapping.Raw(tc.in)); id != tc.id || ok != tc.ok {
 			t.Errorf("%s: %d %v", tc.in, id, ok)
 		}
+	}
+}
+
+// A post whose image changed, was added or removed while the post did not is purged with its list;
+// an image equal to the one before is no change.
+func TestChangedImagesPurgeTheirPosts(t *testing.T) {
+	types := catalog.Types{Event: "tribe_events", Venue: "tribe_venue"}
+	post := func(id, media int, typ string) *mapping.Post {
+		return &mapping.Post{ID: id, FeaturedMedia: media, Text: mapping.TextFields{Type: typ}.Pack()}
+	}
+	lookup := func(m map[int]*mapping.Media) func(int) (*mapping.Media, bool) {
+		return func(id int) (*mapping.Media, bool) { v, ok := m[id]; return v, ok }
+	}
+	was := map[int]*mapping.Media{100: {ID: 100, URL: "a"}, 101: {ID: 101, URL: "b"}, 102: {ID: 102, URL: "c"}}
+	is := map[int]*mapping.Media{100: {ID: 100, URL: "a"}, 101: {ID: 101, URL: "b2"}, 103: {ID: 103, URL: "d"}}
+	k := keySet{}
+	k.addChangedImages(types, [][]*mapping.Post{
+		{post(1, 100, "tribe_events"), post(2, 101, "tribe_events"), post(3, 0, "tribe_events")},
+		{post(4, 102, "tribe_venue"), post(5, 103, "tribe_venue")},
+	}, lookup(was), lookup(is))
+	slices.Sort(k.list)
+	if want := []string{"e2", "list-events", "list-venues", "v4", "v5"}; !slices.Equal(k.list, want) {
+		t.Errorf("keys %v, want %v", k.list, want)
 	}
 }
 
