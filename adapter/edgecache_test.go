@@ -348,6 +348,25 @@ func TestChangedImagesPurgeTheirPosts(t *testing.T) {
 	}
 }
 
+// An answer whose keys would pass maxKeyBytes carries every list key instead.
+func TestEdgeKeysOfALargeAnswerAreCoarse(t *testing.T) {
+	e := newEdge(EdgeOptions{SMaxAge: time.Minute, KeyHeader: "xkey"}, zap.NewNop())
+	r := &request{snap: fakeCatalog(t, wpfake.New(t)).Snapshot()}
+	tags := func(n int) mapping.Object {
+		var items []any
+		for i := range n {
+			items = append(items, mapping.Object{{Key: "id", Value: 1000000 + i}})
+		}
+		return mapping.Object{{Key: "tags", Value: items}}
+	}
+	if got := e.answerKeys(&route{pattern: "/tags"}, r, tags(3)); got != "calshim list-tags t1000000 t1000001 t1000002" {
+		t.Errorf("3 tags: %q", got)
+	}
+	if got := e.answerKeys(&route{pattern: "/tags"}, r, tags(maxKeyBytes/8)); got != coarseKeys {
+		t.Errorf("%d tags: %.100q", maxKeyBytes/8, got)
+	}
+}
+
 // itemID reads any bytes without panicking, and an id it reads is the one the JSON opens with.
 func FuzzItemID(f *testing.F) {
 	f.Add([]byte(`{"id":17,"global_id":"x"}`))
