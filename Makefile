@@ -18,8 +18,8 @@ wordpress:
 seed: wordpress
 	scripts/wp-seed.sh
 
-# haproxy, nginx and podman from Debian, for the replica, routing and image tests (scripts/tools-up.sh);
-# idempotent.
+# haproxy, nginx, podman and varnish from Debian, for the replica, routing, image and edge cache tests
+# (scripts/tools-up.sh); idempotent.
 tools:
 	scripts/tools-up.sh
 

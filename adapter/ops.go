@@ -250,7 +250,9 @@ func corsHeaders(gc *gin.Context) {
 	h.Set("Access-Control-Allow-Origin", origin)
 	h.Set("Access-Control-Allow-Methods", "OPTIONS, GET, POST, PUT, PATCH, DELETE")
 	h.Set("Access-Control-Allow-Credentials", "true")
-	h.Add("Vary", "Origin")
+	if h.Get("Vary") != "Origin" { // edge-cached answers carry it already (edgecache.go)
+		h.Add("Vary", "Origin")
+	}
 }
 
 // options answers OPTIONS on a route as WordPress does: 200 with the route's description, the

@@ -28,6 +28,7 @@ type rendered struct {
 	headers []header
 	body    []byte
 	etag    string // set on cacheable (anonymous GET) responses
+	keys    string // the surrogate keys of an anonymous answer (edgecache.go); "" when off
 	// fixed are the response headers of a cached answer (responseHeaders), built when it is stored:
 	// they depend only on what its cache key holds.
 	fixed http.Header
@@ -141,6 +142,7 @@ func (s *Server) responseHeaders(req *http.Request, out *rendered) http.Header {
 	}
 
 	cacheHeaders(h, out)
+	s.edge.headers(h, out)
 	h.Set("Content-Length", strconv.Itoa(len(out.body)))
 	return h
 }

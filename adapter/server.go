@@ -5,6 +5,7 @@ package adapter
 import (
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"time"
 
@@ -65,6 +66,8 @@ type Options struct {
 	// Registry receives calshim's metrics and is served at /metrics, with what others registered on
 	// it (the upstream client's, the catalogs'); nil: a registry of the server's own.
 	Registry *prometheus.Registry
+	// Edge lets caches in front of calshim keep anonymous answers until it purges them (edgecache.go).
+	Edge EdgeOptions
 	// opsApart leaves /metrics to the operations handler (NewServers).
 	opsApart bool
 }
@@ -88,6 +91,7 @@ type Server struct {
 	access      *zap.Logger // the access log (AccessLogger)
 	// events keeps events rendered for anonymous lists (listedEvent); nil when off.
 	events *memo.Memo[mapping.Raw]
+	edge   *edge // nil when edge caching is off
 }
 
 // AccessLogger names the logger of the access log's lines (one per request), so that calshim can
@@ -125,6 +129,10 @@ func newServer(cat *catalog.Catalog, log *zap.Logger, opt Options) (*Server, *gi
 
 	s.metrics = newMetrics(s)
 	s.metrics.registry.MustRegister(s.limits.limited)
+	if s.edge = newEdge(opt.Edge, log); s.edge != nil {
+		s.metrics.registry.MustRegister(s.edge.purged)
+		s.edge.start(s.catalogs())
+	}
 	s.access = log.Named(AccessLogger)
 	gin.SetMode(gin.ReleaseMode)
 	g := gin.New()
@@ -301,11 +309,26 @@ func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
 func (s *Server) answer(gc *gin.Context, rt *route, r *request, release func()) (*rendered, error) {
 	defer release()
 	res, err := rt.methods[r.method](s, r)
+	keys := ""
 	if err == nil {
+		keys = s.edge.answerKeys(rt, r, res.body)
 		res.body = selectFields(rt, r, res.body)
 	}
 
-	return s.render(gc, rt, res, err), err
+	out := s.render(gc, rt, res, err)
+	out.keys = keys
+	return out, err
+}
+
+// catalogs are the default catalog and the language variants' (the same one may serve several).
+func (s *Server) catalogs() []*catalog.Catalog {
+	out := []*catalog.Catalog{s.cat}
+	for _, c := range s.opt.Catalogs {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // catalog returns the catalog serving a language variant.

@@ -38,10 +38,11 @@ type journal struct {
 	bytes   int // the entries' size as changeSize counts it
 }
 
-// publish makes next the current snapshot and records what it changed.
+// publish records what next changes, then makes it the current snapshot (with c.mu held): a reader
+// that sees a version finds its changes in the journal.
 func (c *Catalog) publish(next *Snapshot) {
-	old := c.snap.Swap(next)
-	c.journal.record(old, next, c.maxChangeBytes())
+	c.journal.record(c.snap.Load(), next, c.maxChangeBytes())
+	c.snap.Store(next)
 }
 
 func (c *Catalog) maxChangeBytes() int {

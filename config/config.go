@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -47,6 +48,54 @@ type Config struct {
 	Shutdown Shutdown `yaml:"shutdown"`
 	// Limits bound what one client can make calshim ask of WordPress (limits.go).
 	Limits Limits `yaml:"limits"`
+	// EdgeCache lets caches in front of calshim (Varnish, a CDN) keep anonymous answers until
+	// calshim purges them (adapter/edgecache.go).
+	EdgeCache EdgeCache `yaml:"edge_cache"`
+}
+
+// EdgeCache tunes the shared caches in front of calshim: how long they may keep an anonymous
+// answer, the surrogate keys that name what it shows, and where calshim sends the purges of the
+// keys a catalog change touches. SMaxAge 0 (the default) leaves Cache-Control as it was.
+type EdgeCache struct {
+	SMaxAge              time.Duration `yaml:"s_maxage"`
+	StaleWhileRevalidate time.Duration `yaml:"stale_while_revalidate"`
+	// KeyHeader is the response header carrying the keys: Surrogate-Key (Fastly-like CDNs), xkey
+	// (Varnish's xkey vmod; deploy/varnish/calshim.vcl reads either).
+	KeyHeader string `yaml:"key_header"`
+	// PurgeURLs are the caches calshim purges; PurgeMethod, PurgeKeyHeader the request's shape;
+	// PurgeHeader ("Name: value", may be empty) is sent with each, e.g. a CDN API token.
+	PurgeURLs      []string `yaml:"purge_urls"`
+	PurgeMethod    string   `yaml:"purge_method"`
+	PurgeKeyHeader string   `yaml:"purge_key_header"`
+	PurgeHeader    string   `yaml:"purge_header"`
+}
+
+// headerName is an HTTP header name (RFC 9110 token).
+var headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+// validate checks the edge cache settings: the purge settings and stale-while-revalidate only
+// with an s-maxage, header names and methods as HTTP tokens, purge URLs as http(s) URLs.
+func (e *EdgeCache) validate() []error {
+	var errs []error
+	if e.SMaxAge < 0 || e.StaleWhileRevalidate < 0 {
+		errs = append(errs, errors.New("edge_cache.s_maxage and stale_while_revalidate must not be negative"))
+	}
+	if e.SMaxAge == 0 && (e.StaleWhileRevalidate > 0 || len(e.PurgeURLs) > 0) {
+		errs = append(errs, errors.New("edge_cache.stale_while_revalidate and purge_urls need an s_maxage"))
+	}
+	name, value, colon := strings.Cut(e.PurgeHeader, ":")
+	if !headerName.MatchString(e.KeyHeader) || !headerName.MatchString(e.PurgeMethod) ||
+		!headerName.MatchString(e.PurgeKeyHeader) ||
+		(e.PurgeHeader != "" && (!colon || !headerName.MatchString(name) || strings.ContainsAny(value, "\r\n"))) {
+		errs = append(errs, errors.New("edge_cache.key_header, purge_method and purge_key_header must be "+
+			"HTTP tokens, purge_header empty or \"Name: value\""))
+	}
+	for _, raw := range e.PurgeURLs {
+		if u, err := url.Parse(raw); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("edge_cache.purge_urls: %q is not an http(s) URL", raw))
+		}
+	}
+	return errs
 }
 
 // ICal tunes the iCalendar feed (events.ics).
@@ -205,6 +254,8 @@ func Default() Config {
 		Sync:          Sync{MaxBytes: 4 << 20},
 		Shutdown:      Shutdown{Drain: 5 * time.Second, Timeout: 10 * time.Second},
 		Limits:        defaultLimits(),
+		EdgeCache: EdgeCache{KeyHeader: "Surrogate-Key", PurgeMethod: "PURGE",
+			PurgeKeyHeader: "xkey-purge"},
 	}
 }
 
@@ -228,7 +279,7 @@ func Load(file string, getenv func(string) string) (Config, error) {
 
 // env lists every CALSHIM_* variable and the field it sets; one table so the README and the code agree.
 func envTable(c *Config) map[string]any {
-	return map[string]any{
+	t := map[string]any{
 		"CALSHIM_LISTEN":                         &c.Listen,
 		"CALSHIM_OPS_LISTEN":                     &c.OpsListen,
 		"CALSHIM_REST_ROOT":                      &c.RESTRoot,
@@ -281,6 +332,16 @@ func envTable(c *Config) map[string]any {
 		"CALSHIM_RESPONSE_CACHE_EVENT_BYTES":     &c.ResponseCache.EventBytes,
 		"CALSHIM_CATALOG_NOTIFY_SECRET":          &c.Catalog.NotifySecret,
 	}
+	maps.Copy(t, map[string]any{
+		"CALSHIM_EDGE_CACHE_S_MAXAGE":               &c.EdgeCache.SMaxAge,
+		"CALSHIM_EDGE_CACHE_STALE_WHILE_REVALIDATE": &c.EdgeCache.StaleWhileRevalidate,
+		"CALSHIM_EDGE_CACHE_KEY_HEADER":             &c.EdgeCache.KeyHeader,
+		"CALSHIM_EDGE_CACHE_PURGE_URLS":             &c.EdgeCache.PurgeURLs,
+		"CALSHIM_EDGE_CACHE_PURGE_METHOD":           &c.EdgeCache.PurgeMethod,
+		"CALSHIM_EDGE_CACHE_PURGE_KEY_HEADER":       &c.EdgeCache.PurgeKeyHeader,
+		"CALSHIM_EDGE_CACHE_PURGE_HEADER":           &c.EdgeCache.PurgeHeader,
+	})
+	return t
 }
 
 func applyEnv(c *Config, getenv func(string) string) error {
@@ -398,6 +459,7 @@ func (c *Config) Validate() error {
 		}
 	}
 	errs = append(errs, c.validateReplicas()...)
+	errs = append(errs, c.EdgeCache.validate()...)
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:

@@ -61,6 +61,13 @@ func TestInvalidConfigurations(t *testing.T) {
 		{"negative expensive unit", map[string]string{"CALSHIM_LIMITS_EXPENSIVE_UNIT": "-1"}, "expensive_unit"},
 		{"negative expensive wait", map[string]string{"CALSHIM_LIMITS_EXPENSIVE_WAIT": "-1s"}, "expensive_wait"},
 		{"expensive rate without burst", map[string]string{"CALSHIM_LIMITS_EXPENSIVE_BURST": "0"}, "burst"},
+		{"purges without s-maxage", map[string]string{"CALSHIM_EDGE_CACHE_PURGE_URLS": "http://127.0.0.1:6081/"},
+			"need an s_maxage"},
+		{"negative s-maxage", map[string]string{"CALSHIM_EDGE_CACHE_S_MAXAGE": "-1s"}, "s_maxage"},
+		{"purge URL", map[string]string{"CALSHIM_EDGE_CACHE_S_MAXAGE": "1m",
+			"CALSHIM_EDGE_CACHE_PURGE_URLS": "varnish:6081"}, "purge_urls"},
+		{"key header", map[string]string{"CALSHIM_EDGE_CACHE_KEY_HEADER": "Surrogate Key"}, "key_header"},
+		{"purge header", map[string]string{"CALSHIM_EDGE_CACHE_PURGE_HEADER": "token"}, "purge_header"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Load("", envOf(tc.env))

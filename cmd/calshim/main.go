@@ -96,7 +96,11 @@ func serve(stop <-chan os.Signal, cfg config.Config, log *zap.Logger) error {
 	catMetrics := newCatalogMetrics(catalogs)
 	reg.MustRegister(buildInfo(), catMetrics)
 	var draining atomic.Bool
-	srv, ops := newHTTPServers(cfg, log, catalogs, draining.Load, reg)
+	// The catalogs keep polling (and the edge caches being purged) while the server drains, so the
+	// answers served meanwhile stay fresh.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, ops := newHTTPServers(ctx, cfg, log, catalogs, draining.Load, reg)
 	ln, opsLn, err := listen(cfg)
 	if err != nil {
 		return err
@@ -104,9 +108,6 @@ func serve(stop <-chan os.Signal, cfg config.Config, log *zap.Logger) error {
 
 	log.Info("listening", zap.String("addr", ln.Addr().String()), zap.String("ops", cfg.OpsListen),
 		zap.String("upstream", cfg.Upstream.URL), zap.String("version", buildVersion()))
-	// The catalogs keep polling while the server drains, so the answers served meanwhile stay fresh.
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	errc := make(chan error, 3)
 	go func() { errc <- srv.Serve(ln) }()
 	if ops != nil {
@@ -148,8 +149,8 @@ func listen(cfg config.Config) (public, ops net.Listener, err error) {
 // newHTTPServers returns the server of the v1 routes and the operations endpoints and, when
 // ops_listen is set, the server of the operations endpoints alone (nil otherwise), which then
 // serves /metrics in the public server's place.
-func newHTTPServers(cfg config.Config, log *zap.Logger, catalogs map[string]*catalog.Catalog,
-	draining func() bool, reg *prometheus.Registry) (public, ops *http.Server) {
+func newHTTPServers(ctx context.Context, cfg config.Config, log *zap.Logger,
+	catalogs map[string]*catalog.Catalog, draining func() bool, reg *prometheus.Registry) (public, ops *http.Server) {
 	variants := maps.Clone(catalogs)
 	delete(variants, cfg.Languages[0]) // the default language is served by the default catalog
 	opt := adapter.Options{
@@ -173,6 +174,7 @@ func newHTTPServers(cfg config.Config, log *zap.Logger, catalogs map[string]*cat
 		Draining:          draining,
 		Limits:            limitOptions(cfg.Limits),
 		Registry:          reg,
+		Edge:              edgeOptions(ctx, cfg.EdgeCache),
 	}
 	server := func(h http.Handler) *http.Server {
 		return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
@@ -183,6 +185,13 @@ func newHTTPServers(cfg config.Config, log *zap.Logger, catalogs map[string]*cat
 	}
 	p, o := adapter.NewServers(catalogs[cfg.Languages[0]], log, opt)
 	return server(p), server(o)
+}
+
+// edgeOptions are the edge cache settings as the adapter takes them; purges stop with ctx.
+func edgeOptions(ctx context.Context, e config.EdgeCache) adapter.EdgeOptions {
+	return adapter.EdgeOptions{SMaxAge: e.SMaxAge, StaleWhileRevalidate: e.StaleWhileRevalidate,
+		KeyHeader: e.KeyHeader, PurgeURLs: e.PurgeURLs, PurgeMethod: e.PurgeMethod,
+		PurgeKeyHeader: e.PurgeKeyHeader, PurgeHeader: e.PurgeHeader, Context: ctx}
 }
 
 // limitOptions are the per-client limits as the adapter takes them.
