@@ -30,7 +30,7 @@ import (
 
 // diskFormat changes whenever the file's layout or the meaning of a catalog field changes: older
 // files are discarded.
-const diskFormat = 5
+const diskFormat = 6
 
 // diskShards is how many parts the posts are encoded in, so a restart decodes them in parallel.
 const diskShards = 8
@@ -175,6 +175,7 @@ func (c *Catalog) fromDisk(d *diskFile) (*Snapshot, error) {
 	base := Snapshot{Version: d.Version, Site: d.SiteInfo, Location: loc, MultiDayCutoff: d.MultiDayCutoff,
 		PerPage: c.opt.PerPage, LoadedAt: time.Now(), Authenticated: d.Authenticated, types: c.opt.Types}
 	c.feed.on.Store(true)
+	c.feed.plugin.Store(true)
 	c.feed.log, c.feed.site = d.Log, d.Site
 	c.feed.seq.Store(d.Seq)
 	return buildOrdered(base, posts, ordered, terms, media), nil
