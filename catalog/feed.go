@@ -41,6 +41,9 @@ type feedState struct {
 	// lagMS is how long the newest change the last poll applied waited in WordPress before the catalog
 	// had it, in milliseconds.
 	lagMS atomic.Int64
+	// plugin: the catalog reads attachments through the plugin (readMedia). It equals on, but load sets it
+	// before it reads the featured images, and on only once the new snapshot is published.
+	plugin atomic.Bool
 	// shown is the sequence of the snapshot readers get: seq once the snapshot it led to is published
 	// (catchUp moves seq first), so that a request waiting for a sequence (Sequence) sees its changes.
 	shown atomic.Int64

@@ -27,6 +27,8 @@ type fakeFeed struct {
 	// page > 0 answers at most that many sequences per request ("more" when others follow); failAt > 0
 	// makes the failAt-th changes request from now on fail with a 500.
 	page, failAt int
+	// noMedia: a plugin older than the media route (404).
+	noMedia bool
 }
 
 func newFakeFeed(fake *wpfake.Server) *fakeFeed {
@@ -54,6 +56,11 @@ func (f *fakeFeed) serve(w http.ResponseWriter, r *http.Request) bool {
 		f.bulkAnswer(w, q.Get("type"), q.Get("from"), q.Get("to"))
 	case "/wp-json/calshim/v1/checksums":
 		f.checksumAnswer(w, q)
+	case "/wp-json/calshim/v1/media":
+		if f.noMedia {
+			return false
+		}
+		f.mediaAnswer(w, q.Get("include"))
 	default:
 		return false
 	}
@@ -150,6 +157,18 @@ func (f *fakeFeed) bulkAnswer(w http.ResponseWriter, typ, from, to string) {
 		}
 	}
 	writeJSON(w, http.StatusOK, page)
+}
+
+// mediaAnswer is the plugin's attachments by ID: every attachment the fake holds among them.
+func (f *fakeFeed) mediaAnswer(w http.ResponseWriter, include string) {
+	items := []any{}
+	for _, s := range strings.Split(include, ",") {
+		id, _ := strconv.Atoi(s)
+		if f.has("media", id) {
+			items = append(items, f.fake.Item("media", id))
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"items": items})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

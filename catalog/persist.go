@@ -202,6 +202,7 @@ func (c *Catalog) fromDisk(d *diskFile) (*Snapshot, error) {
 	base := Snapshot{Version: d.Version, Site: d.SiteInfo, Location: loc, MultiDayCutoff: d.MultiDayCutoff,
 		PerPage: c.opt.PerPage, LoadedAt: time.Now(), Authenticated: d.Authenticated, types: c.opt.Types}
 	c.feed.on.Store(true)
+	c.feed.plugin.Store(true)
 	c.feed.log, c.feed.site = d.Log, d.Site
 	c.feed.seq.Store(d.Seq)
 	c.sums = newSums() // gob decodes an empty map as nil

@@ -33,7 +33,8 @@
  *      two taxonomies' terms and of the options calshim reads gets a sequence number in the table
  *      {prefix}calshim_changes, whoever makes it (admin, wp/v2, TEC, WP-CLI, cron);
  *   i. the routes calshim syncs through, readable with the calshim_reader role or manage_options only:
- *      GET /calshim/v1/changes?since=SEQ (the change feed) and GET /calshim/v1/bulk (the initial load);
+ *      GET /calshim/v1/changes?since=SEQ (the change feed), GET /calshim/v1/bulk (the initial load) and
+ *      GET /calshim/v1/media (featured images by ID, whatever their status);
  *   j. optionally, a push notice to the calshims configured in wp-config.php (CALSHIM_NOTIFY_URLS, or the
  *      option calshim_notify_urls within CALSHIM_NOTIFY_ALLOWED_ORIGINS) after a request logged changes, so
  *      they poll at once (Calshim_Changes::notify());
@@ -1143,6 +1144,14 @@ final class Calshim_Changes {
 				'to'   => [ 'type' => 'integer', 'minimum' => 0 ],
 			],
 		] );
+		register_rest_route( 'calshim/v1', '/media', [
+			'methods'             => 'GET',
+			'callback'            => [ __CLASS__, 'media_route' ],
+			'permission_callback' => $read,
+			'args'                => [
+				'include' => [ 'type' => 'array', 'items' => [ 'type' => 'integer' ], 'maxItems' => 100, 'required' => true ],
+			],
+		] );
 		register_rest_route( 'calshim/v1', '/posts/(?P<id>\d+)', [
 			'methods'             => 'GET',
 			'callback'            => [ __CLASS__, 'post_type_route' ],
@@ -1362,7 +1371,7 @@ final class Calshim_Changes {
 		$attachments      = isset( $posts['attachment'] ) ? $posts['attachment'] : [];
 		$deleted['media'] = array_keys( array_filter( $attachments ) );
 		$media_ids        = array_values( array_unique( array_merge( $featured, self::featured( array_keys( $attachments ) ) ) ) );
-		$out['media']     = [ 'changed' => array_keys( $attachments ), 'items' => self::read( '/wp/v2/media', $media_ids, $forward + [ '_fields' => 'id,source_url,media_details' ] ) ];
+		$out['media']     = [ 'changed' => array_keys( $attachments ), 'items' => self::media_items( $media_ids ) ];
 		$out['deleted']   = $deleted;
 		return $out;
 	}
@@ -1397,6 +1406,70 @@ final class Calshim_Changes {
 		$ids   = implode( ',', array_map( 'intval', $ids ) );
 		$types = "'" . implode( "','", array_map( 'esc_sql', array_keys( Calshim_Bridge::META ) ) ) . "'";
 		return array_map( 'intval', $wpdb->get_col( "SELECT DISTINCT pm.meta_value FROM {$wpdb->postmeta} pm JOIN {$wpdb->posts} p ON p.ID = pm.post_id WHERE pm.meta_key = '_thumbnail_id' AND pm.meta_value IN ($ids) AND p.post_type IN ($types)" ) ); // phpcs:ignore WordPress.DB.PreparedSQL
+	}
+
+	/**
+	 * GET /calshim/v1/media?include=ID,...: the attachments with these IDs, whatever their status (see
+	 * media_items); calshim asks for the featured images of the posts it holds. wp/v2/media lists attachments
+	 * in the status inherit (or private) only, so one an importer or a test fixture wrote straight into the
+	 * database as `publish` was missing from calshim's catalog, while TEC shows it: its get_featured_image
+	 * reads the attachment by ID alone. Not filtered through featured(): that scans every _thumbnail_id row
+	 * (meta_value has no index), once per 100 IDs of a full load; the route answers the service role only.
+	 */
+	public static function media_route( WP_REST_Request $request ) {
+		return [ 'items' => self::media_items( array_map( 'intval', (array) $request->get_param( 'include' ) ) ) ];
+	}
+
+	/**
+	 * The attachments among $ids, of any status, in the fields calshim reads of wp/v2/media (id, source_url,
+	 * media_details), read with the functions TEC's get_featured_image and wp/v2 use: wp_get_attachment_url,
+	 * wp_get_attachment_metadata (absent for a row written without it: media_details is then empty, and
+	 * TEC's image has url, id and extension only). An ID of no attachment (deleted, another post) is left out.
+	 */
+	private static function media_items( array $ids ) {
+		_prime_post_caches( $ids, false, true );
+		$items = [];
+		foreach ( $ids as $id ) {
+			$post = get_post( $id );
+			if ( $post && 'attachment' === $post->post_type ) {
+				// wp_get_attachment_url is false only without a file and a guid: "" keeps the field a string.
+				$items[] = [ 'id' => $post->ID, 'source_url' => (string) wp_get_attachment_url( $post->ID ), 'media_details' => self::media_details( $post->ID ) ];
+			}
+		}
+		return $items;
+	}
+
+	/**
+	 * An attachment's metadata as wp/v2/media's media_details gives what calshim reads of it: width, height,
+	 * filesize, file, and the sizes in their stored order, each with mime_type and source_url
+	 * (wp_get_attachment_image_src, as TEC takes each size's url).
+	 */
+	private static function media_details( $id ) {
+		$meta = wp_get_attachment_metadata( $id );
+		if ( ! is_array( $meta ) ) {
+			return new stdClass();
+		}
+		$out = [];
+		foreach ( [ 'width', 'height', 'filesize' ] as $key ) {
+			if ( isset( $meta[ $key ] ) ) {
+				$out[ $key ] = (int) $meta[ $key ];
+			}
+		}
+		if ( isset( $meta['file'] ) ) {
+			$out['file'] = (string) $meta['file'];
+		}
+		$sizes = isset( $meta['sizes'] ) && is_array( $meta['sizes'] ) ? $meta['sizes'] : [];
+		foreach ( $sizes as $size => $data ) {
+			$src                   = wp_get_attachment_image_src( $id, $size );
+			$out['sizes'][ $size ] = [
+				'width'      => isset( $data['width'] ) ? (int) $data['width'] : 0,
+				'height'     => isset( $data['height'] ) ? (int) $data['height'] : 0,
+				'filesize'   => isset( $data['filesize'] ) ? (int) $data['filesize'] : 0,
+				'mime_type'  => isset( $data['mime-type'] ) ? (string) $data['mime-type'] : '',
+				'source_url' => $src ? $src[0] : '',
+			];
+		}
+		return $out ? $out : new stdClass();
 	}
 
 	/** Reads the items with the given IDs from a wp/v2 collection, 100 per internal request, as the caller. */
