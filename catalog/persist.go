@@ -30,7 +30,7 @@ import (
 
 // diskFormat changes whenever the file's layout or the meaning of a catalog field changes: older
 // files are discarded.
-const diskFormat = 5
+const diskFormat = 6
 
 // diskShards is how many parts the posts are encoded in, so a restart decodes them in parallel.
 const diskShards = 8
