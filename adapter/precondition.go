@@ -2,46 +2,49 @@ package adapter
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
-	"sync"
 
+	"calshim/catalog"
+	"calshim/cmsclient"
 	"calshim/mapping"
 )
 
-// Conditional writes: single events, venues, organizers, categories and tags carry an ETag (the
-// hash of the representation a plain GET by the same caller answers: anonymous GETs had it already,
-// logged-in callers get it too). A write with If-Match runs only when the resource's current ETag
-// for the writer is one of those given ("*": it exists); otherwise it answers 412
-// calshim_precondition_failed before anything reaches WordPress. Writes with If-Match on one
-// resource are serialised in this calshim, and each checks against the catalog as the previous one
-// left it, so of two writers racing with the same ETag exactly one wins.
+// Conditional writes: single events, venues, organizers, categories and tags carry an ETag for a
+// logged-in reader, `"<hash>-<version>"`: the hash of the representation a plain GET by the same
+// caller answers, and the version of the stored object the plugin publishes (`calshim.version`, a
+// keyed hash of the post's or term's stored state). A write with If-Match sends the versions its
+// tags name with its first wp/v2 write of the object (cmsclient.IfVersion); the plugin compares them
+// with the object's stored state under a lock on the object, and answers 412
+// calshim_precondition_failed without changing anything when none matches. WordPress is the only
+// judge: a replica whose catalog lags behind neither refuses a current tag nor lets a stale one
+// through. Here only what cannot be sent is refused: a tag without a version, an object the writer
+// cannot read in this catalog.
 
 // errPreconditionFailed is the answer to an If-Match that does not match.
 var errPreconditionFailed = newError(http.StatusPreconditionFailed, "calshim_precondition_failed",
 	"The resource has changed since the ETag given in If-Match, or does not exist. Read it again.")
 
-// resourceLocks serialises conditional writes per resource. It is shared by every Server of the
-// process: a key names the language and the resource, and servers never write the same one apart.
-var resourceLocks = &keyedMutex{held: map[string]*keyLock{}}
+// maxIfVersions bounds the versions one If-Match sends to WordPress; further tags are ignored.
+const maxIfVersions = 16
 
-// tagged adds the ETag to a logged-in caller's single read (anonymous answers get it with the
-// response cache). `_fields` and `_envelope` change the body: such answers carry none.
-func tagged(read handler) handler {
+// tagged adds the ETag to a logged-in caller's single read (anonymous answers get the hash of the
+// body alone, with the response cache). `_fields` and `_envelope` change the body: such answers
+// carry none.
+func tagged(read handler, terms bool) handler {
 	return func(s *Server, r *request) (*response, error) {
 		res, err := read(s, r)
 		if err != nil || r.viewer == nil || r.params.has("_fields") || r.params.has("_envelope") {
 			return res, err
 		}
 
-		res.headers = append(res.headers, header{"ETag", etagOf(mapping.EncodeJSON(res.body))})
+		res.headers = append(res.headers, header{"ETag", tagOf(r.snap, res.body, terms)})
 		expose(res, "ETag")
 		return res, err
 	}
 }
 
-// conditional checks If-Match before a write of a single resource; terms tells whether its {id} is
-// a term's. Without If-Match the write runs as it always did.
+// conditional sends If-Match's versions with a write of a single resource; terms tells whether its
+// {id} is a term's. Without If-Match the write runs as it always did.
 func conditional(read, write handler, terms bool) handler {
 	return func(s *Server, r *request) (*response, error) {
 		match := r.gc.GetHeader("If-Match")
@@ -49,17 +52,23 @@ func conditional(read, write handler, terms bool) handler {
 			return write(s, r)
 		}
 
-		unlock := resourceLocks.lock(r.lang + " " + s.resourceKey(read, r, terms))
-		defer unlock()
-		r.snap = s.catalog(r.lang).Snapshot() // the state this write changes
-		if !tagMatches(match, s.currentTags(read, r, terms)) {
+		versions := ifVersions(match)
+		body, _ := s.readAsWriter(read, r)
+		id, found := member[int](body, "id")
+		if !found || len(versions) == 0 {
 			return nil, errPreconditionFailed
 		}
 
+		kind := "post"
+		if terms {
+			kind = "term"
+		}
+		pre := &cmsclient.IfVersion{Kind: kind, ID: id, Versions: versions}
+		r.gc.Request = r.gc.Request.WithContext(cmsclient.WithIfVersion(r.gc.Request.Context(), pre))
 		res, err := write(s, r)
 		if err == nil && r.method != http.MethodDelete {
-			if tags := s.currentTags(read, r, terms); len(tags) > 0 {
-				res.headers = append(res.headers, header{"ETag", tags[0]})
+			if body, snap := s.readAsWriter(read, r); body != nil {
+				res.headers = append(res.headers, header{"ETag", tagOf(snap, body, terms)})
 				expose(res, "ETag")
 			}
 		}
@@ -67,15 +76,77 @@ func conditional(read, write handler, terms bool) handler {
 	}
 }
 
-// tagMatches is If-Match's strong comparison: one of the listed tags, or "*" for any current one.
-func tagMatches(ifMatch string, current []string) bool {
-	for _, t := range strings.Split(ifMatch, ",") {
-		t = strings.TrimSpace(t)
-		if (t == "*" && len(current) > 0) || (t != "" && contains(current, t)) {
-			return true
+// readAsWriter renders the resource a write addresses as its writer would read it now with a plain
+// GET, and the snapshot it read; nil when it does not exist in the catalog or the writer may not
+// read it.
+func (s *Server) readAsWriter(read handler, r *request) (mapping.Object, *catalog.Snapshot) {
+	g := *r
+	g.method, g.params, g.snap = http.MethodGet, Params{}, s.catalog(r.lang).Snapshot()
+	g.viewer = r.viewer.forMethod(http.MethodGet)
+	res, err := read(s, &g)
+	if err != nil {
+		return nil, g.snap
+	}
+	o, _ := res.body.(mapping.Object)
+	return o, g.snap
+}
+
+// tagOf is the ETag of a single resource's answer: the hash of body and the catalog's version of
+// the post (or term) it shows; the hash alone when the catalog has no version of it.
+func tagOf(snap *catalog.Snapshot, body any, terms bool) string {
+	tag := etagOf(mapping.EncodeJSON(body))
+	o, _ := body.(mapping.Object)
+	id, _ := member[int](o, "id")
+	version := ""
+	if t, ok := snap.Term(id); terms && ok {
+		version = t.Version
+	} else if p, ok := snap.Post(id); !terms && ok {
+		version = p.Version
+	}
+
+	if version == "" {
+		return tag
+	}
+	return strings.TrimSuffix(tag, `"`) + "-" + version + `"`
+}
+
+// ifVersions are the versions the strong tags of an If-Match name ("*": any), each once, at most
+// maxIfVersions. Tags without a version (anonymous reads', weak or foreign ones) name none.
+func ifVersions(ifMatch string) []string {
+	var out []string
+	for t := range strings.SplitSeq(ifMatch, ",") {
+		v := strings.TrimSpace(t)
+		if v != "*" {
+			inner, ok := strings.CutPrefix(v, `"`)
+			inner, closed := strings.CutSuffix(inner, `"`)
+			i := strings.LastIndexByte(inner, '-')
+			if !ok || !closed || i < 0 || !isVersion(inner[i+1:]) {
+				continue
+			}
+			v = inner[i+1:]
+		}
+		if !contains(out, v) {
+			out = append(out, v)
+		}
+		if len(out) == maxIfVersions {
+			break
 		}
 	}
-	return false
+	return out
+}
+
+// isVersion reports whether s looks like a plugin version: 1 to 64 lower-case letters and digits
+// (it goes into a request header).
+func isVersion(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'z') {
+			return false
+		}
+	}
+	return true
 }
 
 func contains(l []string, s string) bool {
@@ -85,101 +156,4 @@ func contains(l []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// currentTags are the ETags of the resource as the writer would read it now, with a plain GET and
-// with context=edit; none when it does not exist or the writer may not read it. Only what the
-// catalog holds is rendered: an ID it lacks never costs WordPress a request here.
-func (s *Server) currentTags(read handler, r *request, terms bool) []string {
-	g := *r
-	g.method, g.viewer, g.snap = http.MethodGet, r.viewer.forMethod(http.MethodGet),
-		s.catalog(r.lang).Snapshot()
-	if !inCatalog(&g, terms) {
-		return nil
-	}
-
-	var tags []string
-	for _, p := range []Params{{}, {"context": "edit"}} {
-		g.params = p
-		if res, err := read(s, &g); err == nil {
-			tags = append(tags, etagOf(mapping.EncodeJSON(res.body)))
-		}
-	}
-	return tags
-}
-
-// inCatalog reports whether the {id} of a request names a post (or term) of the catalog; slugs are
-// always looked up there.
-func inCatalog(r *request, terms bool) bool {
-	v, ok := r.vars["id"]
-	if !ok {
-		return true
-	}
-
-	id, _ := strconv.Atoi(v)
-	if terms {
-		_, found := r.snap.Term(id)
-		return found
-	}
-
-	_, found := r.snap.Post(id)
-	return found
-}
-
-// resourceKey names the resource a write addresses: by ID, also when the route names it by slug.
-func (s *Server) resourceKey(read handler, r *request, terms bool) string {
-	kind := "post "
-	if terms {
-		kind = "term "
-	}
-
-	if id, ok := r.vars["id"]; ok {
-		return kind + id
-	}
-
-	g := *r
-	g.method, g.params, g.snap = http.MethodGet, Params{}, s.catalog(r.lang).Snapshot()
-	g.viewer = r.viewer.forMethod(http.MethodGet)
-	if res, err := read(s, &g); err == nil {
-		if o, ok := res.body.(mapping.Object); ok {
-			if id, ok := member[int](o, "id"); ok {
-				return kind + strconv.Itoa(id)
-			}
-		}
-	}
-
-	return kind + "slug " + r.vars["slug"]
-}
-
-// keyedMutex is one mutex per key, dropped when no one holds or waits for it.
-type keyedMutex struct {
-	mu   sync.Mutex
-	held map[string]*keyLock
-}
-
-type keyLock struct {
-	sync.Mutex
-	refs int
-}
-
-// lock locks key and returns its unlock.
-func (k *keyedMutex) lock(key string) func() {
-	k.mu.Lock()
-	l := k.held[key]
-	if l == nil {
-		l = &keyLock{}
-		k.held[key] = l
-	}
-	l.refs++
-	k.mu.Unlock()
-
-	l.Lock()
-	return func() {
-		l.Unlock()
-		k.mu.Lock()
-		if l.refs--; l.refs == 0 {
-			delete(k.held, key)
-		}
-		k.mu.Unlock()
-	}
 }

@@ -23,11 +23,11 @@ func v1Routes() []route {
 	// Single resources carry ETags and honour If-Match on writes (precondition.go).
 	single := func(read, update, remove handler) []op { // /{id} and /by-slug/{slug} of posts
 		update, remove = conditional(read, update, false), conditional(read, remove, false)
-		return []op{{get, tagged(read)}, {del, remove}, {post, update}, {put, update}, {patch, update}}
+		return []op{{get, tagged(read, false)}, {del, remove}, {post, update}, {put, update}, {patch, update}}
 	}
 	term := func(read, update, remove handler) []op { // /{id} of terms
 		update, remove = conditional(read, update, true), conditional(read, remove, true)
-		return []op{{get, tagged(read)}, {post, update}, {put, update}, {patch, update}, {del, remove}}
+		return []op{{get, tagged(read, true)}, {post, update}, {put, update}, {patch, update}, {del, remove}}
 	}
 	organizerOps := func() []op {
 		return single(organizers.single, organizers.update, organizers.remove)

@@ -219,6 +219,8 @@ func (t *tx) upstreamError(err error) error {
 		return e
 	case ue.Code == "rest_invalid_param":
 		return newError(http.StatusBadRequest, ue.Code, ue.Message)
+	case ue.Code == errPreconditionFailed.Code: // the plugin refused If-Match (precondition.go)
+		return errPreconditionFailed
 	}
 
 	e := newError(ue.Status, ue.Code, ue.Message)

@@ -152,6 +152,7 @@ func DecodePost(raw json.RawMessage, taxonomies ...string) (*mapping.Post, error
 			PostDateGMT *string             `json:"post_date_gmt"`
 			ModifiedGMT *string             `json:"post_modified_gmt"`
 			Meta        map[string][]string `json:"meta"`
+			Version     string              `json:"version"`
 		} `json:"calshim"`
 	}
 	if err := json.Unmarshal(raw, &w); err != nil {
@@ -177,7 +178,7 @@ func DecodePost(raw json.RawMessage, taxonomies ...string) (*mapping.Post, error
 		ExcerptText: w.Calshim.ExcerptText, Password: w.Calshim.Password}
 	p := &mapping.Post{ID: w.ID, Author: w.Author, Text: text.Pack(), FeaturedMedia: w.FeaturedMedia,
 		Protected: w.Calshim.Protected, MenuOrder: w.Calshim.MenuOrder, Parent: w.Calshim.Parent,
-		Meta: mapping.NewMeta(w.Calshim.Meta), Terms: map[string][]int{}}
+		Meta: mapping.NewMeta(w.Calshim.Meta), Terms: map[string][]int{}, Version: w.Calshim.Version}
 	if len(taxonomies) > 0 {
 		var tax map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &tax); err != nil {
@@ -205,8 +206,9 @@ func DecodeTerm(raw json.RawMessage) (*mapping.Term, error) {
 		Taxonomy    string `json:"taxonomy"`
 		Parent      int    `json:"parent"`
 		Calshim     struct {
-			TermGroup      int `json:"term_group"`
-			TermTaxonomyID int `json:"term_taxonomy_id"`
+			TermGroup      int    `json:"term_group"`
+			TermTaxonomyID int    `json:"term_taxonomy_id"`
+			Version        string `json:"version"`
 		} `json:"calshim"`
 	}
 	if err := json.Unmarshal(raw, &w); err != nil {
@@ -214,7 +216,7 @@ func DecodeTerm(raw json.RawMessage) (*mapping.Term, error) {
 	}
 	return &mapping.Term{ID: w.ID, Name: w.Name, Slug: w.Slug, Taxonomy: w.Taxonomy, Description: w.Description,
 		Parent: w.Parent, Count: w.Count, TermGroup: w.Calshim.TermGroup, TermTaxonomyID: w.Calshim.TermTaxonomyID,
-		Link: w.Link}, nil
+		Link: w.Link, Version: w.Calshim.Version}, nil
 }
 
 // DecodeMedia decodes one wp/v2 attachment. The sizes keep the order of the attachment metadata

@@ -68,6 +68,9 @@ func (c *Client) Send(
 	if body != nil {
 		req.SetHeader("Content-Type", "application/json").SetBody(body)
 	}
+	if v := ifVersionFor(ctx, method, path); v != "" {
+		req.SetHeader(IfVersionHeader, v)
+	}
 	res, err := req.Execute(method, path)
 	return callerResponse(res, err, method, path)
 }

@@ -25,6 +25,9 @@ type Post struct {
 	// Derived holds what list filters read on every request, computed once by Derive when the post
 	// enters the catalog.
 	Derived Derived
+	// Version is the plugin's version of the stored post (its `calshim.version`), which conditional
+	// writes name to WordPress; "" from a plugin without it.
+	Version string
 }
 
 // Derived are the fields of a post that archive filters and ordering use, taken from its meta once.
@@ -53,6 +56,7 @@ type Term struct {
 	TermGroup      int
 	TermTaxonomyID int
 	Link           string // term archive page
+	Version        string // the plugin's version of the stored term, as Post.Version
 }
 
 // Media is one attachment, for featured images.

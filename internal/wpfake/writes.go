@@ -18,6 +18,8 @@ type Write struct {
 	Path   string // e.g. "/wp-json/wp/v2/tribe_events/17"
 	Query  url.Values
 	Body   map[string]any // the JSON body decoded (nil when none)
+	// IfVersion is the X-Calshim-If-Version header sent ("" when none).
+	IfVersion string
 }
 
 func (w Write) String() string { return w.Method + " " + w.Path }
@@ -31,7 +33,11 @@ func (w Write) String() string { return w.Method + " " + w.Path }
 //   - POST, PUT or PATCH /wp/v2/{base}/{id}: the stored object, 200;
 //   - DELETE /wp/v2/{base}/{id}: with force, the object removed ({"deleted":true,"previous":…});
 //     without, its status set to "trash" and the object answered;
-//   - a "METHOD path" given to Refuse: that error; an {id} the collection lacks: 404.
+//   - a "METHOD path" given to Refuse: that error; an {id} the collection lacks: 404;
+//   - the plugin's precondition (Calshim_Precondition): a write of /wp/v2/{base}/{id} with
+//     X-Calshim-If-Version that names another object or none of its `calshim.version` (any when "*"):
+//     412 calshim_precondition_failed, nothing changed. Every update or delete gives the object a
+//     new version.
 //
 // Everything else falls through to the fake. The hook runs before SetDown's failures: to make the
 // CMS unreachable, remove it (SetIntercept(nil)) as well.
@@ -89,7 +95,8 @@ func (w *Writes) serve(rw http.ResponseWriter, r *http.Request) bool {
 	raw, _ := io.ReadAll(r.Body)
 	_ = json.Unmarshal(raw, &body)
 	w.mu.Lock()
-	w.writes = append(w.writes, Write{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Body: body})
+	w.writes = append(w.writes, Write{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Body: body,
+		IfVersion: r.Header.Get("X-Calshim-If-Version")})
 	refusal, refused := w.refuse[r.Method+" "+r.URL.Path]
 	w.mu.Unlock()
 	if refused {
@@ -133,8 +140,22 @@ func (w *Writes) create(rw http.ResponseWriter, base string, body map[string]any
 
 // write answers an update or a delete of /wp/v2/{base}/{id}.
 func (w *Writes) write(rw http.ResponseWriter, r *http.Request, base string, id int) {
+	exists := slices.Contains(w.s.IDs(base), id)
+	w.mu.Lock() // the check and the new version at once, as under the plugin's lock
+	if h := r.Header.Get("X-Calshim-If-Version"); h != "" && !w.versionHolds(h, base, id, exists) {
+		w.mu.Unlock()
+		writeError(rw, http.StatusPreconditionFailed, "calshim_precondition_failed", "The resource has changed "+
+			"since the ETag given in If-Match, or does not exist. Read it again.")
+		return
+	}
+	if exists {
+		w.next++
+		version := fmt.Sprintf("%016x", w.next)
+		w.s.Update(base, id, func(o Object) { w.s.Sub(o, "calshim")["version"] = version })
+	}
+	w.mu.Unlock()
 	switch force := r.URL.Query().Get("force"); {
-	case !slices.Contains(w.s.IDs(base), id):
+	case !exists:
 		writeError(rw, http.StatusNotFound, "rest_post_invalid_id", "Invalid post ID.")
 	case r.Method != http.MethodDelete:
 		w.answer(rw, http.StatusOK, w.s.Item(base, id))
@@ -146,6 +167,22 @@ func (w *Writes) write(rw http.ResponseWriter, r *http.Request, base string, id 
 		w.s.Modify(base, id, func(o Object) { o["status"] = "trash" })
 		w.answer(rw, http.StatusOK, w.s.Item(base, id))
 	}
+}
+
+// versionHolds is the plugin's comparison: the header "<post|term>:<id>:<version>,…" names this
+// object and its stored version, or "*" and it exists.
+func (w *Writes) versionHolds(header, base string, id int, exists bool) bool {
+	kind := "post"
+	if base == "tribe_events_cat" || base == "tags" {
+		kind = "term"
+	}
+	parts := strings.SplitN(header, ":", 3)
+	if len(parts) != 3 || parts[0] != kind || parts[1] != strconv.Itoa(id) || !exists {
+		return false
+	}
+	stored, _ := w.s.Sub(w.s.Item(base, id), "calshim")["version"].(string)
+	given := strings.Split(parts[2], ",")
+	return slices.Contains(given, "*") || (stored != "" && slices.Contains(given, stored))
 }
 
 func (w *Writes) answer(rw http.ResponseWriter, status int, o Object) {

@@ -1,0 +1,195 @@
+package test
+
+import (
+	"io"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"calshim/internal/cluster"
+)
+
+// If-Match is enforced by WordPress, where the write lands: two calshim replicas, each asked by a
+// writer holding the ETag both just read, let exactly one write through, every round; WordPress
+// holds the winner's title.
+func TestConditionalWritesAcrossReplicas(t *testing.T) {
+	c, err := cluster.Start(cluster.Config{Bin: shimBin, Dir: t.TempDir(), WPURL: wpEnv["WP_URL"],
+		Replicas: 2, Env: []string{
+			"CALSHIM_UPSTREAM_USER=" + wpEnv["CALSHIM_UPSTREAM_USER"],
+			"CALSHIM_UPSTREAM_APP_PASSWORD=" + wpEnv["CALSHIM_UPSTREAM_APP_PASSWORD"],
+			"CALSHIM_CATALOG_POLL_INTERVAL=1s", "CALSHIM_SHUTDOWN_DRAIN=0s",
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	rs := replicasOf(c)
+
+	created := sendAt(t, rs[0], "admin", http.MethodPost, "/events", `{"title":"Replica race",`+
+		`"start_date":"2031-05-01 10:00:00","end_date":"2031-05-01 11:00:00"}`)
+	if created.status != http.StatusCreated {
+		t.Fatalf("create: %d %.300s", created.status, created.raw)
+	}
+	id := str(at(created.body, "id"))
+	wpDeleteLater(t, "/wp/v2/tribe_events/"+id)
+
+	seq, doubles := created.header.Get("X-Calshim-Seq"), 0
+	for round := range 20 {
+		tags := [2]string{}
+		for i, r := range rs {
+			tags[i] = sendAt(t, r, "admin", http.MethodGet, "/events/"+id, "", "X-Calshim-Min-Seq", seq).
+				header.Get("ETag")
+		}
+		if tags[0] == "" || tags[0] != tags[1] {
+			t.Fatalf("round %d: the replicas' ETags %q, want one tag", round, tags)
+		}
+
+		replies, titles := raceReplicas(t, rs, id, tags[0], round)
+		statuses, winner := map[int]int{}, -1
+		for i, r := range replies {
+			statuses[r.status]++
+			if r.status == http.StatusOK {
+				winner, seq = i, r.header.Get("X-Calshim-Seq")
+			}
+		}
+		if statuses[http.StatusOK] == 2 {
+			doubles++
+		}
+		if statuses[http.StatusOK] != 1 || statuses[http.StatusPreconditionFailed] != 1 {
+			t.Errorf("round %d: statuses %v, want one 200 and one 412", round, statuses)
+			continue
+		}
+		if loser := replies[1-winner]; str(at(loser.body, "code")) != "calshim_precondition_failed" {
+			t.Errorf("round %d: the loser answered %s", round, loser.raw)
+		}
+		got := wp(t, http.MethodGet, "/wp/v2/tribe_events/"+id+"?context=edit", nil)
+		if title := got["title"].(map[string]any)["raw"]; title != titles[winner] {
+			t.Errorf("round %d: WordPress has %v, the winner wrote %q", round, title, titles[winner])
+		}
+	}
+	t.Logf("20 rounds: %d with two 200s", doubles)
+	checkConditionalDelete(t, rs, id, seq)
+}
+
+// A delete with If-Match through one replica is refused with the tag read before a write through
+// the other one, and done with the tag read after it.
+func checkConditionalDelete(t *testing.T, rs []replicaAt, id, seq string) {
+	stale := sendAt(t, rs[1], "admin", http.MethodGet, "/events/"+id, "", "X-Calshim-Min-Seq", seq).
+		header.Get("ETag")
+	moved := sendAt(t, rs[0], "admin", http.MethodPost, "/events/"+id, `{"title":"moved on"}`)
+	if r := sendAt(t, rs[1], "admin", http.MethodDelete, "/events/"+id, "", "If-Match", stale); r.status != 412 {
+		t.Errorf("a delete with a stale ETag: %d %.300s", r.status, r.raw)
+	}
+	current := sendAt(t, rs[1], "admin", http.MethodGet, "/events/"+id, "",
+		"X-Calshim-Min-Seq", moved.header.Get("X-Calshim-Seq")).header.Get("ETag")
+	if r := sendAt(t, rs[1], "admin", http.MethodDelete, "/events/"+id, "", "If-Match", current); r.status != 200 {
+		t.Errorf("a delete with the current ETag: %d %.300s", r.status, r.raw)
+	}
+}
+
+// raceReplicas sends one conditional update to each replica at once (the administrator through
+// the first, the editor through the second) and returns the replies and the titles written.
+func raceReplicas(t *testing.T, rs []replicaAt, id, tag string, round int) ([2]reply, [2]string) {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	replies := [2]reply{}
+	titles := [2]string{"Replica 0 round " + strconv.Itoa(round), "Replica 1 round " + strconv.Itoa(round)}
+	for i, role := range []string{"admin", "editor"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			replies[i] = sendAt(t, rs[i], role, http.MethodPost, "/events/"+id,
+				`{"title":"`+titles[i]+`"}`, "If-Match", tag)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return replies, titles
+}
+
+// A change made in WordPress between a caller's read and its conditional write, before calshim
+// has seen it (this calshim does not poll during the test), fails the write: WordPress compares.
+func TestConditionalWriteAfterDirectEdit(t *testing.T) {
+	base, stop, err := launch(filepath.Join(t.TempDir(), "calshim.log"),
+		"CALSHIM_UPSTREAM_URL="+wpEnv["CALSHIM_UPSTREAM_URL"],
+		"CALSHIM_UPSTREAM_USER="+wpEnv["CALSHIM_UPSTREAM_USER"],
+		"CALSHIM_UPSTREAM_APP_PASSWORD="+wpEnv["CALSHIM_UPSTREAM_APP_PASSWORD"],
+		"CALSHIM_CATALOG_POLL_INTERVAL=1h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	to := replicaAt{base: base}
+
+	created := sendAt(t, to, "admin", http.MethodPost, "/events", `{"title":"Edited behind",`+
+		`"start_date":"2031-06-01 10:00:00","end_date":"2031-06-01 11:00:00"}`)
+	if created.status != http.StatusCreated {
+		t.Fatalf("create: %d %.300s", created.status, created.raw)
+	}
+	id := str(at(created.body, "id"))
+	wpDeleteLater(t, "/wp/v2/tribe_events/"+id)
+
+	for _, method := range []string{http.MethodPost, http.MethodDelete} {
+		tag := sendAt(t, to, "admin", http.MethodGet, "/events/"+id, "").header.Get("ETag")
+		title := "Edited in WordPress before " + method
+		wp(t, http.MethodPost, "/wp/v2/tribe_events/"+id, map[string]any{"title": title})
+		r := sendAt(t, to, "admin", method, "/events/"+id, `{"title":"lost update"}`, "If-Match", tag)
+		if r.status != http.StatusPreconditionFailed || str(at(r.body, "code")) != "calshim_precondition_failed" {
+			t.Errorf("%s after a direct edit: %d %.300s", method, r.status, r.raw)
+		}
+		got := wp(t, http.MethodGet, "/wp/v2/tribe_events/"+id+"?context=edit", nil)
+		if got["title"].(map[string]any)["raw"] != title || got["status"] != "publish" {
+			t.Errorf("%s: a refused write reached WordPress: %v %v", method, got["title"], got["status"])
+		}
+	}
+}
+
+// replicaAt is where a request goes: a calshim's base URL, and the Host it is sent with (replicas
+// behind a balancer all see the balancer's, and their links show it).
+type replicaAt struct{ base, host string }
+
+// replicasOf addresses each replica of c directly, with haproxy's Host.
+func replicasOf(c *cluster.Cluster) []replicaAt {
+	var out []replicaAt
+	for _, r := range c.Replicas {
+		out = append(out, replicaAt{r.URL, strings.TrimPrefix(c.LB, "http://")})
+	}
+	return out
+}
+
+// sendAt sends a v1 request as role with a JSON body and further headers (name, value; an empty
+// value is left out). Safe for concurrent use (call is not: it reads the global shim).
+func sendAt(t *testing.T, to replicaAt, role, method, path, body string, header ...string) reply {
+	t.Helper()
+	req, err := http.NewRequest(method, to.base+"/wp-json/cal/events/v1"+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = to.host
+	header = append(append(header, as(role)...), "Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		if header[i+1] != "" {
+			req.Header.Set(header[i], header[i+1])
+		}
+	}
+	client := http.Client{Timeout: 30 * time.Second}
+	res, err := client.Do(req)
+	if err != nil {
+		t.Errorf("%s %s: %v", method, path, err)
+		return reply{}
+	}
+	defer res.Body.Close()
+	r := reply{status: res.StatusCode, header: res.Header}
+	if r.raw, err = io.ReadAll(res.Body); err == nil && len(r.raw) > 0 {
+		r.body, err = decodeOrdered(r.raw)
+	}
+	if err != nil {
+		t.Errorf("%s %s: %v %.200s", method, path, err, r.raw)
+	}
+	return r
+}
