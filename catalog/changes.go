@@ -128,7 +128,7 @@ func (c *Catalog) ChangesSince(ctx context.Context, ident string, since int64,
 	if err != nil {
 		return nil, err
 	}
-	return c.journal.before(ident, rows, since, upto), nil
+	return c.journal.before(ident, rows, since, until), nil
 }
 
 // versionsSince answers a position of this instance (no feed) from the journal alone.
@@ -150,10 +150,12 @@ func (j *journal) versionsSince(since, until int64) (map[int]Changed, error) {
 }
 
 // before returns the posts the rows name, each with its state at since when the journal knows it:
-// from the first change recorded after since, when the snapshot it replaced was at since or later.
-// A change recorded at since itself may have come before or after a token taken there (a write's
-// refresh does not move the sequence): then the state is not known.
-func (j *journal) before(ident string, rows []cmsclient.LogRow, since, until int64) map[int]Changed {
+// from the first change recorded after since, when the snapshot it replaced was at since or later;
+// as in until when none was recorded (a post the catalog does not hold, of another language or
+// status, stays out of deleted). A change recorded at since itself may have come before or after a
+// token taken there (a write's refresh does not move the sequence): then the state is not known.
+func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, snap *Snapshot) map[int]Changed {
+	_, until := j.position(snap)
 	out := make(map[int]Changed, len(rows))
 	for _, r := range rows {
 		out[r.ID] = Changed{Type: r.Type}
@@ -181,6 +183,12 @@ func (j *journal) before(ident string, rows []cmsclient.LogRow, since, until int
 		if ch.pos > since && ch.from >= since {
 			c.Before, c.Known = ch.before, true
 			out[ch.id] = c
+		}
+	}
+	for id, c := range out {
+		if !decided[id] {
+			c.Before, c.Known = postOf(snap, id), true
+			out[id] = c
 		}
 	}
 	return out

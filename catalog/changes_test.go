@@ -207,7 +207,7 @@ func journalHeap(saves int) uint64 {
 // With the feed, a changed post's state at a sequence is known from the first change recorded after
 // it when the snapshot that change replaced was at the sequence or later; a change recorded at the
 // sequence itself by a write's refresh, a snapshot straddling the sequence, or a sequence the
-// journal does not reach back to leave it unknown.
+// journal does not reach back to leave it unknown; none recorded, it is as the catalog holds it now.
 func TestJournalBeforeAtSequence(t *testing.T) {
 	state := func(title string) *mapping.Post {
 		return &mapping.Post{Text: mapping.TextFields{Type: "tribe_events", Title: title}.Pack()}
@@ -221,13 +221,21 @@ func TestJournalBeforeAtSequence(t *testing.T) {
 	}}
 	rows := []cmsclient.LogRow{{Seq: 13, ID: 1, Type: "tribe_events"}, {Seq: 14, ID: 2, Type: "tribe_events"},
 		{Seq: 15, ID: 3, Type: "tribe_events"}}
+	now := state("3 now")
+	now.ID = 3
+	types := Types{Event: "tribe_events"}
 	known := func(ident string, since, until int64) map[int]string {
+		snap := build(Snapshot{types: types}, map[int]*mapping.Post{3: now}, nil, nil)
+		snap.pos = &syncPos{log: "L"}
+		snap.pos.seq.Store(until)
 		out := map[int]string{}
-		for id, c := range j.before(ident, rows, since, until) {
-			if c.Type != "tribe_events" {
+		for id, c := range j.before(ident, rows, since, snap) {
+			switch {
+			case c.Type != "tribe_events":
 				t.Errorf("%d: type %q", id, c.Type)
-			}
-			if c.Known {
+			case c.Known && c.Before == nil:
+				out[id] = "none"
+			case c.Known:
 				out[id] = c.Before.Title()
 			}
 		}
@@ -240,9 +248,9 @@ func TestJournalBeforeAtSequence(t *testing.T) {
 		want         map[int]string
 	}{
 		{"L", 12, 20, map[int]string{1: "1 at 15", 3: "3 at 12"}},
-		{"L", 13, 20, map[int]string{1: "1 at 15"}}, // 12 → 15 straddles 13: 3 unknown
-		{"L", 12, 14, map[int]string{}},             // nothing recorded after 12 up to 14
-		{"L", 10, 20, map[int]string{}},             // the floor after a drop: changes at it may be forgotten
+		{"L", 13, 20, map[int]string{1: "1 at 15", 2: "none"}}, // 12 → 15 straddles 13: 3 unknown
+		{"L", 12, 14, map[int]string{1: "none", 3: "3 now"}},   // nothing recorded after 12 up to 14: as now
+		{"L", 10, 20, map[int]string{}},                        // the floor after a drop: changes at it may be forgotten
 		{"M", 12, 20, map[int]string{}},
 	} {
 		if got := known(c.ident, c.since, c.until); !reflect.DeepEqual(got, c.want) {
