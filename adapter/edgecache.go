@@ -224,28 +224,23 @@ func itemID(item any) (int, bool) {
 // changedKeys are the keys to purge when a catalog moved from old to next: everything when there
 // was no old (a start: the caches may hold answers of an older calshim), when the site changed or
 // the journal no longer reaches back to old.
-func changedKeys(c *catalog.Catalog, old, next *catalog.Snapshot) []string {
+func changedKeys(ctx context.Context, c *catalog.Catalog, old, next *catalog.Snapshot) []string {
 	all := []string{keyAll}
 	if old == nil || !reflect.DeepEqual(old.Site, next.Site) || old.MultiDayCutoff != next.MultiDayCutoff ||
 		old.Location.String() != next.Location.String() {
 		return all
 	}
 
-	posts, ok := c.ChangesSince(c.SyncEpoch(), old.Version, next.Version)
-	if !ok {
+	ident, since := c.SyncPoint(old)
+	posts, err := c.ChangesSince(ctx, ident, since, next)
+	if err != nil {
 		return all
 	}
 
 	k := keySet{}
 	types := next.Types()
-	for id, before := range posts {
-		p, found := next.Post(id)
-		if !found {
-			p = before
-		}
-		if p != nil {
-			k.addChanged(types, p)
-		}
+	for id, ch := range posts {
+		k.addChanged(types, ch.Type, id)
 	}
 	k.addChangedTerms(old, next)
 	k.addChangedMedia(old, next)
@@ -255,10 +250,10 @@ func changedKeys(c *catalog.Catalog, old, next *catalog.Snapshot) []string {
 	return k.list
 }
 
-// addChanged adds a changed post's key and its collection's list key.
-func (k *keySet) addChanged(types catalog.Types, p *mapping.Post) {
+// addChanged adds the key of a changed post of type typ and its collection's list key.
+func (k *keySet) addChanged(types catalog.Types, typ string, id int) {
 	kind := ""
-	switch p.Type() {
+	switch typ {
 	case types.Event:
 		kind = "events"
 	case types.Venue:
@@ -268,7 +263,7 @@ func (k *keySet) addChanged(types catalog.Types, p *mapping.Post) {
 	default:
 		return
 	}
-	k.add(collections[kind] + strconv.Itoa(p.ID))
+	k.add(collections[kind] + strconv.Itoa(id))
 	k.add("list-" + kind)
 }
 
@@ -315,7 +310,7 @@ func (k *keySet) addChangedImages(types catalog.Types, lists [][]*mapping.Post,
 			before, _ := was(p.FeaturedMedia)
 			after, _ := is(p.FeaturedMedia)
 			if before != after && !reflect.DeepEqual(before, after) {
-				k.addChanged(types, p)
+				k.addChanged(types, p.Type(), p.ID)
 			}
 		}
 	}
@@ -366,7 +361,7 @@ func (e *edge) watch(ctx context.Context, cats []*catalog.Catalog, targets []*pu
 			if snap == nil || snap == seen[i] {
 				continue
 			}
-			keys := changedKeys(c, seen[i], snap)
+			keys := changedKeys(ctx, c, seen[i], snap)
 			seen[i] = snap
 			e.enqueue(targets, keys)
 			again = append(again, delayed{due: now.Add(settle), keys: keys})

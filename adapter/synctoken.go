@@ -1,31 +1,43 @@
 package adapter
 
 import (
+	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
+	"errors"
 	"net/http"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"calshim/catalog"
 	"calshim/mapping"
 )
 
 // Delta sync for clients: every answer of the events, venues and organizers lists carries
-// X-Calshim-Sync-Token (the catalog instance and the snapshot version it was answered from). The
-// same list with sync_token answers only the posts changed since that token that the caller may see
-// and that match the query's explicit filters (no default date window), in the list's shape and
-// paging, plus "deleted": the IDs that the caller saw matching then and no longer does (trashed,
-// deleted, unpublished, hidden, moved out of the filters). The journal keeps no text of earlier
-// states, so a search is not tested on them: with `search`, "deleted" also names changed posts that
-// matched the other filters then and not the search (a client drops what it does not hold, and the
-// caller could list them without the search). A token this calshim cannot answer
-// (another site or process, older than the change journal) is 410 calshim_sync_token_expired: the
-// client lists afresh.
+// X-Calshim-Sync-Token, a position (catalog.SyncPoint: the plugin's change log and a sequence in it,
+// which every replica answers; without the feed, this catalog instance and a snapshot version) and
+// a hash of the list and its filters. The same list with sync_token answers only the posts changed
+// since that position (the change log's rows) that the caller may see and that match the query's
+// explicit filters (no default date window), in the list's shape and paging, plus "deleted": the
+// changed posts of the list's type that the caller saw matching then and no longer does (trashed,
+// deleted, unpublished, hidden, moved out of the filters). What a post was then comes from the
+// catalog's earlier states, which keep no text (a search is not tested on them: with `search`,
+// "deleted" also names changed posts that matched the other filters then and not the search), and
+// which a replica that did not hold the post at the token's position does not have: it names the
+// post in "deleted" whenever the caller does not see it matching now (a client drops only what it
+// holds). A token of another site, list or filters, or older than the change log reaches back (its
+// retention, or more changes since than sync.max_bytes holds) is 410 calshim_sync_token_expired:
+// the client lists afresh. A token ahead of this replica's catalog waits for it (sequence_wait),
+// else answers no change and the same token.
 
 const (
 	syncHeader = "X-Calshim-Sync-Token"
 	syncParam  = "sync_token"
+	// syncFormat starts every token: tokens of another format (an older calshim's) expire.
+	syncFormat = "2"
 )
 
 // syncKind is one of the three lists that sync.
@@ -33,7 +45,7 @@ type syncKind struct {
 	collection string
 	typ        func(r *request) string
 	// query validates the list's arguments and returns whether a post matches them now, and whether
-	// an earlier state of the journal (catalog.ChangesSince) matched them then.
+	// an earlier state (catalog.Changed.Before) matched them then.
 	query  func(s *Server, r *request) (now, then func(p *mapping.Post) bool, pg page, err error)
 	render func(c *mapping.Context, p *mapping.Post) mapping.Object
 	less   func(a, b *mapping.Post) bool
@@ -57,38 +69,101 @@ func withSync(list handler, kind syncKind) handler {
 		res, err := list(s, r)
 		// `_envelope` copies the headers into the body, which must stay as it was.
 		if _, envelope := r.params["_envelope"]; err == nil && !envelope {
-			res.headers = append(res.headers, header{syncHeader, s.syncToken(r)})
+			res.headers = append(res.headers, header{syncHeader, s.syncToken(r, kind)})
 			expose(res, syncHeader)
 		}
 		return res, err
 	}
 }
 
-// syncToken names the catalog instance and the version of the snapshot answering r.
-func (s *Server) syncToken(r *request) string {
-	raw := s.catalog(r.lang).SyncEpoch() + "." + strconv.FormatUint(r.snap.Version, 10)
+// syncToken is the token of the answer r gets: the position of its snapshot and its query.
+func (s *Server) syncToken(r *request, kind syncKind) string {
+	ident, pos := s.catalog(r.lang).SyncPoint(r.snap)
+	return syncTokenOf(syncPoint{ident: ident, pos: pos, query: syncQuery(r, kind)})
+}
+
+// syncPoint is what a token holds.
+type syncPoint struct {
+	ident string // the change log's identity, or the catalog instance's
+	pos   int64
+	query string // syncQuery of the list it was answered for
+}
+
+func syncTokenOf(p syncPoint) string {
+	raw := syncFormat + "." + p.ident + "." + strconv.FormatInt(p.pos, 10) + "." + p.query
 	return base64.RawURLEncoding.EncodeToString([]byte(raw))
+}
+
+// parseSyncToken reads a token; false for anything calshim did not make.
+func parseSyncToken(tok string) (syncPoint, bool) {
+	raw, err := base64.RawURLEncoding.DecodeString(tok)
+	parts := strings.Split(string(raw), ".")
+	if err != nil || len(parts) != 4 || parts[0] != syncFormat || parts[1] == "" || len(parts[3]) != syncQueryLen {
+		return syncPoint{}, false
+	}
+	pos, err := strconv.ParseInt(parts[2], 10, 64)
+	if err != nil || pos < 0 {
+		return syncPoint{}, false
+	}
+	return syncPoint{ident: parts[1], pos: pos, query: parts[3]}, true
+}
+
+// syncQueryLen is the length of syncQuery's hash, in hex digits.
+const syncQueryLen = 16
+
+// syncSkipped are the arguments that do not choose which posts a list holds: paging, the token,
+// the addressing form's route, and how the answer is shaped.
+var syncSkipped = []string{"page", "per_page", syncParam, "rest_route", "_envelope", "_method", "_fields",
+	"_embed", "_jsonp"}
+
+// syncQuery names the list and filters of r: a hash of the collection, the language and the query's
+// other arguments in a canonical order, so that a token is only answered for the query it was
+// taken from (a client holding another list's posts would be told the wrong changes).
+func syncQuery(r *request, kind syncKind) string {
+	var args []string
+	eachPair(r.gc.Request.URL.RawQuery, func(k, v string) {
+		if !slices.Contains(syncSkipped, k) {
+			args = append(args, k+"="+v)
+		}
+	})
+	slices.Sort(args)
+	h := sha256.Sum256([]byte(kind.collection + "\x00" + r.lang + "\x00" + strings.Join(args, "\x00")))
+	return hex.EncodeToString(h[:syncQueryLen/2])
 }
 
 // errSyncExpired is the answer to a token calshim cannot answer.
 var errSyncExpired = newError(http.StatusGone, "calshim_sync_token_expired",
 	"The sync token has expired or belongs to another site. List again without sync_token.")
 
-// syncSince reads a token: the changed posts since, each with its state then.
-func (s *Server) syncSince(r *request) (map[int]*mapping.Post, error) {
+// syncSince reads r's token: the changed posts since it (nil: the token is ahead of this replica's
+// catalog, which did not catch up within the sequence wait; the token then stays as it is) and the
+// token of the answer. r's snapshot may move on to the one that caught up.
+func (s *Server) syncSince(r *request, kind syncKind) (map[int]catalog.Changed, string, error) {
 	tok, _ := r.params.str(syncParam)
-	raw, err := base64.RawURLEncoding.DecodeString(tok)
-	epoch, ver, found := strings.Cut(string(raw), ".")
-	since, perr := strconv.ParseUint(ver, 10, 64)
-	if err != nil || !found || perr != nil {
-		return nil, errSyncExpired
+	p, ok := parseSyncToken(tok)
+	if !ok || p.query != syncQuery(r, kind) {
+		return nil, "", errSyncExpired
 	}
 
-	changed, ok := s.catalog(r.lang).ChangesSince(epoch, since, r.snap.Version)
-	if !ok {
-		return nil, errSyncExpired
+	cat := s.catalog(r.lang)
+	if ident, pos := cat.SyncPoint(r.snap); ident == p.ident && p.pos > pos {
+		ctx, cancel := context.WithTimeout(r.gc.Request.Context(), s.opt.SequenceWait)
+		cat.WaitSequence(ctx, p.pos)
+		cancel()
+		r.snap = cat.Snapshot()
+		if _, pos := cat.SyncPoint(r.snap); p.pos > pos {
+			return nil, tok, nil
+		}
 	}
-	return changed, nil
+
+	changed, err := cat.ChangesSince(r.gc.Request.Context(), p.ident, p.pos, r.snap)
+	if errors.Is(err, catalog.ErrSyncExpired) {
+		return nil, "", errSyncExpired
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return changed, s.syncToken(r, kind), nil
 }
 
 // syncList answers a list with sync_token.
@@ -98,7 +173,7 @@ func (s *Server) syncList(r *request, kind syncKind) (*response, error) {
 		return nil, err
 	}
 
-	changed, err := s.syncSince(r)
+	changed, next, err := s.syncSince(r, kind)
 	if err != nil {
 		return nil, err
 	}
@@ -115,22 +190,24 @@ func (s *Server) syncList(r *request, kind syncKind) (*response, error) {
 	body := mapping.Object{{Key: kind.collection, Value: items}, {Key: "deleted", Value: deleted}}
 	archiveLinks(r.base()+"/"+kind.collection+"/", syncLinkArgs(r, pg), nil, pg, len(current), &body)
 	res := archiveResponse(body, len(current), pg)
-	res.headers = append(res.headers, header{syncHeader, s.syncToken(r)})
+	res.headers = append(res.headers, header{syncHeader, next})
 	expose(res, syncHeader)
 	return res, nil
 }
 
 // syncSplit sorts the changed posts of one type into those the caller now sees matching and the IDs
-// of those it saw matching before and no longer does.
-func syncSplit(r *request, typ string, changed map[int]*mapping.Post,
+// of those it saw matching before and no longer does (or, when their state then is not known, may
+// have).
+func syncSplit(r *request, typ string, changed map[int]catalog.Changed,
 	now, then func(*mapping.Post) bool) (current []*mapping.Post, deleted []int) {
 	deleted = []int{}
-	for id, before := range changed {
+	for id, ch := range changed {
 		p, ok := r.snap.Post(id)
 		switch {
 		case ok && p.Type() == typ && now(p):
 			current = append(current, p)
-		case before != nil && before.Type() == typ && then(before):
+		case ch.Type != typ:
+		case !ch.Known || ch.Before != nil && then(ch.Before):
 			deleted = append(deleted, id)
 		}
 	}

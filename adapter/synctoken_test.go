@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -123,4 +124,73 @@ func TestSyncTokenSearchLeft(t *testing.T) {
 	if want := fmt.Sprintf(`{"venues":[],"deleted":[%d],`, venue); !strings.HasPrefix(rec.Body.String(), want) {
 		t.Errorf("sync answered %d %s, want %s…", rec.Code, rec.Body.String(), want)
 	}
+}
+
+// A token holds the position and the query's hash; anything else calshim did not make.
+func TestSyncTokenEncoding(t *testing.T) {
+	p := syncPoint{ident: "3f0c8a1e-5b7d-4c2a-9e61-0d4f6b8a2c19", pos: 1234, query: strings.Repeat("ab", syncQueryLen/2)}
+	tok := syncTokenOf(p)
+	if got, ok := parseSyncToken(tok); !ok || got != p {
+		t.Errorf("%q read back as %+v %v", tok, got, ok)
+	}
+	enc := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+	q := p.query
+	for _, bad := range []string{"", "!", tok + "x", enc("f3ab19c07e114236.12"), enc("1.L.12." + q),
+		enc("2..12." + q), enc("2.L.-1." + q), enc("2.L.x." + q), enc("2.L.12.abc"), enc("2.L.12." + q + ".x")} {
+		if got, ok := parseSyncToken(bad); ok {
+			t.Errorf("%q read as %+v", bad, got)
+		}
+	}
+}
+
+// A token answers only the list and filters it was taken from, and only its own catalog's
+// position; one ahead of the catalog (taken on a replica further along) answers no change and
+// itself.
+func TestSyncTokenChecks(t *testing.T) {
+	h := newTestServer(t)
+	const list = "/wp-json/cal/events/v1/events?search=a&featured=false"
+	tok := serveGET(h, list).Header().Get(syncHeader)
+	p, ok := parseSyncToken(tok)
+	if !ok {
+		t.Fatalf("token %q", tok)
+	}
+
+	ahead := syncTokenOf(syncPoint{ident: p.ident, pos: p.pos + 5, query: p.query})
+	for _, c := range []struct {
+		path   string
+		status int
+	}{
+		{"/wp-json/cal/events/v1/events?featured=false&search=a&per_page=3&page=1&sync_token=" + tok, 200},
+		{"/wp-json/cal/events/v1/events?search=b&featured=false&sync_token=" + tok, 410},
+		{"/wp-json/cal/events/v1/venues?search=a&featured=false&sync_token=" + tok, 410},
+		{list + "&sync_token=" + syncTokenOf(syncPoint{ident: "other", pos: p.pos, query: p.query}), 410},
+		{list + "&sync_token=" + syncTokenOf(syncPoint{ident: p.ident, pos: p.pos, query: strings.Repeat("0", syncQueryLen)}), 410},
+		{list + "&sync_token=" + ahead, 200},
+	} {
+		rec := serveGET(h, c.path)
+		if rec.Code != c.status {
+			t.Errorf("%s: %d %s", c.path, rec.Code, rec.Body.String())
+		}
+	}
+
+	rec := serveGET(h, list+"&sync_token="+ahead)
+	if !strings.HasPrefix(rec.Body.String(), `{"events":[],"deleted":[],`) || rec.Header().Get(syncHeader) != ahead {
+		t.Errorf("a token ahead: %s, next token %q", rec.Body.String(), rec.Header().Get(syncHeader))
+	}
+}
+
+// parseSyncToken reads any text without panicking, and what it reads is a token it reads back.
+func FuzzSyncToken(f *testing.F) {
+	f.Add(syncTokenOf(syncPoint{ident: "L", pos: 7, query: strings.Repeat("0", syncQueryLen)}))
+	f.Add("bm9wZS4x")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, tok string) {
+		p, ok := parseSyncToken(tok)
+		if !ok {
+			return
+		}
+		if again, ok := parseSyncToken(syncTokenOf(p)); !ok || again != p {
+			t.Errorf("%q: %+v read back as %+v", tok, p, again)
+		}
+	})
 }

@@ -133,10 +133,10 @@ func (c *Catalog) load(ctx context.Context) error {
 		base.Version = old.Version
 	}
 	base.Version++
+	c.feed.start(head) // before publish, which stamps the snapshot with the log's position
 	c.publish(build(base, posts, terms, media))
 	c.sums = sums
 	c.verify.last = time.Now()
-	c.feed.start(head)
 	c.feed.published()
 	c.lastPollOK.Store(time.Now().UnixNano())
 	// A full load leaves several times the catalog's size in garbage (the upstream's JSON, decoded in

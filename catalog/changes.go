@@ -1,48 +1,99 @@
 package catalog
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
+	"calshim/cmsclient"
 	"calshim/mapping"
 )
 
-// The change journal remembers which posts each published snapshot changed, with their state
-// before, so that clients holding a sync token (a snapshot version) can be told what changed since
-// (adapter/synctoken.go). It lives in memory: a restart starts a new epoch and older tokens expire.
-// It is bounded in bytes, and keeps of each earlier state only what the sync filters test: a
-// contributor saving a large draft again and again must not make every replica keep each version.
+// The sync journal answers clients' sync tokens (adapter/synctoken.go). A token is a position: when
+// the catalog syncs through the plugin's change feed, the change log's identity and a sequence in
+// it, which every replica, restarted or not, can answer; without the feed (wp/v2 polling), this
+// catalog instance and a snapshot version, which only this process can.
+//
+// Which posts changed since a sequence comes from the log's rows: those the feed polls brought,
+// kept in memory, else read from the plugin (changes/rows) and kept, so that only the first token
+// older than what a replica followed itself costs an upstream request. What a changed post was at
+// the token's position (did the caller see it matching then?) comes from the earlier states the
+// catalog kept when its snapshots replaced them, without text or meta: a contributor saving a large
+// draft again and again must not make every replica keep each version. A replica that did not hold
+// the post at that position (restarted since, or forgotten) does not know, and says so (Changed.Known).
+// Rows and earlier states share one bound in bytes, oldest forgotten first.
 
 // DefaultMaxChangeBytes bounds the journal when Options.MaxChangeBytes is not set.
 const DefaultMaxChangeBytes = 4 << 20
 
-// change is one post that a snapshot version changed, with its state just before (nil: it did
-// not exist) as earlier keeps it.
-type change struct {
-	version uint64
-	id      int
-	before  *mapping.Post
+// ErrSyncExpired says the position belongs to another log or catalog instance, or the log (or, without
+// the feed, the journal) no longer reaches back to it.
+var ErrSyncExpired = errors.New("catalog: sync position of another log, or older than the log holds")
+
+// Changed is one post changed since a position.
+type Changed struct {
+	Type   string        // its post type
+	Before *mapping.Post // its state at the position, as earlier keeps it (nil: it did not exist)
+	Known  bool          // Before is known
 }
 
-// journal is the bounded list of changes, oldest first.
+// syncPos is where in the change log a snapshot stands (feed only). seq moves on while the snapshot
+// is current and the polls change nothing in it.
+type syncPos struct {
+	log string
+	seq atomic.Int64
+}
+
+// change is one post a published snapshot changed, with its state just before (nil: it did not
+// exist) as earlier keeps it: from is the position of the snapshot replaced, pos of the new one.
+type change struct {
+	from, pos int64
+	id        int
+	typ       string
+	before    *mapping.Post
+}
+
+// journal is the bounded memory of changes and log rows, oldest first.
 type journal struct {
 	mu      sync.Mutex
-	epoch   string // random per catalog instance: tokens of another process never match
+	epoch   string // random per catalog instance: names positions without the feed
 	started bool
-	floor   uint64 // the oldest version from which every later change is remembered
+	ident   string // the log (or epoch) the positions below belong to
+	floor   int64  // every change after a snapshot at floor is in entries
+	exact   bool   // and every change at floor's position too (floor is where the journal started)
 	entries []change
-	bytes   int // the entries' size as changeSize counts it
+	// rows are the log's rows of posts after rowFloor up to rowTop, all of them (feed only).
+	rowFloor, rowTop int64
+	rows             []cmsclient.LogRow
+	bytes            int // the entries' and rows' size as changeSize and rowSize count it
 }
 
 // publish records what next changes, then makes it the current snapshot (with c.mu held): a reader
 // that sees a version finds its changes in the journal.
 func (c *Catalog) publish(next *Snapshot) {
+	next.pos = nil
+	if c.feed.on.Load() {
+		next.pos = &syncPos{log: c.feed.log}
+		next.pos.seq.Store(c.feed.seq.Load())
+	}
 	c.journal.record(c.snap.Load(), next, c.maxChangeBytes())
 	c.snap.Store(next)
+}
+
+// advanced records that the current snapshot, unchanged by a poll, reflects the log up to the
+// feed's sequence.
+func (c *Catalog) advanced(cur *Snapshot) {
+	if cur.pos != nil {
+		cur.pos.seq.Store(c.feed.seq.Load())
+	}
 }
 
 func (c *Catalog) maxChangeBytes() int {
@@ -52,37 +103,216 @@ func (c *Catalog) maxChangeBytes() int {
 	return DefaultMaxChangeBytes
 }
 
-// SyncEpoch names this catalog instance and its upstream in sync tokens.
-func (c *Catalog) SyncEpoch() string {
-	c.journal.mu.Lock()
-	defer c.journal.mu.Unlock()
-	c.journal.init()
-	return c.journal.epoch
+// SyncPoint is the position snapshot s answers from: the change log's identity and the sequence s
+// reflects, or without the feed this catalog instance and the snapshot's version.
+func (c *Catalog) SyncPoint(s *Snapshot) (ident string, pos int64) {
+	if s.pos != nil {
+		return s.pos.log, s.pos.seq.Load()
+	}
+	return c.journal.epochID(), int64(s.Version)
 }
 
-// ChangesSince returns the posts changed after version since up to version until, each with its
-// state at since (nil when it did not exist then) as earlier keeps it, without text or meta; ok is
-// false when the journal no longer reaches back to since (or epoch is not this instance's).
-func (c *Catalog) ChangesSince(epoch string, since, until uint64) (map[int]*mapping.Post, bool) {
+// ChangesSince returns the posts changed after position since of ident up to snapshot until (whose
+// position must not be before since), by ID. ErrSyncExpired when ident is not until's or the
+// change log (without the feed: the journal) no longer reaches back to since.
+func (c *Catalog) ChangesSince(ctx context.Context, ident string, since int64,
+	until *Snapshot) (map[int]Changed, error) {
+	have, upto := c.SyncPoint(until)
+	if ident != have || since > upto || since < 0 {
+		return nil, ErrSyncExpired
+	}
+	if until.pos == nil {
+		return c.journal.versionsSince(since, upto)
+	}
+
+	rows, err := c.logRows(ctx, ident, since, upto)
+	if err != nil {
+		return nil, err
+	}
+	return c.journal.before(ident, rows, since, until), nil
+}
+
+// versionsSince answers a position of this instance (no feed) from the journal alone.
+func (j *journal) versionsSince(since, until int64) (map[int]Changed, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !j.started || since < j.floor {
+		return nil, ErrSyncExpired
+	}
+
+	out := map[int]Changed{}
+	for _, ch := range j.entries {
+		_, seen := out[ch.id]
+		if ch.pos > since && ch.pos <= until && !seen { // the first change after since holds the state at since
+			out[ch.id] = Changed{Type: ch.typ, Before: ch.before, Known: true}
+		}
+	}
+	return out, nil
+}
+
+// before returns the posts the rows name, each with its state at since when the journal knows it:
+// from the first change recorded after since, when the snapshot it replaced was at since or later;
+// as in until when none was recorded (a post the catalog does not hold, of another language or
+// status, stays out of deleted). A change recorded at since itself may have come before or after a
+// token taken there (a write's refresh does not move the sequence): then the state is not known.
+func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, snap *Snapshot) map[int]Changed {
+	_, until := j.position(snap)
+	out := make(map[int]Changed, len(rows))
+	for _, r := range rows {
+		out[r.ID] = Changed{Type: r.Type}
+	}
+
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !j.started || ident != j.ident || since < j.floor || since == j.floor && !j.exact {
+		return out
+	}
+
+	decided := map[int]bool{}
+	for _, ch := range j.entries {
+		if ch.pos > until {
+			break
+		}
+		c, named := out[ch.id]
+		if ch.pos < since || !named || decided[ch.id] {
+			continue
+		}
+		if ch.pos == since && ch.from < since {
+			continue // the change that led to since: before any token taken there
+		}
+		decided[ch.id] = true
+		if ch.pos > since && ch.from >= since {
+			c.Before, c.Known = ch.before, true
+			out[ch.id] = c
+		}
+	}
+	for id, c := range out {
+		if !decided[id] {
+			c.Before, c.Known = postOf(snap, id), true
+			out[id] = c
+		}
+	}
+	return out
+}
+
+// logRows returns the log's rows of posts after since up to until: from memory when it reaches
+// back to since, else the missing older ones from the plugin, which memory then keeps.
+func (c *Catalog) logRows(ctx context.Context, ident string, since, until int64) ([]cmsclient.LogRow, error) {
+	kept, floor := c.journal.rowsSince(ident, since, until)
+	if floor <= since {
+		return kept, nil
+	}
+
+	older, err := c.fetchRows(ctx, ident, since, floor)
+	if err != nil {
+		return nil, err
+	}
+	c.journal.prependRows(ident, since, floor, older, c.maxChangeBytes())
+	return append(older, kept...), nil
+}
+
+// fetchRows reads the log's rows of posts after since up to until from the plugin, at most as many
+// as the journal's bound holds: a token so old that more changed since is expired, as a client
+// lists afresh at that cost anyway.
+func (c *Catalog) fetchRows(ctx context.Context, ident string, since, until int64) ([]cmsclient.LogRow, error) {
+	limit := c.maxChangeBytes() / rowSize(cmsclient.LogRow{})
+	var out []cmsclient.LogRow
+	for since < until {
+		page, err := c.client.ChangeRows(ctx, since, until)
+		var ue *cmsclient.Error
+		if errors.As(err, &ue) && ue.Status == http.StatusGone {
+			return nil, ErrSyncExpired
+		}
+		if err != nil {
+			return nil, fmt.Errorf("catalog: change log rows: %w", err)
+		}
+		if page.Log != ident {
+			return nil, ErrSyncExpired
+		}
+		for _, r := range page.Rows {
+			r.Type = c.postType(r.Type)
+			out = append(out, r)
+		}
+		if len(out) > limit {
+			return nil, ErrSyncExpired
+		}
+		if !page.More || page.Seq <= since {
+			break
+		}
+		since = page.Seq
+	}
+	return out, nil
+}
+
+// postType is typ as the catalog's own string for it, so that kept rows share it.
+func (c *Catalog) postType(typ string) string {
+	for _, t := range c.postTypes() {
+		if t == typ {
+			return t
+		}
+	}
+	return strings.Clone(typ)
+}
+
+// addRows keeps the rows of one feed answer, which read the log after from up to to.
+func (c *Catalog) addRows(from, to int64, rows []cmsclient.LogRow) {
+	for i := range rows {
+		rows[i].Type = c.postType(rows[i].Type)
+	}
 	j := &c.journal
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if !j.started || from > j.rowTop || to <= j.rowTop {
+		return // not the log's continuation: the plugin answers what memory lacks
+	}
+	for _, r := range rows {
+		if r.Seq > j.rowTop {
+			j.rows = append(j.rows, r)
+			j.bytes += rowSize(r)
+		}
+	}
+	j.rowTop = to
+	j.trim(c.maxChangeBytes())
+}
+
+// rowsSince returns the kept rows after since up to until, and the floor of memory: the rows after
+// since up to the floor are not kept.
+func (j *journal) rowsSince(ident string, since, until int64) ([]cmsclient.LogRow, int64) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !j.started || ident != j.ident || until > j.rowTop {
+		return nil, until
+	}
+	var out []cmsclient.LogRow
+	for _, r := range j.rows {
+		if r.Seq > since && r.Seq <= until {
+			out = append(out, r)
+		}
+	}
+	return out, max(since, j.rowFloor)
+}
+
+// prependRows keeps rows read from the plugin (after since up to floor) below the kept ones, when
+// memory still starts at floor in the same log.
+func (j *journal) prependRows(ident string, since, floor int64, older []cmsclient.LogRow, limit int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !j.started || ident != j.ident || j.rowFloor != floor {
+		return
+	}
+	for _, r := range older {
+		j.bytes += rowSize(r)
+	}
+	j.rows = append(older[:len(older):len(older)], j.rows...)
+	j.rowFloor = since
+	j.trim(limit)
+}
+
+func (j *journal) epochID() string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	j.init()
-	if epoch != j.epoch || !j.started || since < j.floor || since > until {
-		return nil, false
-	}
-
-	out := map[int]*mapping.Post{}
-	for _, ch := range j.entries {
-		if ch.version <= since || ch.version > until {
-			continue
-		}
-		if _, seen := out[ch.id]; !seen { // the first change after since holds the state at since
-			out[ch.id] = ch.before
-		}
-	}
-
-	return out, true
+	return j.epoch
 }
 
 func (j *journal) init() {
@@ -93,11 +323,17 @@ func (j *journal) init() {
 	}
 }
 
-// record appends the posts that differ between old and next. A first snapshot, or one that does
-// not follow old, starts the journal afresh at its version.
-// record appends the posts that differ between old and next, then forgets the oldest entries
-// beyond limit bytes. A first snapshot, or one that does not follow old, starts the journal afresh
-// at its version.
+// position is where a snapshot stands for the journal.
+func (j *journal) position(s *Snapshot) (string, int64) {
+	if s.pos != nil {
+		return s.pos.log, s.pos.seq.Load()
+	}
+	return j.epoch, int64(s.Version)
+}
+
+// record appends the posts that differ between old and next, then forgets the oldest entries and
+// rows beyond limit bytes. A first snapshot, or one that does not follow old (another log, a
+// position back), starts the journal afresh at next's position.
 func (j *journal) record(old, next *Snapshot, limit int) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -106,28 +342,63 @@ func (j *journal) record(old, next *Snapshot, limit int) {
 		return
 	}
 
-	if old == nil || !j.started || next.Version <= old.Version {
-		j.started, j.floor, j.entries, j.bytes = true, next.Version, nil, 0
+	ident, pos := j.position(next)
+	if old == nil || !j.started || ident != j.ident || next.Version <= old.Version {
+		j.started, j.ident, j.floor, j.exact, j.entries, j.bytes = true, ident, pos, true, nil, 0
+		j.rowFloor, j.rowTop, j.rows = pos, pos, nil
 		return
 	}
 
+	_, from := j.position(old)
 	for _, ch := range diffPosts(old, next) {
+		ch.from, ch.pos, ch.typ = from, pos, typeOf(next, ch)
 		ch.before = earlier(ch.before)
 		j.entries = append(j.entries, ch)
 		j.bytes += changeSize(ch)
 	}
+	j.trim(limit)
+}
 
-	drop := 0
-	for ; drop < len(j.entries) && j.bytes > limit; drop++ {
-		j.bytes -= changeSize(j.entries[drop])
-		j.floor = j.entries[drop].version
+// typeOf is the post type of a change, as the snapshot's own string.
+func typeOf(next *Snapshot, ch change) string {
+	typ := ""
+	if p, ok := next.Post(ch.id); ok {
+		typ = p.Type()
+	} else if ch.before != nil {
+		typ = ch.before.Type()
+	}
+	for _, t := range []string{next.types.Event, next.types.Venue, next.types.Organizer} {
+		if t == typ {
+			return t
+		}
+	}
+	return strings.Clone(typ)
+}
+
+// trim forgets the oldest entries and rows until they fit in limit bytes.
+func (j *journal) trim(limit int) {
+	drop, dropRows := 0, 0
+	for j.bytes > limit && (drop < len(j.entries) || dropRows < len(j.rows)) {
+		if dropRows == len(j.rows) || (drop < len(j.entries) && j.entries[drop].pos <= j.rows[dropRows].Seq) {
+			j.bytes -= changeSize(j.entries[drop])
+			j.floor, j.exact = j.entries[drop].pos, false
+			drop++
+			continue
+		}
+		j.bytes -= rowSize(j.rows[dropRows])
+		j.rowFloor = j.rows[dropRows].Seq
+		dropRows++
 	}
 
-	// The dropped slots are cleared and left behind: append moves the live entries to a new
-	// array when this one is full, and the old one goes.
+	// The dropped slots are cleared and left behind: append moves the live ones to a new array
+	// when this one is full, and the old one goes.
 	clear(j.entries[:drop])
 	j.entries = j.entries[drop:]
+	j.rows = j.rows[dropRows:]
 }
+
+// rowSize is what one kept row holds (its type string is the catalog's, shared).
+func rowSize(r cmsclient.LogRow) int { return int(unsafe.Sizeof(r)) }
 
 // earlier is what the journal keeps of a post's state: what the sync filters test without its
 // text (identity, type, status, protection, parent, terms, dates and linked posts), in memory of
@@ -186,11 +457,11 @@ func diffList(a, b []*mapping.Post, old, next *Snapshot) []change {
 		case a[i] == b[j]:
 			i, j = i+1, j+1
 		case !sameIn(old, b[j]): // added or changed: recorded where next has it
-			out = append(out, change{version: next.Version, id: b[j].ID, before: postOf(old, b[j].ID)})
+			out = append(out, change{id: b[j].ID, before: postOf(old, b[j].ID)})
 			j++
 		case !sameIn(next, a[i]): // removed or changed (then recorded from next's side)
 			if _, has := next.Post(a[i].ID); !has {
-				out = append(out, change{version: next.Version, id: a[i].ID, before: a[i]})
+				out = append(out, change{id: a[i].ID, before: a[i]})
 			}
 			i++
 		default:
@@ -200,13 +471,13 @@ func diffList(a, b []*mapping.Post, old, next *Snapshot) []change {
 
 	for ; j < len(b); j++ {
 		if !sameIn(old, b[j]) {
-			out = append(out, change{version: next.Version, id: b[j].ID, before: postOf(old, b[j].ID)})
+			out = append(out, change{id: b[j].ID, before: postOf(old, b[j].ID)})
 		}
 	}
 
 	for ; i < len(a); i++ {
 		if _, has := next.Post(a[i].ID); !has {
-			out = append(out, change{version: next.Version, id: a[i].ID, before: a[i]})
+			out = append(out, change{id: a[i].ID, before: a[i]})
 		}
 	}
 
@@ -218,13 +489,13 @@ func diffAll(a, b []*mapping.Post, old, next *Snapshot) []change {
 	var out []change
 	for _, p := range b {
 		if !sameIn(old, p) {
-			out = append(out, change{version: next.Version, id: p.ID, before: postOf(old, p.ID)})
+			out = append(out, change{id: p.ID, before: postOf(old, p.ID)})
 		}
 	}
 
 	for _, p := range a {
 		if _, has := next.Post(p.ID); !has {
-			out = append(out, change{version: next.Version, id: p.ID, before: p})
+			out = append(out, change{id: p.ID, before: p})
 		}
 	}
 

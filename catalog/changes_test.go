@@ -1,17 +1,21 @@
 package catalog
 
 import (
+	"context"
+	"errors"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"calshim/cmsclient"
 	"calshim/mapping"
 )
 
-// The journal answers what changed after a version, with each post's state then (without its
-// text), and stops answering versions it has forgotten.
+// Without the feed, the journal answers what changed after a version, with each post's state then
+// (without its text), and stops answering versions it has forgotten.
 func TestJournalChangesSince(t *testing.T) {
 	types := Types{Event: "tribe_events", Venue: "tribe_venue", Organizer: "tribe_organizer"}
 	a := &mapping.Post{Text: mapping.TextFields{Type: "tribe_events", Title: "a"}.Pack(), ID: 1}
@@ -39,19 +43,20 @@ func TestJournalChangesSince(t *testing.T) {
 	})
 	publish(func() { delete(posts, 2) })
 
-	epoch := c.SyncEpoch()
-	got, ok := c.ChangesSince(epoch, 1, version)
-	if !ok || len(got) != 2 || got[1] == nil || got[1].Type() != "tribe_events" || got[1].Title() != "" ||
-		got[2] != nil {
-		t.Errorf("since 1: %v %v", got, ok)
+	ctx, snap := context.Background(), c.Snapshot()
+	epoch, _ := c.SyncPoint(snap)
+	got, err := c.ChangesSince(ctx, epoch, 1, snap)
+	if err != nil || len(got) != 2 || got[1].Before == nil || got[1].Type != "tribe_events" ||
+		got[1].Before.Title() != "" || got[2].Before != nil || !got[2].Known {
+		t.Errorf("since 1: %v %v", got, err)
 	}
 
-	if got, ok := c.ChangesSince(epoch, 3, version); !ok || len(got) != 1 || got[2].Type() != "tribe_venue" {
-		t.Errorf("since 3: %v %v", got, ok)
+	if got, err := c.ChangesSince(ctx, epoch, 3, snap); err != nil || len(got) != 1 || got[2].Type != "tribe_venue" {
+		t.Errorf("since 3: %v %v", got, err)
 	}
 
-	if _, ok := c.ChangesSince("other", 1, version); ok {
-		t.Error("another epoch answered")
+	if _, err := c.ChangesSince(ctx, "other", 1, snap); !errors.Is(err, ErrSyncExpired) {
+		t.Errorf("another epoch answered: %v", err)
 	}
 
 	// Unchanged copies are no change; beyond MaxChangeBytes the oldest versions are forgotten.
@@ -59,12 +64,12 @@ func TestJournalChangesSince(t *testing.T) {
 		posts[1] = &mapping.Post{Text: mapping.TextFields{Type: "tribe_events", Title: "a2"}.Pack(), ID: 1}
 	})
 	publish(func() { posts[3] = &mapping.Post{Text: mapping.TextFields{Type: "tribe_organizer"}.Pack(), ID: 3} })
-	if got, ok := c.ChangesSince(epoch, 5, version); !ok || len(got) != 1 {
-		t.Errorf("since 5: %v %v", got, ok)
+	if got, err := c.ChangesSince(ctx, epoch, 5, c.Snapshot()); err != nil || len(got) != 1 {
+		t.Errorf("since 5: %v %v", got, err)
 	}
 
-	if _, ok := c.ChangesSince(epoch, 1, version); ok {
-		t.Error("a forgotten version answered")
+	if _, err := c.ChangesSince(ctx, epoch, 1, c.Snapshot()); !errors.Is(err, ErrSyncExpired) {
+		t.Errorf("a forgotten version answered: %v", err)
 	}
 }
 
@@ -165,12 +170,13 @@ func TestJournalBytesBound(t *testing.T) {
 		}
 	}
 
-	epoch := c.SyncEpoch()
-	if _, ok := c.ChangesSince(epoch, 2, 400); ok {
-		t.Error("a version the bound dropped answered")
+	snap := c.Snapshot()
+	epoch, _ := c.SyncPoint(snap)
+	if _, err := c.ChangesSince(context.Background(), epoch, 2, snap); !errors.Is(err, ErrSyncExpired) {
+		t.Errorf("a version the bound dropped answered: %v", err)
 	}
-	if got, ok := c.ChangesSince(epoch, 399, 400); !ok || len(got) != 3 {
-		t.Errorf("the last version: %v %v", got, ok)
+	if got, err := c.ChangesSince(context.Background(), epoch, 399, snap); err != nil || len(got) != 3 {
+		t.Errorf("the last version: %v %v", got, err)
 	}
 }
 
@@ -203,7 +209,7 @@ func journalHeap(saves int) uint64 {
 func TestJournalRecordsBeforePublishing(t *testing.T) {
 	types := Types{Event: "tribe_events", Venue: "tribe_venue", Organizer: "tribe_organizer"}
 	c := New(nil, Options{Types: types})
-	epoch := c.SyncEpoch()
+	epoch := c.journal.epochID()
 	const versions = 3000
 	done := make(chan int)
 	go func() {
@@ -213,7 +219,7 @@ func TestJournalRecordsBeforePublishing(t *testing.T) {
 			if snap == nil || snap.Version == seen {
 				continue
 			}
-			if got, ok := c.ChangesSince(epoch, snap.Version-1, snap.Version); !ok || len(got) != 1 {
+			if got, err := c.ChangesSince(context.Background(), epoch, int64(snap.Version-1), snap); err != nil || len(got) != 1 {
 				missed++
 			}
 			seen = snap.Version
@@ -230,5 +236,91 @@ func TestJournalRecordsBeforePublishing(t *testing.T) {
 	}
 	if missed := <-done; missed > 0 {
 		t.Errorf("%d versions were readable before their changes were journaled", missed)
+	}
+}
+
+// With the feed, a changed post's state at a sequence is known from the first change recorded after
+// it when the snapshot that change replaced was at the sequence or later; a change recorded at the
+// sequence itself by a write's refresh, a snapshot straddling the sequence, or a sequence the
+// journal does not reach back to leave it unknown; none recorded, it is as the catalog holds it now.
+func TestJournalBeforeAtSequence(t *testing.T) {
+	state := func(title string) *mapping.Post {
+		return &mapping.Post{Text: mapping.TextFields{Type: "tribe_events", Title: title}.Pack()}
+	}
+	j := &journal{started: true, ident: "L", floor: 10, entries: []change{
+		{from: 10, pos: 12, id: 1, before: state("1 at 10")}, // the poll that led to 12
+		{from: 12, pos: 12, id: 2, before: state("2 at 12")}, // a refresh at 12
+		{from: 12, pos: 15, id: 3, before: state("3 at 12")},
+		{from: 15, pos: 15, id: 1, before: state("1 at 15")},
+		{from: 15, pos: 20, id: 1, before: state("1 later")},
+	}}
+	rows := []cmsclient.LogRow{{Seq: 13, ID: 1, Type: "tribe_events"}, {Seq: 14, ID: 2, Type: "tribe_events"},
+		{Seq: 15, ID: 3, Type: "tribe_events"}}
+	now := state("3 now")
+	now.ID = 3
+	types := Types{Event: "tribe_events"}
+	known := func(ident string, since, until int64) map[int]string {
+		snap := build(Snapshot{types: types}, map[int]*mapping.Post{3: now}, nil, nil)
+		snap.pos = &syncPos{log: "L"}
+		snap.pos.seq.Store(until)
+		out := map[int]string{}
+		for id, c := range j.before(ident, rows, since, snap) {
+			switch {
+			case c.Type != "tribe_events":
+				t.Errorf("%d: type %q", id, c.Type)
+			case c.Known && c.Before == nil:
+				out[id] = "none"
+			case c.Known:
+				out[id] = c.Before.Title()
+			}
+		}
+		return out
+	}
+
+	for _, c := range []struct {
+		ident        string
+		since, until int64
+		want         map[int]string
+	}{
+		{"L", 12, 20, map[int]string{1: "1 at 15", 3: "3 at 12"}},
+		{"L", 13, 20, map[int]string{1: "1 at 15", 2: "none"}}, // 12 → 15 straddles 13: 3 unknown
+		{"L", 12, 14, map[int]string{1: "none", 3: "3 now"}},   // nothing recorded after 12 up to 14: as now
+		{"L", 10, 20, map[int]string{}},                        // the floor after a drop: changes at it may be forgotten
+		{"M", 12, 20, map[int]string{}},
+	} {
+		if got := known(c.ident, c.since, c.until); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s since %d until %d: known %v, want %v", c.ident, c.since, c.until, got, c.want)
+		}
+	}
+
+	j.exact = true // the journal started at 10: every change after it is recorded
+	want := map[int]string{1: "1 at 10", 2: "2 at 12", 3: "3 at 12"}
+	if got := known("L", 10, 20); !reflect.DeepEqual(got, want) {
+		t.Errorf("since its start: known %v, want %v", got, want)
+	}
+}
+
+// Rows and earlier states share the bound: the oldest of either go first, and what went expires
+// the positions before it.
+func TestJournalTrimsRowsAndEntries(t *testing.T) {
+	row := cmsclient.LogRow{Type: "tribe_events"}
+	j := &journal{started: true, ident: "L", floor: 10, rowFloor: 10, rowTop: 10}
+	for seq := int64(11); seq <= 20; seq++ {
+		row.Seq, row.ID = seq, int(seq)
+		j.rows = append(j.rows, row)
+		j.bytes += rowSize(row)
+		j.entries = append(j.entries, change{from: seq - 1, pos: seq, id: int(seq)})
+		j.bytes += changeSize(change{})
+	}
+	j.rowTop = 20
+	j.trim(5 * (rowSize(row) + changeSize(change{})))
+	if len(j.rows) != 5 || len(j.entries) != 5 || j.rowFloor != 15 || j.floor != 15 {
+		t.Errorf("kept %d rows from %d, %d entries from %d", len(j.rows), j.rowFloor, len(j.entries), j.floor)
+	}
+	if rows, floor := j.rowsSince("L", 12, 20); floor != 15 || len(rows) != 5 {
+		t.Errorf("since 12: %d rows, floor %d: the rows after 12 up to 15 must come from the plugin", len(rows), floor)
+	}
+	if rows, floor := j.rowsSince("L", 17, 20); floor != 17 || len(rows) != 3 {
+		t.Errorf("since 17: %d rows, floor %d", len(rows), floor)
 	}
 }

@@ -188,6 +188,8 @@ func (c *Catalog) pollFeed(ctx context.Context) error {
 	}
 	if next != cur {
 		c.publish(next)
+	} else {
+		c.advanced(cur)
 	}
 	c.feed.published()
 	c.disk.unconfirmed.Store(false)
@@ -220,6 +222,7 @@ func (c *Catalog) catchUp(ctx context.Context, cur *Snapshot, check bool) (*Snap
 		if cur, err = c.reconcileIDs(ctx, cur, ch.IDs); err != nil {
 			return nil, err
 		}
+		c.addRows(seq, ch.Seq, ch.Rows)
 		seq = ch.Seq
 		if ch.NewestMS > 0 {
 			lag = max(0, time.Now().UnixMilli()-ch.NewestMS)

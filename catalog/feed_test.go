@@ -29,6 +29,7 @@ type fakeFeed struct {
 	page, failAt int
 	// noMedia: a plugin older than the media route (404).
 	noMedia bool
+	rowRequests  int // changes/rows requests answered
 }
 
 func newFakeFeed(fake *wpfake.Server) *fakeFeed {
@@ -52,6 +53,8 @@ func (f *fakeFeed) serve(w http.ResponseWriter, r *http.Request) bool {
 	switch r.URL.Path {
 	case "/wp-json/calshim/v1/changes":
 		f.changesAnswer(w, q.Get("since"), q.Get("ids"))
+	case "/wp-json/calshim/v1/changes/rows":
+		f.rowsAnswer(w, q.Get("since"), q.Get("until"))
 	case "/wp-json/calshim/v1/bulk":
 		f.bulkAnswer(w, q.Get("type"), q.Get("from"), q.Get("to"))
 	case "/wp-json/calshim/v1/checksums":
@@ -85,7 +88,7 @@ func (f *fakeFeed) changesAnswer(w http.ResponseWriter, sinceArg, ids string) {
 			"data": map[string]any{"status": 410}})
 		return
 	}
-	posts := map[string]map[string]any{}
+	posts, rows := map[string]map[string]any{}, []any{}
 	upTo := f.seq
 	if f.page > 0 && since+int64(f.page) < f.seq {
 		upTo = since + int64(f.page)
@@ -102,15 +105,48 @@ func (f *fakeFeed) changesAnswer(w http.ResponseWriter, sinceArg, ids string) {
 			posts[c[0]] = set
 		}
 		id, _ := strconv.Atoi(c[1])
+		rows = append(rows, f.row(s, c))
 		set["changed"] = append(set["changed"].([]int), id)
 		if f.has(c[0], id) {
 			set["items"] = append(set["items"].([]any), f.fake.Item(c[0], id))
 			f.addDigest(set, c[0], id)
 		}
 	}
-	head["posts"], head["terms"] = posts, map[string]any{}
+	head["posts"], head["terms"], head["rows"] = posts, map[string]any{}, rows
 	f.addIDs(head, ids)
 	head["media"] = map[string]any{"changed": []int{}, "items": []any{}}
+	writeJSON(w, http.StatusOK, head)
+}
+
+// row is the change at seq as the feed and the rows route list it.
+func (f *fakeFeed) row(seq int64, c [2]string) map[string]any {
+	id, _ := strconv.Atoi(c[1])
+	return map[string]any{"seq": seq, "id": id, "type": c[0], "deleted": !f.has(c[0], id)}
+}
+
+// rowsAnswer is the plugin's changes/rows: the rows after since up to until, f.page per answer
+// when set.
+func (f *fakeFeed) rowsAnswer(w http.ResponseWriter, sinceArg, untilArg string) {
+	f.rowRequests++
+	since, _ := strconv.ParseInt(sinceArg, 10, 64)
+	until, _ := strconv.ParseInt(untilArg, 10, 64)
+	head := map[string]any{"log": f.log, "site": "http://cms", "head": f.seq, "floor": f.floor}
+	if since < f.floor || since > f.seq {
+		writeJSON(w, http.StatusGone, map[string]any{"code": "calshim_changes_expired", "message": "reload",
+			"data": map[string]any{"status": 410}})
+		return
+	}
+	upTo := min(until, f.seq)
+	if f.page > 0 && since+int64(f.page) < upTo {
+		upTo, head["more"] = since+int64(f.page), true
+	}
+	rows := []any{}
+	for s := since + 1; s <= upTo; s++ {
+		if c, ok := f.changes[s]; ok {
+			rows = append(rows, f.row(s, c))
+		}
+	}
+	head["seq"], head["rows"] = upTo, rows
 	writeJSON(w, http.StatusOK, head)
 }
 

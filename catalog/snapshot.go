@@ -25,6 +25,7 @@ type Snapshot struct {
 	// Authenticated tells whether the catalog was loaded with a service credential (so it holds drafts,
 	// private posts and passwords) or anonymously (published posts only).
 	Authenticated bool
+	pos           *syncPos // where in the change log it stands (changes.go); nil without the feed
 
 	posts map[int]*mapping.Post
 	terms map[int]*mapping.Term

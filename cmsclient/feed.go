@@ -33,10 +33,26 @@ type Changes struct {
 	Terms    map[string]ChangedSet `json:"terms"`     // by taxonomy REST base
 	Media    ChangedSet            `json:"media"`
 	Options  []string              `json:"options"` // names of the settings that changed
+	Rows     []LogRow              `json:"rows"`    // the answer's rows of posts of the three types
 	// IDs, when asked for (IDsList), lists every post ID by type, to notice writes made around
 	// WordPress' APIs; Counts (IDsCount) is the cheap check first: per type, how many and their sum.
 	IDs    map[string][]int   `json:"ids"`
 	Counts map[string]IDCount `json:"counts"`
+}
+
+// LogRow is one row of the change log about a post of the three types.
+type LogRow struct {
+	Seq     int64  `json:"seq"`
+	ID      int    `json:"id"`
+	Type    string `json:"type"`
+	Deleted bool   `json:"deleted"`
+}
+
+// ChangeRows is one page of the log's rows of posts (ChangeRows).
+type ChangeRows struct {
+	FeedHead
+	More bool     `json:"more"` // rows follow after Seq: ask again from there
+	Rows []LogRow `json:"rows"`
 }
 
 // IDCount is how many posts of a type WordPress has in the statuses calshim reads, and the sum of
@@ -93,6 +109,21 @@ func (c *Client) Changes(ctx context.Context, since int64, ids string) (*Changes
 		return nil, fmt.Errorf("cmsclient: change feed: %w", err)
 	}
 	return &ch, nil
+}
+
+// ChangeRows reads the log's rows of posts after since up to until, one page: when More, the next
+// page follows Seq. A since the log no longer holds answers an *Error with status 410.
+func (c *Client) ChangeRows(ctx context.Context, since, until int64) (*ChangeRows, error) {
+	q := url.Values{"since": {strconv.FormatInt(since, 10)}, "until": {strconv.FormatInt(until, 10)}}
+	res, err := c.Get(ctx, sync1+"changes/rows", q)
+	if err != nil {
+		return nil, err
+	}
+	var out ChangeRows
+	if err := json.Unmarshal(res.Body, &out); err != nil {
+		return nil, fmt.Errorf("cmsclient: change log rows: %w", err)
+	}
+	return &out, nil
 }
 
 // BulkIDs lists the IDs of every post of a type in the statuses the service credential reads.

@@ -106,9 +106,10 @@ type ICal struct {
 
 // Sync tunes the clients' delta sync (sync_token).
 type Sync struct {
-	// MaxBytes bounds, in bytes, the post changes each catalog remembers for sync tokens (of each
-	// earlier state only what the sync filters test, not its text): a token older than the oldest
-	// change remembered answers 410 and the client lists afresh.
+	// MaxBytes bounds, in bytes, what each catalog remembers for sync tokens: the change log's rows
+	// of posts and the earlier states of changed posts (only what the sync filters test, not their
+	// text). An older token is answered from the plugin's log; one with more changes since than the
+	// bound holds answers 410 and the client lists afresh.
 	MaxBytes int `yaml:"max_bytes"`
 }
 

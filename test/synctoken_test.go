@@ -12,7 +12,13 @@ import (
 // dates) and deletes it at the end of the test.
 func syncEvent(t *testing.T, title string, day int) int {
 	t.Helper()
-	d := "2034-05-" + strconv.Itoa(10+day)
+	return eventOn(t, title, "2034-05-"+strconv.Itoa(10+day))
+}
+
+// eventOn creates a published event directly in WordPress on day d (YYYY-MM-DD) and deletes it at
+// the end of the test.
+func eventOn(t *testing.T, title, d string) int {
+	t.Helper()
 	ev := wp(t, http.MethodPost, "/wp/v2/tribe_events", map[string]any{"title": title,
 		"status": "publish",
 		"meta": map[string]any{"_EventStartDate": d + " 10:00:00", "_EventEndDate": d + " 11:00:00",

@@ -1125,6 +1125,15 @@ final class Calshim_Changes {
 				'ids'   => [ 'type' => 'string', 'enum' => [ 'true', 'false', '1', '0', 'count' ] ],
 			],
 		] );
+		register_rest_route( 'calshim/v1', '/changes/rows', [
+			'methods'             => 'GET',
+			'callback'            => [ __CLASS__, 'rows_route' ],
+			'permission_callback' => $read,
+			'args'                => [
+				'since' => [ 'type' => 'integer', 'minimum' => 0, 'required' => true ],
+				'until' => [ 'type' => 'integer', 'minimum' => 0, 'required' => true ],
+			],
+		] );
 		register_rest_route( 'calshim/v1', '/changes/prune', [
 			'methods'             => 'POST',
 			'callback'            => [ __CLASS__, 'prune_route' ],
@@ -1238,7 +1247,8 @@ final class Calshim_Changes {
 	 * changes after it (at most BATCH rows, `more` when others follow), with the changed posts, terms and
 	 * featured images in full as wp/v2 renders them (calshim reads them like its wp/v2 lists), the IDs changed
 	 * per type (an ID changed but absent from the items is gone for the caller: deleted, or out of the
-	 * statuses or language it reads), the deleted IDs, the options changed, and `seq` to continue from. A
+	 * statuses or language it reads), the deleted IDs, the options changed, the rows of posts (`rows`: seq, id,
+	 * type, deleted; what calshim answers its clients' sync tokens from), and `seq` to continue from. A
 	 * since past the head (a reset or restored log) or below the floor (pruned) answers 410: reload.
 	 * Query parameters other than since (e.g. a multilingual site's lang) are passed on to the wp/v2 reads.
 	 */
@@ -1260,6 +1270,7 @@ final class Calshim_Changes {
 		$answer['seq']       = $rows ? (int) end( $rows )->seq : $since;
 		$answer['more']      = $more;
 		$answer['newest_ms'] = $rows ? (int) end( $rows )->changed_ms : 0;
+		$answer['rows']      = self::post_rows( $rows );
 		$answer              = array_merge( $answer, self::content( $rows, self::forwarded( $request ) ) );
 		$ids = $request->get_param( 'ids' );
 		if ( 'count' === $ids ) {
@@ -1268,6 +1279,49 @@ final class Calshim_Changes {
 			$answer['ids'] = self::all_ids();
 		}
 		return $answer;
+	}
+
+	/** Rows of the rows route per answer at most. */
+	const ROWS_MAX = 5000;
+
+	/**
+	 * GET /calshim/v1/changes/rows?since=SEQ&until=SEQ: the log's post rows after since up to until, in
+	 * sequence order, as (seq, id, type, deleted) only, at most ROWS_MAX (`more` when others follow). calshim
+	 * answers a client's sync token older than what it followed itself with them (which posts changed since
+	 * the token's sequence); until is a sequence its catalog already passed, so no hole is still open below
+	 * it. A since below the floor (pruned) or past the head answers 410, as the feed does.
+	 */
+	public static function rows_route( WP_REST_Request $request ) {
+		global $wpdb;
+		self::ensure_table();
+		$answer = self::head_answer();
+		$since  = (int) $request->get_param( 'since' );
+		$until  = min( (int) $request->get_param( 'until' ), $answer['head'] );
+		if ( $since > $answer['head'] ) {
+			return self::gone( 'calshim_changes_unknown', 'The sequence is past the head of this change log (a reset or restored site).', $answer );
+		}
+		if ( $since < $answer['floor'] ) {
+			return self::gone( 'calshim_changes_expired', 'The sequence is older than the retention of the change log.', $answer );
+		}
+		$table = self::table();
+		$rows  = $wpdb->get_results( $wpdb->prepare( "SELECT seq, kind, object_type, object_id, deleted FROM $table WHERE seq > %d AND seq <= %d ORDER BY seq LIMIT %d", $since, $until, self::ROWS_MAX + 1 ) ); // phpcs:ignore WordPress.DB.PreparedSQL
+		$more  = count( $rows ) > self::ROWS_MAX;
+		$rows  = array_slice( $rows, 0, self::ROWS_MAX );
+		$answer['seq']  = $rows && $more ? (int) end( $rows )->seq : $until;
+		$answer['more'] = $more;
+		$answer['rows'] = self::post_rows( $rows );
+		return $answer;
+	}
+
+	/** The rows of posts of the three types, as (seq, id, type, deleted). */
+	private static function post_rows( array $rows ) {
+		$out = [];
+		foreach ( $rows as $row ) {
+			if ( 'post' === $row->kind && isset( Calshim_Bridge::META[ $row->object_type ] ) ) {
+				$out[] = [ 'seq' => (int) $row->seq, 'id' => (int) $row->object_id, 'type' => $row->object_type, 'deleted' => ! empty( $row->deleted ) ];
+			}
+		}
+		return $out;
 	}
 
 	private static function gone( $code, $message, array $head ) {

@@ -1,0 +1,84 @@
+package test
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"calshim/internal/cluster"
+)
+
+// A sync token names the plugin's change log and a position in it: taken on one replica, it
+// answers the same delta on every replica behind haproxy, and on the replica that issued it after
+// that replica restarted.
+func TestSyncTokenAcrossReplicas(t *testing.T) {
+	c, err := cluster.Start(cluster.Config{Bin: shimBin, Dir: t.TempDir(), WPURL: wpEnv["WP_URL"],
+		Replicas: 3, Env: []string{
+			"CALSHIM_UPSTREAM_USER=" + wpEnv["CALSHIM_UPSTREAM_USER"],
+			"CALSHIM_UPSTREAM_APP_PASSWORD=" + wpEnv["CALSHIM_UPSTREAM_APP_PASSWORD"],
+			"CALSHIM_CATALOG_POLL_INTERVAL=1s", "CALSHIM_SHUTDOWN_DRAIN=" + replicaDrain,
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+
+	const query = "?start_date=2036-06-01&end_date=2036-06-30"
+	edited := eventOn(t, "Replica Sync Edited", "2036-06-11")
+	deleted := eventOn(t, "Replica Sync Deleted", "2036-06-12")
+	for _, r := range c.Replicas {
+		eventually(t, fmt.Sprintf("replica %d lists the fixtures", r.Index), func() bool {
+			return len(list(at(getAt(t, r.URL, "/events"+query, nil).body, "events"))) == 2
+		})
+	}
+	token := getAt(t, c.Replicas[0].URL, "/events"+query, nil).header.Get("X-Calshim-Sync-Token")
+
+	created := eventOn(t, "Replica Sync Created", "2036-06-13")
+	wp(t, http.MethodPost, "/wp/v2/tribe_events/"+strconv.Itoa(edited), map[string]any{"title": "Edited again"})
+	wp(t, http.MethodDelete, "/wp/v2/tribe_events/"+strconv.Itoa(deleted)+"?force=true", nil)
+	want := syncAnswer{events: sorted(created, edited), deleted: []int{deleted}}
+
+	var answered []string
+	ask := func(name, base string) {
+		a, r := replicaSync(t, base, query, token, want)
+		if r.status == http.StatusOK && slices.Equal(a.events, want.events) && slices.Equal(a.deleted, want.deleted) {
+			answered = append(answered, name)
+			return
+		}
+		t.Errorf("%s: %d events %v deleted %v, want %v %v: %.300s", name, r.status, a.events, a.deleted,
+			want.events, want.deleted, r.raw)
+	}
+	for _, r := range c.Replicas {
+		ask(fmt.Sprintf("replica %d", r.Index), r.URL)
+	}
+	for i := range len(c.Replicas) {
+		ask(fmt.Sprintf("haproxy %d", i), c.LB)
+	}
+	mustDo(t, c.Replicas[0].Term(15*time.Second))
+	mustDo(t, c.Replicas[0].Start())
+	mustDo(t, c.WaitUp(0, 30*time.Second))
+	ask("replica 0 restarted", c.Replicas[0].URL)
+	t.Logf("the token answered the delta on %d of 7 asks: %v", len(answered), answered)
+}
+
+// replicaSync asks base for the delta of token until it answers want, or for 15 s (the replica may
+// not have polled the changes yet; a 410 is final); it returns the last answer.
+func replicaSync(t *testing.T, base, query, token string, want syncAnswer) (syncAnswer, reply) {
+	t.Helper()
+	shim0 := shim
+	shim = base
+	defer func() { shim = shim0 }()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		a, r := syncCall(t, "", query, token)
+		done := r.status == http.StatusOK && slices.Equal(a.events, want.events) &&
+			slices.Equal(a.deleted, want.deleted)
+		if done || r.status == http.StatusGone || time.Now().After(deadline) {
+			return a, r
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
