@@ -74,8 +74,10 @@ func TestWPv2ShowsNoMoreThanV1(t *testing.T) {
 
 // exposureFixtures creates, as the administrator, a password-protected and a draft venue and
 // organizer, a password-protected, draft, private and scheduled event that use them, and last a
-// public event; it returns once calshim has seen the last.
+// public event; it returns once calshim has seen the last, and deletes them all when the test ends.
 func exposureFixtures(t *testing.T) []exposed {
+	// Registered first, so it runs after the deletions: the tests after this one see the seed alone.
+	t.Cleanup(func() { waitSynced(t) })
 	day := time.Now().AddDate(0, 0, 6).Format("2006-01-02")
 	later := time.Now().AddDate(0, 1, 0).Format("2006-01-02")
 	var out []exposed
