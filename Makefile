@@ -106,3 +106,9 @@ bench: build
 # freshness of direct edits (reseeds the rig; see scripts/bench-sync.sh).
 bench-sync: wordpress
 	scripts/bench-sync.sh
+
+# The WordPress plugin as a zip for Plugins > Add New > Upload Plugin: bin/calshim-plugin.zip
+# (scripts/plugin-zip.sh; the must-use install copies cmsclient/wordpress/calshim.php instead).
+.PHONY: plugin-zip
+plugin-zip:
+	scripts/plugin-zip.sh

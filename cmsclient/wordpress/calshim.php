@@ -1,11 +1,12 @@
 <?php
 /**
  * Plugin Name: calshim bridge
- * Description: Exposes The Events Calendar's storage (post types tribe_events, tribe_venue, tribe_organizer, taxonomy tribe_events_cat, the _Event..., _Venue... and _Organizer... meta keys) over the core WordPress REST API (wp/v2), so that the calshim service can serve the TEC REST API v1 from it. Install as a must-use plugin (copy this file into wp-content/mu-plugins/).
+ * Description: Exposes The Events Calendar's storage (post types tribe_events, tribe_venue, tribe_organizer, taxonomy tribe_events_cat, the _Event..., _Venue... and _Organizer... meta keys) over the core WordPress REST API (wp/v2), so that the calshim service can serve the TEC REST API v1 from it. Install it as a plugin (calshim-plugin.zip) or as a must-use plugin (copy this file into wp-content/mu-plugins/).
  * Version: 0.3.0
  * Requires at least: 5.7
  * Requires PHP: 7.4
  * License: GPL-2.0-or-later
+ * Text Domain: calshim
  *
  * Why this plugin exists
  * ----------------------
@@ -46,11 +47,20 @@
  *      version, under a lock on the object.
  *
  * The plugin never writes content. It writes options only to put roles and capabilities in place (once per
- * plugin version and each capability once, see ensure_roles()) and to keep its change log (identity, pruning
- * floor).
+ * plugin version and each capability once, see ensure_roles()), to keep its change log (identity, pruning
+ * floor) and to note when calshim last read the change feed (Calshim_Admin, with the plugin's activation,
+ * uninstall, WP-CLI commands and Site Health tests).
  */
 
 defined( 'ABSPATH' ) || exit;
+
+// One copy at a time: on a site with both the must-use copy and the regular plugin, the copy WordPress loads
+// first (must-use plugins load before plugins) runs, and the other stops here instead of declaring the
+// classes again (a fatal error).
+if ( defined( 'CALSHIM_PLUGIN_FILE' ) ) {
+	return;
+}
+define( 'CALSHIM_PLUGIN_FILE', __FILE__ );
 
 /**
  * Calshim_Bridge groups the plugin's hooks. All methods are static: it holds no state besides small caches.
@@ -1059,7 +1069,7 @@ final class Calshim_Changes {
 		return $ok;
 	}
 
-	private static function table() {
+	public static function table() {
 		global $wpdb;
 		return $wpdb->prefix . 'calshim_changes';
 	}
@@ -1214,7 +1224,7 @@ final class Calshim_Changes {
 		return self::head_answer();
 	}
 
-	private static function ensure_table() {
+	public static function ensure_table() {
 		if ( get_option( self::SCHEMA_OPTION ) !== self::SCHEMA ) {
 			self::create_table();
 		}
@@ -2163,3 +2173,323 @@ final class Calshim_Precondition {
 }
 
 Calshim_Precondition::boot();
+
+/**
+ * Calshim_Admin is what a site's administrator meets: the plugin's activation and uninstall when it is installed
+ * as a regular plugin (a must-use plugin is never activated nor uninstalled: there the change log creates its
+ * table on first use, as it does in any case when the table is missing), the note of calshim's last poll, the
+ * Site Health tests, and the WP-CLI commands (Calshim_CLI) when WP-CLI loads WordPress.
+ */
+final class Calshim_Admin {
+
+	/** Option holding when calshim last read the change feed (unix seconds). */
+	const LAST_POLL_OPTION = 'calshim_last_poll';
+
+	/** Seconds between two notes of a poll: calshim reads the feed every second or so, the note is for people. */
+	const POLL_NOTE_EVERY = 60;
+
+	/** Seconds without a poll after which Site Health says calshim may be stopped. */
+	const POLL_STALE = 600;
+
+	/** Rows of the change log above which Site Health recommends pruning (filter calshim_health_log_rows_max). */
+	const LOG_ROWS_MAX = 1000000;
+
+	/** The post types' capabilities (TEC's names): the only ones uninstall takes back from other roles. */
+	const TYPE_CAPS = '/_tribe_(events|venues|organizers)$/';
+
+	public static function boot() {
+		if ( ! self::must_use() ) {
+			register_activation_hook( CALSHIM_PLUGIN_FILE, [ __CLASS__, 'activate' ] );
+		}
+		add_filter( 'rest_request_after_callbacks', [ __CLASS__, 'note_poll' ], 10, 3 );
+		add_filter( 'site_status_tests', [ __CLASS__, 'health_tests' ] );
+		if ( defined( 'WP_CLI' ) && WP_CLI ) {
+			Calshim_CLI::register();
+		}
+	}
+
+	/** Whether the copy of the plugin that runs is the must-use one. */
+	public static function must_use() {
+		$dir = realpath( WPMU_PLUGIN_DIR );
+		return false !== $dir && wp_normalize_path( dirname( CALSHIM_PLUGIN_FILE ) ) === wp_normalize_path( $dir );
+	}
+
+	/**
+	 * Activation: the change log table (created again when it went missing while the plugin was inactive),
+	 * and the uninstall callback (WordPress keeps it in an option).
+	 */
+	public static function activate() {
+		delete_option( Calshim_Changes::SCHEMA_OPTION );
+		Calshim_Changes::ensure_table();
+		register_uninstall_hook( CALSHIM_PLUGIN_FILE, [ __CLASS__, 'uninstall' ] );
+	}
+
+	/**
+	 * Uninstall: removes what the plugin put into the site: the change log table, every calshim_* option, the
+	 * calshim_reader role, and the post types' capabilities it granted to other roles (ensure_roles() keeps
+	 * the record). Those capabilities stay when The Events Calendar is installed, active or not: they are its
+	 * own (the same names), and it granted them too. Users are kept (the reader is left without a role).
+	 * Nothing is removed while a must-use copy of the plugin runs: that copy still uses it all.
+	 */
+	public static function uninstall() {
+		global $wpdb;
+		if ( self::must_use() ) {
+			return;
+		}
+		remove_action( 'shutdown', [ 'Calshim_Changes', 'flush' ], 1 ); // would create the table again
+		$wpdb->query( 'DROP TABLE IF EXISTS ' . Calshim_Changes::table() ); // phpcs:ignore WordPress.DB.PreparedSQL
+		$granted = get_option( Calshim_Bridge::GRANTED_OPTION );
+		remove_role( Calshim_Bridge::READER_ROLE );
+		if ( is_array( $granted ) && ! self::tec_installed() ) {
+			foreach ( $granted as $role_name => $caps ) {
+				$role = get_role( $role_name );
+				foreach ( $role ? preg_grep( self::TYPE_CAPS, (array) $caps ) : [] as $cap ) {
+					$role->remove_cap( $cap );
+				}
+			}
+		}
+		foreach ( $wpdb->get_col( "SELECT option_name FROM {$wpdb->options} WHERE option_name LIKE 'calshim\\_%'" ) as $name ) {
+			delete_option( $name );
+		}
+	}
+
+	/** Whether The Events Calendar is active or installed as a plugin. */
+	private static function tec_installed() {
+		return Calshim_Bridge::tec_active() || file_exists( WP_PLUGIN_DIR . '/the-events-calendar/the-events-calendar.php' );
+	}
+
+	/** Notes, at most once a POLL_NOTE_EVERY, that calshim (its reader, or an administrator) read the change feed. */
+	public static function note_poll( $response, $handler, $request ) {
+		if ( $request instanceof WP_REST_Request && '/calshim/v1/changes' === $request->get_route()
+			&& time() - self::last_poll() >= self::POLL_NOTE_EVERY && true === Calshim_Changes::may_read() ) {
+			update_option( self::LAST_POLL_OPTION, time(), true );
+		}
+		return $response;
+	}
+
+	/** When calshim last read the change feed (unix seconds; 0: never). */
+	public static function last_poll() {
+		return (int) get_option( self::LAST_POLL_OPTION, 0 );
+	}
+
+	/**
+	 * The change log's figures: whether its table exists, its rows and bytes, the oldest sequence it keeps (null
+	 * when empty), the head (as the feed reports it) and the floor (the highest pruned sequence).
+	 */
+	public static function log_status() {
+		global $wpdb;
+		$table  = Calshim_Changes::table();
+		$status = [ 'table' => $table, 'exists' => false, 'rows' => 0, 'bytes' => 0, 'oldest' => null, 'head' => 0,
+			'floor' => (int) get_option( Calshim_Changes::FLOOR_OPTION, 0 ) ];
+		if ( $table !== $wpdb->get_var( $wpdb->prepare( 'SHOW TABLES LIKE %s', $wpdb->esc_like( $table ) ) ) ) {
+			return $status;
+		}
+		$row              = $wpdb->get_row( "SELECT COUNT(*) n, MIN(seq) oldest, MAX(seq) newest FROM $table" ); // phpcs:ignore WordPress.DB.PreparedSQL
+		$status['exists'] = true;
+		$status['rows']   = (int) $row->n;
+		$status['oldest'] = null === $row->oldest ? null : (int) $row->oldest;
+		$status['head']   = max( (int) $row->newest, $status['floor'] );
+		$status['bytes']  = (int) $wpdb->get_var( $wpdb->prepare( 'SELECT DATA_LENGTH + INDEX_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = %s', $table ) );
+		return $status;
+	}
+
+	// ---------------------------------------------------------------------------------------------------------
+	// Site Health (Tools > Site Health)
+	// ---------------------------------------------------------------------------------------------------------
+
+	/** Adds the three direct tests. */
+	public static function health_tests( $tests ) {
+		$labels = [
+			'feed'      => __( 'calshim change feed', 'calshim' ),
+			'log_size'  => __( 'calshim change log size', 'calshim' ),
+			'last_poll' => __( 'calshim polls', 'calshim' ),
+		];
+		foreach ( $labels as $name => $label ) {
+			$tests['direct'][ 'calshim_' . $name ] = [ 'label' => $label, 'test' => [ __CLASS__, 'health_' . $name ] ];
+		}
+		return $tests;
+	}
+
+	/** Whether calshim can sync: the plugin's routes are registered and the change log table exists. */
+	public static function health_feed() {
+		$routes = rest_get_server()->get_routes( 'calshim/v1' );
+		if ( ! isset( $routes['/calshim/v1/changes'], $routes['/calshim/v1/bulk'] ) ) {
+			return self::health_result( 'feed', 'critical', __( 'calshim\'s change feed is not served', 'calshim' ),
+				__( 'The REST routes /calshim/v1/changes and /calshim/v1/bulk are not registered, so calshim can neither load the calendar nor follow its changes. Another plugin may disable the REST API or remove routes.', 'calshim' ) );
+		}
+		$log = self::log_status();
+		if ( ! $log['exists'] ) {
+			return self::health_result( 'feed', 'recommended', __( 'calshim\'s change log table does not exist yet', 'calshim' ),
+				/* translators: %s: table name */
+				sprintf( __( 'The table %s is created when the plugin is activated, at the first change of the calendar or at calshim\'s first poll. If it stays missing, the database user may lack the CREATE privilege, and calshim cannot follow changes.', 'calshim' ), '<code>' . esc_html( $log['table'] ) . '</code>' ) );
+		}
+		return self::health_result( 'feed', 'good', __( 'calshim\'s change feed is served', 'calshim' ),
+			/* translators: %s: table name */
+			sprintf( __( 'The change feed and the bulk load calshim syncs through are registered, and the change log table %s exists.', 'calshim' ), '<code>' . esc_html( $log['table'] ) . '</code>' ) );
+	}
+
+	/** Whether the change log stays small enough for calshim to catch up quickly. */
+	public static function health_log_size() {
+		$log   = self::log_status();
+		$max   = (int) apply_filters( 'calshim_health_log_rows_max', self::LOG_ROWS_MAX );
+		/* translators: %s: number of rows */
+		$label = sprintf( __( 'calshim\'s change log holds %s rows', 'calshim' ), number_format_i18n( $log['rows'] ) );
+		if ( $log['rows'] > $max ) {
+			return self::health_result( 'log_size', 'recommended', $label,
+				__( 'The log keeps every change of the calendar for its retention (7 days unless the filter calshim_changes_retention says otherwise) and is pruned at most once an hour. A log this large slows calshim down when it catches up. Shorten the retention, or prune now with <code>wp calshim log prune --days=N</code> (a calshim away for longer than N days then reloads everything).', 'calshim' ) );
+		}
+		return self::health_result( 'log_size', 'good', $label,
+			/* translators: %s: size, e.g. 16 KB */
+			sprintf( __( 'The change log takes %s.', 'calshim' ), size_format( $log['bytes'] ) ) );
+	}
+
+	/** Whether a calshim read the change feed within POLL_STALE. */
+	public static function health_last_poll() {
+		$last = self::last_poll();
+		/* translators: %s: time span, e.g. 5 mins */
+		$when = $last ? sprintf( __( 'calshim last read the change feed %s ago.', 'calshim' ), human_time_diff( $last ) ) : __( 'No calshim has read the change feed of this site yet.', 'calshim' );
+		if ( $last && time() - $last <= self::POLL_STALE ) {
+			return self::health_result( 'last_poll', 'good', __( 'calshim reads the change feed', 'calshim' ), esc_html( $when ) );
+		}
+		return self::health_result( 'last_poll', 'recommended', __( 'calshim has not read the change feed recently', 'calshim' ),
+			esc_html( $when . ' ' . __( 'A running calshim reads it every second or so: it may be stopped, or unable to reach this site or to sign in as its reader (WordPress ignores application passwords without HTTPS). Until it reads the feed again, the calendar it serves misses the changes made here.', 'calshim' ) ) );
+	}
+
+	private static function health_result( $test, $status, $label, $description ) {
+		return [
+			'label'       => $label,
+			'status'      => $status,
+			'badge'       => [ 'label' => 'calshim', 'color' => 'blue' ],
+			'description' => '<p>' . $description . '</p>',
+			'actions'     => '',
+			'test'        => 'calshim_' . $test,
+		];
+	}
+}
+
+/**
+ * Calshim_CLI holds the WP-CLI commands: `wp calshim status`, `wp calshim reader create`, `wp calshim log prune`.
+ */
+final class Calshim_CLI {
+
+	/** Name of the application password `wp calshim reader create` gives the reader. */
+	const APP_PASSWORD_NAME = 'calshim';
+
+	public static function register() {
+		WP_CLI::add_command( 'calshim status', [ __CLASS__, 'status' ] );
+		WP_CLI::add_command( 'calshim reader create', [ __CLASS__, 'reader_create' ] );
+		WP_CLI::add_command( 'calshim log prune', [ __CLASS__, 'log_prune' ] );
+	}
+
+	/**
+	 * Shows the plugin's version, the change log (rows, size, head and oldest sequence) and calshim's last poll.
+	 *
+	 * ## EXAMPLES
+	 *
+	 *     wp calshim status
+	 */
+	public static function status( $args, $assoc_args ) {
+		$log  = Calshim_Admin::log_status();
+		$last = Calshim_Admin::last_poll();
+		WP_CLI::line( 'plugin version: ' . Calshim_Bridge::VERSION . ( Calshim_Admin::must_use() ? ' (must-use plugin)' : ' (plugin)' ) );
+		WP_CLI::line( 'The Events Calendar: ' . ( Calshim_Bridge::tec_active() ? 'active' : 'not active' ) );
+		WP_CLI::line( 'log table: ' . $log['table'] . ( $log['exists'] ? sprintf( ', %d rows, %s', $log['rows'], size_format( $log['bytes'] ) ) : ' (not created yet: created at the first change or poll)' ) );
+		WP_CLI::line( 'head sequence: ' . $log['head'] );
+		WP_CLI::line( 'oldest retained sequence: ' . ( null === $log['oldest'] ? 'none (no rows)' : $log['oldest'] ) . ( $log['floor'] ? ' (pruned up to ' . $log['floor'] . ')' : '' ) );
+		WP_CLI::line( 'last calshim poll: ' . ( $last ? gmdate( 'Y-m-d H:i:s', $last ) . ' UTC (' . human_time_diff( $last ) . ' ago)' : 'never' ) );
+	}
+
+	/**
+	 * Creates calshim's reader: a user with the calshim_reader role (created when missing) and an application
+	 * password named "calshim", printed once as the two lines of calshim's configuration.
+	 *
+	 * ## OPTIONS
+	 *
+	 * [--user=<login>]
+	 * : Login of the reader.
+	 * ---
+	 * default: calshim-reader
+	 * ---
+	 *
+	 * [--rotate]
+	 * : Replace the reader's "calshim" application password (the calshim using it needs the new one).
+	 *
+	 * ## EXAMPLES
+	 *
+	 *     wp calshim reader create
+	 *     wp calshim reader create --user=calendar-sync --rotate
+	 */
+	public static function reader_create( $args, $assoc_args ) {
+		$login = isset( $assoc_args['user'] ) ? (string) $assoc_args['user'] : 'calshim-reader';
+		if ( ! get_role( Calshim_Bridge::READER_ROLE ) ) {
+			WP_CLI::error( 'The calshim_reader role does not exist: it was deleted, and the plugin does not create it again. Create it with `wp role create calshim_reader "calshim reader"` and `wp cap add calshim_reader read ' . Calshim_Bridge::READ_ALL_CAP . '`.' );
+		}
+		$user = get_user_by( 'login', $login );
+		$made = ! $user;
+		if ( $made ) {
+			$id = wp_insert_user( [ 'user_login' => $login, 'user_pass' => wp_generate_password( 32 ), 'display_name' => 'calshim reader', 'role' => Calshim_Bridge::READER_ROLE ] );
+			if ( is_wp_error( $id ) ) {
+				WP_CLI::error( $id->get_error_message() );
+			}
+			$user = get_user_by( 'id', $id );
+		} elseif ( ! in_array( Calshim_Bridge::READER_ROLE, (array) $user->roles, true ) ) {
+			WP_CLI::error( "The user $login exists without the calshim_reader role. If it is calshim's own account, give it the role (wp user set-role $login calshim_reader); otherwise name another user with --user." );
+		}
+		$existing = array_filter( WP_Application_Passwords::get_user_application_passwords( $user->ID ), static function ( $item ) {
+			return self::APP_PASSWORD_NAME === $item['name'];
+		} );
+		if ( $existing && empty( $assoc_args['rotate'] ) ) {
+			WP_CLI::error( "The user $login already has an application password named calshim: pass --rotate to replace it (the calshim using it then needs the new one)." );
+		}
+		foreach ( $existing as $item ) {
+			WP_Application_Passwords::delete_application_password( $user->ID, $item['uuid'] );
+		}
+		$created = WP_Application_Passwords::create_new_application_password( $user->ID, [ 'name' => self::APP_PASSWORD_NAME ] );
+		if ( is_wp_error( $created ) ) {
+			WP_CLI::error( $created->get_error_message() );
+		}
+		// WordPress checks at each request (is_ssl()); from the command line the site's address tells.
+		if ( 'https' !== wp_parse_url( home_url(), PHP_URL_SCHEME ) && 'local' !== wp_get_environment_type() ) {
+			WP_CLI::warning( 'WordPress accepts application passwords only over HTTPS (or with WP_ENVIRONMENT_TYPE local): serve this site over HTTPS before starting calshim.' );
+		}
+		WP_CLI::success( ( $made ? "Created the user $login with the calshim_reader role" : "The user $login has the calshim_reader role" )
+			. ( $existing ? ', replaced' : ', created' ) . ' its application password "calshim". It is shown once: put these lines into calshim\'s environment.' );
+		WP_CLI::line( 'CALSHIM_UPSTREAM_USER=' . $login );
+		WP_CLI::line( 'CALSHIM_UPSTREAM_APP_PASSWORD=' . $created[0] );
+	}
+
+	/**
+	 * Deletes the change log's rows older than the given number of days, now. The plugin prunes by itself at
+	 * most once an hour, with the retention of the filter calshim_changes_retention (7 days). A calshim away
+	 * for longer than what is kept reloads everything.
+	 *
+	 * ## OPTIONS
+	 *
+	 * [--days=<days>]
+	 * : Days of changes to keep.
+	 * ---
+	 * default: 7
+	 * ---
+	 *
+	 * ## EXAMPLES
+	 *
+	 *     wp calshim log prune --days=2
+	 */
+	public static function log_prune( $args, $assoc_args ) {
+		$days = isset( $assoc_args['days'] ) ? (string) $assoc_args['days'] : (string) ( Calshim_Changes::RETENTION / DAY_IN_SECONDS );
+		if ( ! ctype_digit( $days ) || strlen( $days ) > 6 ) {
+			WP_CLI::error( '--days takes a whole number of days (0 or more).' );
+		}
+		$before = Calshim_Admin::log_status();
+		if ( ! $before['exists'] ) {
+			WP_CLI::success( 'Nothing to prune: the change log table does not exist yet.' );
+			return;
+		}
+		Calshim_Changes::prune( (int) $days * DAY_IN_SECONDS );
+		$after = Calshim_Admin::log_status();
+		WP_CLI::success( sprintf( 'Pruned %d rows older than %d days; %d rows kept, oldest retained sequence %s.', $before['rows'] - $after['rows'], $days, $after['rows'],
+			null === $after['oldest'] ? 'none' : $after['oldest'] ) );
+	}
+}
+
+Calshim_Admin::boot();
