@@ -102,7 +102,7 @@ func (k linkedKind) matching(r *request, a Params, event *mapping.Post,
 func linkedURLArgs(a Params, pg page, event *mapping.Post, status string) []queryArg {
 	args := []queryArg{{"page", strconv.Itoa(pg.num)}, {"per_page", strconv.Itoa(pg.size)}}
 	if v, ok := a.str("search"); ok {
-		args = append(args, queryArg{"search", v}) // the original drops it, breaking paging (README)
+		args = append(args, queryArg{"search", v}) // the original drops it, breaking paging (docs/compatibility.md)
 	}
 
 	if event != nil {

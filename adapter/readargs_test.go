@@ -171,7 +171,7 @@ func TestEventFiltersAsTheOriginal(t *testing.T) {
 }
 
 // include ignores every date filter, as the interface says (the original keeps its default window:
-// a deliberate difference, in the README).
+// a deliberate difference, in docs/compatibility.md).
 func TestIncludeIgnoresDates(t *testing.T) {
 	h := newTestServer(t)
 	past := eventIDs(t, h, "start_date=2000-01-01&end_date=2026-11-01")
@@ -271,7 +271,7 @@ func TestRouteTableBehavioursResolve(t *testing.T) {
 }
 
 // A venue or organizer search without a word finds nothing, as in the original (which then reports
-// its unfiltered totals; calshim counts the matches, a deliberate difference in the README).
+// its unfiltered totals; calshim counts the matches, a deliberate difference in docs/compatibility.md).
 func TestLinkedSearchWithoutWords(t *testing.T) {
 	h := newTestServer(t)
 	for _, target := range []string{"/venues?search=%40", "/organizers?search=%20"} {

@@ -20,7 +20,7 @@ import (
 
 // DefaultWriteMaxUpstream is the limit when Options.WriteMaxUpstream is 0: a little above what the
 // largest legitimate write needs (an event with an image URL, a new venue and new organizers with
-// theirs, new categories and tags; README, "How writes work", has the counts).
+// theirs, new categories and tags; docs/how-it-works.md, "Requests per write", has the counts).
 const DefaultWriteMaxUpstream = 40
 
 // writeTooLarge is the answer to a write that needs more requests than the limit.

@@ -34,7 +34,7 @@ func createEvent(s *Server, r *request) (*response, error) {
 }
 
 // updateEvent answers POST/PUT/PATCH /events/{id} and /events/by-slug/{slug}. Only the fields given
-// change (the original's Single_Event::update resets several omitted ones; README).
+// change (the original's Single_Event::update resets several omitted ones; docs/compatibility.md).
 func updateEvent(s *Server, r *request) (*response, error) {
 	p, err := s.eventForWrite(r, "edit")
 	if err != nil {
@@ -416,7 +416,7 @@ func (k termKind) lookup(r *request, item string) (int, bool) {
 
 // resolveTerm finds a term of k by ID, slug or name, creating it (as the caller) when a name is
 // new. The original turns an existing tag given by name into a new tag named after its ID; calshim
-// assigns the existing tag (README).
+// assigns the existing tag (docs/compatibility.md).
 func (t *tx) resolveTerm(k termKind, item string) (int, error) {
 	if id, found := k.lookup(t.r, item); found {
 		return id, nil

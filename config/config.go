@@ -140,7 +140,7 @@ type Writes struct {
 	// ImageMaxBytes caps a fetched image.
 	ImageMaxBytes int `yaml:"image_max_bytes"`
 	// MaxUpstreamRequests caps the requests one write makes of WordPress and image hosts: each new
-	// term, venue, organizer or image URL a write names costs some (README, "How writes work").
+	// term, venue, organizer or image URL a write names costs some (docs/how-it-works.md, "Requests per write").
 	MaxUpstreamRequests int `yaml:"max_upstream_requests"`
 }
 
@@ -278,7 +278,7 @@ func Load(file string, getenv func(string) string) (Config, error) {
 	return c, c.Validate()
 }
 
-// env lists every CALSHIM_* variable and the field it sets; one table so the README and the code agree.
+// env lists every CALSHIM_* variable and the field it sets; one table so the documentation and the code agree.
 func envTable(c *Config) map[string]any {
 	t := map[string]any{
 		"CALSHIM_LISTEN":                         &c.Listen,

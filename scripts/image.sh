@@ -9,7 +9,7 @@
 # /etc/group naming the user calshim (65532), the CA certificates of this machine (for an https
 # upstream) and /var/cache/calshim (the catalog snapshot). deploy/Containerfile copies it. For
 # machines that can pull images, deploy/Containerfile.multistage builds the binary in a golang
-# image instead (see the README).
+# image instead (see docs/operations.md, "Container image").
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

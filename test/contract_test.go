@@ -151,8 +151,8 @@ func rigHost() string { return strings.TrimPrefix(wpEnv["WP_URL"], "http://") }
 // rigHostname is the rig's host name, as the original writes it in global IDs.
 func rigHostname() string { h, _, _ := strings.Cut(rigHost(), ":"); return h }
 
-// deliberate lists the places where calshim differs from the recording on purpose (README,
-// compatibility section), as example name + path.
+// deliberate lists the places where calshim differs from the recording on purpose (docs/compatibility.md,
+// "Deliberate differences"), as example name + path.
 var deliberate = map[string]bool{
 	"doc/servers/0/url":           true, // the original drops the port
 	"venues-list-search/rest_url": true, // calshim keeps search in the links, so paging a search works

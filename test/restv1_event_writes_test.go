@@ -597,7 +597,7 @@ func updateOnlyCases(t *testing.T, loc *time.Location) []eventCase {
 		// should_allow_removing_the_organizer_from_an_event: only its first half. Its second request
 		// sends venue [] and organizer [], which a form body (http_build_query) leaves out: the
 		// original unlinks the organizers of every update that does not name them; calshim's updates
-		// change only the fields given (README, Compatibility, "Updates change only the fields given").
+		// change only the fields given (docs/compatibility.md, "Updates change only the fields given").
 		{name: "should_allow_removing_the_organizer_from_an_event", run: func(t *testing.T, w eventWriter) {
 			body := map[string]any{"title": "A Cest event", "description": "An event content", "organizer": jazzsoc}
 			res := w.write(t, "admin", body)

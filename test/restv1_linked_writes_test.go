@@ -70,8 +70,8 @@ func (k linkedKind) name(title string, more map[string]any) map[string]any {
 
 // postFields is it_should_allow_{inserting,updating}_post_fields_along_with_the_{venue,organizer}:
 // the body, and what the answer shows. The venue Cests give date and date_utc for two different
-// instants (9am local, 9am UTC): calshim stores the pair WordPress derives from date (README,
-// Compatibility: "date and date_utc given together"), so their date_utc is not checked.
+// instants (9am local, 9am UTC): calshim stores the pair WordPress derives from date
+// (docs/compatibility.md: "date and date_utc given together"), so their date_utc is not checked.
 func (k linkedKind) postFields(t *testing.T, loc *time.Location) (map[string]any, map[string]string) {
 	now := calm(t, loc, time.UTC)
 	date := strtotime(t, "tomorrow 9am", loc, now)

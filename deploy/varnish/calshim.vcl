@@ -1,4 +1,4 @@
-# Varnish in front of calshim, purged by surrogate key (README, "Edge caching").
+# Varnish in front of calshim, purged by surrogate key (docs/features.md, "Edge caching").
 # Needs Varnish 6 or later and the xkey vmod (Debian: varnish, varnish-modules). calshim runs with
 #   edge_cache.s_maxage: 5m                      (how long Varnish keeps an answer at most)
 #   edge_cache.purge_urls: [http://<varnish>/]   (PURGE requests carrying xkey-purge: <keys>)

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Deliberate is a difference calshim makes on purpose (README, section Compatibility), with its
+// Deliberate is a difference calshim makes on purpose (docs/compatibility.md, "Deliberate differences"), with its
 // reason. A difference matching one is counted under its name and not reported as a difference.
 type Deliberate struct {
 	Name   string
@@ -168,7 +168,7 @@ var deliberates = []*Deliberate{
 
 	{
 		Name: "url-form",
-		Reason: "README, Addressing: URLs in an answer keep the form the request came in on " +
+		Reason: "docs/compatibility.md, Addressing: URLs in an answer keep the form the request came in on " +
 			"(?rest_route=); " +
 			"the original always links with pretty permalinks",
 		Kinds:  "value,header",

@@ -12,7 +12,7 @@ type Step struct {
 	Path       string
 	Body       string
 	Form       bool
-	Deliberate string   // a README difference this step exercises: its differences are expected
+	Deliberate string   // a docs/compatibility.md difference this step exercises: its differences are expected
 	Taints     []string // steps whose created object's stored state that deliberate difference changes
 }
 

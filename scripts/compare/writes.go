@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// writeDeliberates are the README's deliberate differences of writes; a step names the one it
+// writeDeliberates are the deliberate differences of writes (docs/compatibility.md); a step names the one it
 // exercises.
 var writeDeliberates = []*Deliberate{
 	{Name: "update-only-given", Reason: "updates change only the fields given (the original " +
