@@ -79,9 +79,9 @@ type kustomization struct {
 // k8sConfig is calshim's configuration in deploy/k8s/config.yaml, as calshim reads it.
 func k8sConfig(t *testing.T) config.Config {
 	t.Helper()
-	cfg, err := config.Load("k8s/config.yaml", func(string) string { return "" })
-	if err != nil {
-		t.Fatalf("k8s/config.yaml: %v", err)
+	cfg, warnings, err := config.Load("k8s/config.yaml", func(string) string { return "" })
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("k8s/config.yaml: %v %q", err, warnings)
 	}
 	return cfg
 }

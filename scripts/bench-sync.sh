@@ -70,7 +70,7 @@ start_shim() {
   local t0 t1 secret=""
   [ "$PUSH" = 1 ] && secret=$PUSH_SECRET
   t0=$(date +%s.%N)
-  CALSHIM_LISTEN=127.0.0.1:$PORT CALSHIM_LOG_LEVEL=warn CALSHIM_SNAPSHOT=$SNAP CALSHIM_CATALOG_NOTIFY_SECRET=$secret \
+  CALSHIM_LISTEN=127.0.0.1:$PORT CALSHIM_LOG_LEVEL=warn CALSHIM_CATALOG_SNAPSHOT=$SNAP CALSHIM_CATALOG_NOTIFY_SECRET=$secret \
     CALSHIM_UPSTREAM_URL=http://127.0.0.1:$PROXY_PORT/wp-json "$STATE/calshim-bench" 2>>"$STATE/bench-sync-shim.log" &
   shim_pid=$!
   until curl -sf -o /dev/null "http://127.0.0.1:$PORT/readyz"; do sleep 0.02; done

@@ -45,7 +45,7 @@ func launchBehindProxy(t *testing.T, env ...string) (string, *cluster.Proxy) {
 		"CALSHIM_UPSTREAM_URL=http://" + proxy.Addr + "/wp-json",
 		"CALSHIM_UPSTREAM_USER=" + wpEnv["CALSHIM_UPSTREAM_USER"],
 		"CALSHIM_UPSTREAM_APP_PASSWORD=" + wpEnv["CALSHIM_UPSTREAM_APP_PASSWORD"],
-		"CALSHIM_SNAPSHOT=none"}, env...)...)
+		"CALSHIM_CATALOG_SNAPSHOT=none"}, env...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

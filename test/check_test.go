@@ -15,7 +15,7 @@ func runCheck(t *testing.T, user, password string) (string, int) {
 	t.Helper()
 	cmd := exec.Command(shimBin, "check")
 	cmd.Env = append(os.Environ(), "CALSHIM_UPSTREAM_URL="+wpEnv["CALSHIM_UPSTREAM_URL"],
-		"CALSHIM_UPSTREAM_USER="+user, "CALSHIM_UPSTREAM_APP_PASSWORD="+password, "CALSHIM_SNAPSHOT=none")
+		"CALSHIM_UPSTREAM_USER="+user, "CALSHIM_UPSTREAM_APP_PASSWORD="+password, "CALSHIM_CATALOG_SNAPSHOT=none")
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {

@@ -15,7 +15,7 @@ func launchOwn(t *testing.T, env ...string) string {
 		"CALSHIM_UPSTREAM_URL=" + wpEnv["CALSHIM_UPSTREAM_URL"],
 		"CALSHIM_UPSTREAM_USER=" + wpEnv["CALSHIM_UPSTREAM_USER"],
 		"CALSHIM_UPSTREAM_APP_PASSWORD=" + wpEnv["CALSHIM_UPSTREAM_APP_PASSWORD"],
-		"CALSHIM_SNAPSHOT=none"}, env...)...)
+		"CALSHIM_CATALOG_SNAPSHOT=none"}, env...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func checkImageConfig(t *testing.T, tag string) {
 		t.Errorf("Entrypoint = %q", got)
 	}
 	env := strings.Join(c.Env, " ")
-	wants := []string{"CALSHIM_LISTEN=0.0.0.0:8080", "CALSHIM_SNAPSHOT=/var/cache/calshim/catalog.gob"}
+	wants := []string{"CALSHIM_LISTEN=0.0.0.0:8080", "CALSHIM_CATALOG_SNAPSHOT=/var/cache/calshim/catalog.gob"}
 	for _, want := range wants {
 		if !strings.Contains(env, want) {
 			t.Errorf("Env %q lacks %s", env, want)

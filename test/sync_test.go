@@ -317,7 +317,7 @@ func syncShim(t *testing.T, snapshot, upstream string) (string, func(), string) 
 	url, stop, err := launch(logPath, "CALSHIM_UPSTREAM_URL="+upstream,
 		"CALSHIM_UPSTREAM_USER="+wpEnv["CALSHIM_UPSTREAM_USER"],
 		"CALSHIM_UPSTREAM_APP_PASSWORD="+wpEnv["CALSHIM_UPSTREAM_APP_PASSWORD"],
-		"CALSHIM_SNAPSHOT="+snapshot, "CALSHIM_CATALOG_POLL_INTERVAL=1s")
+		"CALSHIM_CATALOG_SNAPSHOT="+snapshot, "CALSHIM_CATALOG_POLL_INTERVAL=1s")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,10 +14,11 @@ import (
 // errUnusable ends `calshim check` with exit status 1 once the report is printed.
 var errUnusable = errors.New("check: calshim cannot serve from this WordPress as configured (see the problems above)")
 
-// checkUpstream is `calshim check`: the configuration was loaded and validated; it asks the WordPress
-// it names what the default language's catalog needs (catalog.Diagnose) and prints what it found, then
-// each problem with its fix. It answers errUnusable when a problem stops calshim.
-func checkUpstream(ctx context.Context, cfg config.Config, out io.Writer) error {
+// checkUpstream is `calshim check`: the configuration was loaded and validated (its warnings are
+// printed first); it asks the WordPress it names what the default language's catalog needs
+// (catalog.Diagnose) and prints what it found, then each problem with its fix. It answers
+// errUnusable when a problem stops calshim.
+func checkUpstream(ctx context.Context, cfg config.Config, warnings []string, out io.Writer) error {
 	lang := ""
 	if cfg.Upstream.LanguageParam != "" {
 		lang = cfg.Languages[0]
@@ -28,7 +29,11 @@ func checkUpstream(ctx context.Context, cfg config.Config, out io.Writer) error 
 	if user == "" {
 		user = "(anonymous: published posts only)"
 	}
-	lines := []string{"upstream: " + cfg.Upstream.URL + " as " + user}
+	var lines []string
+	for _, w := range warnings {
+		lines = append(lines, "warning: configuration: "+w)
+	}
+	lines = append(lines, "upstream: "+cfg.Upstream.URL+" as "+user)
 	if s := d.Site; s != nil {
 		lines = append(lines, fmt.Sprintf("site: %s (%s)", s.Name, s.Home), "time zone: "+s.Timezone,
 			"plugin: "+or(s.PluginVersion, "none"))

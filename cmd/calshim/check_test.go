@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 
 	"calshim/internal/wpfake"
@@ -18,7 +20,7 @@ func checkFake(t *testing.T, intercept func(w http.ResponseWriter, r *http.Reque
 	wp := wpfake.New(t)
 	wp.SetIntercept(intercept)
 	env := map[string]string{"CALSHIM_UPSTREAM_URL": wp.Root, "CALSHIM_UPSTREAM_USER": "calshim-reader",
-		"CALSHIM_UPSTREAM_APP_PASSWORD": "xxxx", "CALSHIM_SNAPSHOT": "none"}
+		"CALSHIM_UPSTREAM_APP_PASSWORD": "xxxx", "CALSHIM_CATALOG_SNAPSHOT": "none"}
 	var out bytes.Buffer
 	err := run(nil, []string{"check"}, func(k string) string { return env[k] }, &out, io.Discard)
 	return out.String(), err
@@ -64,5 +66,34 @@ func TestCheck(t *testing.T) {
 		!strings.Contains(out, "fix: WordPress accepts application passwords only over HTTPS") ||
 		!strings.HasSuffix(out, "\nnot usable\n") {
 		t.Errorf("check: %v\n%s", err, out)
+	}
+}
+
+// The configuration's warnings (an old variable name here) are logged once at start, and printed
+// first by `calshim check`.
+func TestConfigurationWarnings(t *testing.T) {
+	wp := wpfake.New(t)
+	addr := freeAddr(t)
+	env := map[string]string{"CALSHIM_UPSTREAM_URL": wp.Root, "CALSHIM_LISTEN": addr, "CALSHIM_SNAPSHOT": "none",
+		"CALSHIM_SHUTDOWN_DRAIN": "0s", "CALSHIM_LOG_LEVEL": "warn"}
+	want := "configuration: CALSHIM_SNAPSHOT is renamed CALSHIM_CATALOG_SNAPSHOT"
+
+	var out bytes.Buffer
+	if err := run(nil, []string{"check"}, func(k string) string { return env[k] }, &out, io.Discard); err != nil ||
+		!strings.HasPrefix(out.String(), "warning: "+want) {
+		t.Errorf("check: %v\n%s", err, out.String())
+	}
+
+	var log bytes.Buffer
+	stop := make(chan os.Signal, 1)
+	done := make(chan error, 1)
+	go func() { done <- run(stop, nil, func(k string) string { return env[k] }, io.Discard, &log) }()
+	waitStatus(t, "http://"+addr+"/readyz", http.StatusOK)
+	stop <- syscall.SIGTERM
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(log.String(), want); n != 1 || !strings.Contains(log.String(), `"level":"warn"`) {
+		t.Errorf("the warning logged %d times:\n%s", n, log.String())
 	}
 }

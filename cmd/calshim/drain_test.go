@@ -24,7 +24,7 @@ func TestDrainOnSignal(t *testing.T) {
 	addr := ln.Addr().String()
 	_ = ln.Close()
 	env := map[string]string{"CALSHIM_UPSTREAM_URL": wp.Root, "CALSHIM_LISTEN": addr,
-		"CALSHIM_SNAPSHOT": "none", "CALSHIM_SHUTDOWN_DRAIN": "600ms", "CALSHIM_LOG_LEVEL": "error"}
+		"CALSHIM_CATALOG_SNAPSHOT": "none", "CALSHIM_SHUTDOWN_DRAIN": "600ms", "CALSHIM_LOG_LEVEL": "error"}
 	getenv := func(k string) string { return env[k] }
 	stop := make(chan os.Signal, 2)
 	done := make(chan error, 1)

@@ -68,7 +68,7 @@ func run(stop <-chan os.Signal, args []string, getenv func(string) string,
 		return err
 	}
 
-	cfg, err := config.Load(*file, getenv)
+	cfg, warnings, err := config.Load(*file, getenv)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func run(stop <-chan os.Signal, args []string, getenv func(string) string,
 		return checkHealth(cfg.Listen)
 	}
 	if *check {
-		return checkUpstream(context.Background(), cfg, out)
+		return checkUpstream(context.Background(), cfg, warnings, out)
 	}
 
 	log, err := newLogger(cfg.LogLevel, logOut)
@@ -85,6 +85,9 @@ func run(stop <-chan os.Signal, args []string, getenv func(string) string,
 		return err
 	}
 	defer func() { _ = log.Sync() }()
+	for _, w := range warnings {
+		log.Warn("configuration: " + w)
+	}
 
 	return serve(stop, cfg, log)
 }

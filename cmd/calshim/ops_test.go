@@ -104,7 +104,7 @@ func freeAddr(t *testing.T) string {
 // startCalshim runs calshim with env (no snapshot, no drain, quiet) until the test ends.
 func startCalshim(t *testing.T, env map[string]string) {
 	t.Helper()
-	for k, v := range map[string]string{"CALSHIM_SNAPSHOT": "none", "CALSHIM_SHUTDOWN_DRAIN": "0s",
+	for k, v := range map[string]string{"CALSHIM_CATALOG_SNAPSHOT": "none", "CALSHIM_SHUTDOWN_DRAIN": "0s",
 		"CALSHIM_LOG_LEVEL": "error"} {
 		if env[k] == "" {
 			env[k] = v

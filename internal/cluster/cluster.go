@@ -233,7 +233,7 @@ func newReplica(cfg Config, i, port, proxyPort int) (*Replica, error) {
 		Log:      filepath.Join(cfg.Dir, fmt.Sprintf("replica%d.log", i)),
 		Snapshot: filepath.Join(cfg.Dir, fmt.Sprintf("replica%d.gob", i))}
 	r.env = append(append(os.Environ(), cfg.Env...), "CALSHIM_LISTEN="+addr,
-		"CALSHIM_UPSTREAM_URL=http://"+p.Addr+"/wp-json", "CALSHIM_SNAPSHOT="+r.Snapshot)
+		"CALSHIM_UPSTREAM_URL=http://"+p.Addr+"/wp-json", "CALSHIM_CATALOG_SNAPSHOT="+r.Snapshot)
 	if err := r.Start(); err != nil {
 		p.Close()
 		return nil, err
