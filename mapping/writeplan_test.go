@@ -362,3 +362,20 @@ func TestPlanEventLimit(t *testing.T) {
 		t.Errorf("needs %d, %d steps; want 6 and 5", plan.Needs, len(plan.Steps))
 	}
 }
+
+// FuzzPlanEvent: any arguments that reach the plan give a plan, never a panic, within the limit.
+func FuzzPlanEvent(f *testing.F) {
+	f.Add("2031-02-03 9am", "tomorrow", "Europe/Rome", "5$", "New,music", "20", true)
+	f.Fuzz(func(t *testing.T, start, end, tz, cost, tags, venue string, object bool) {
+		w := EventWrite{Start: text(start), End: text(end), Timezone: text(tz), Cost: list(cost),
+			Tags: list(strings.Split(tags, ",")...), Status: text("publish"),
+			Venue: Links{Given: true, Items: []LinkItem{{Object: object, ID: venue, HasID: !object, Name: venue}}}}
+		st := planState(5)
+		stored, _ := st.Post(10)
+		for _, p := range []*Post{nil, stored} {
+			if plan := PlanEvent(w, p, st); len(plan.Steps) > st.Limit+1 {
+				t.Fatalf("%d steps past the limit", len(plan.Steps))
+			}
+		}
+	})
+}
