@@ -1,10 +1,9 @@
 package adapter
 
 import (
+	"calshim/mapping"
 	"maps"
-	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -61,105 +60,124 @@ func allEmpty(v any) bool {
 	return !slices.ContainsFunc(members, func(m any) bool { return !isEmptyValue(m) })
 }
 
-// linkFromObject links ({id}) or creates (a payload) one venue or organizer named in an event. An
-// empty id is no id, as for the original (Linked_Post_Base::insert).
-func (t *tx) linkFromObject(k linkedKind, m map[string]any) (int, error) {
-	if id, ok := Params(m).given("id"); ok && !isEmptyValue(id) {
-		if !isPostOf(t.r, id, k.typ(t.r)) {
-			return 0, newError(http.StatusBadRequest, "invalid-linked-post-id",
-				"The provided linked post ID is not valid")
-		}
-		s, _ := scalar(id)
-		n, _ := positiveInt(strings.TrimSpace(s))
-		return n, nil
+// eventWrite reads a validated event write's arguments into mapping's typed form.
+func eventWrite(in Params) mapping.EventWrite {
+	return mapping.EventWrite{
+		Title: argOf(in.raw("title")), Description: argOf(in.raw("description")),
+		Excerpt: argOf(in.raw("excerpt")), Slug: argOf(in.raw("slug")),
+		Author: argOf(in.integer("author")), Status: argOf(in.raw("status")),
+		Date: argOf(in.raw("date")), DateUTC: argOf(in.raw("date_utc")),
+		Start: argOf(in.text("start_date")), End: argOf(in.text("end_date")),
+		Timezone: argOf(in.text("timezone")), Website: argOf(in.text("website")),
+		Image: argOf(in.text("image")), AllDay: argOf(in.truthy("all_day")),
+		ShowMap: argOf(in.truthy("show_map")), ShowMapLink: argOf(in.truthy("show_map_link")),
+		HideFromListings: argOf(in.truthy("hide_from_listings")), Featured: argOf(in.truthy("featured")),
+		Sticky:     argOf(in.truthy("sticky")),
+		Cost:       in.listArg("cost", costRows),
+		Categories: in.listArg("categories", termArgs), Tags: in.listArg("tags", termArgs),
+		Venue: venueLinks(in), Organizers: organizerLinks(in),
 	}
-
-	if k.payloadName(m) == "" {
-		return 0, k.notCreated()
-	}
-
-	return t.saveLinked(k, nil, Params(m))
 }
 
-// payloadName is the name of the venue or organizer an object of an event's argument creates; ""
-// when it links one by its id, or names none.
-func (k linkedKind) payloadName(m map[string]any) string {
+// argOf is an argument read by a Params reader in mapping's form.
+func argOf[T any](v T, given bool) mapping.Arg[T] { return mapping.Arg[T]{V: v, OK: given} }
+
+// raw reads a scalar argument as sent (another value as "").
+func (p Params) raw(name string) (string, bool) {
+	v, ok := p.given(name)
+	s, _ := scalar(v)
+	return s, ok
+}
+
+// integer reads an integer argument that passed validation.
+func (p Params) integer(name string) (int, bool) {
+	v, ok := p.given(name)
+	n, _ := asInt(v)
+	return n, ok
+}
+
+// listArg is a list argument read by entries.
+func (p Params) listArg(name string, entries func(any) []string) mapping.Arg[[]string] {
+	v, ok := p.given(name)
+	if !ok {
+		return mapping.Arg[[]string]{}
+	}
+	return mapping.Arg[[]string]{V: entries(v), OK: true}
+}
+
+// costRows are the cost's rows (an array gives one row each), without the empty ones.
+func costRows(v any) []string {
+	rows := []string{}
+	for _, item := range costItems(v) {
+		if s, ok := scalar(item); ok && s != "" {
+			rows = append(rows, s)
+		}
+	}
+	return rows
+}
+
+// costItems is the cost as rows: an array's or an object's members (PHP casts either to an array),
+// or the value itself (a cost string is not CSV).
+func costItems(v any) []any {
+	switch x := v.(type) {
+	case []any:
+		return x
+	case map[string]any:
+		return objectEntries(x)
+	}
+	return []any{v}
+}
+
+// linkItem reads one entry of a venue or organizer argument. An empty id is no id, as for the
+// original (Linked_Post_Base::insert).
+func linkItem(k linkedKind, item any) mapping.LinkItem {
+	m, isObj := item.(map[string]any)
+	if !isObj {
+		s, _ := scalar(item)
+		return mapping.LinkItem{ID: strings.TrimSpace(s), HasID: true}
+	}
 	if id, ok := Params(m).given("id"); ok && !isEmptyValue(id) {
-		return ""
+		s, _ := scalar(id)
+		return mapping.LinkItem{Object: true, ID: strings.TrimSpace(s), HasID: true}
 	}
 	name, _ := Params(m).text(k.name)
-	return name
+	return mapping.LinkItem{Object: true, Name: name, Payload: m}
 }
 
-// eventVenue links the event's venue: an ID, an {id} object or a creation payload. Lists (even of
-// one ID or object) and CSV strings fail as in the original (Linked_Post_Base::insert takes a list
-// for creation data without a name); empty leaves the venue as it is.
-func (t *tx) eventVenue(_, meta map[string]any) error {
-	v, ok := t.r.params.given("venue")
+// venueLinks reads an event's venue: an ID, an {id} object or a creation payload. Lists (even of
+// one ID or object) and CSV strings are malformed, as in the original (Linked_Post_Base::insert
+// takes a list for creation data without a name); empty leaves the venue as it is.
+func venueLinks(in Params) mapping.Links {
+	v, ok := in.given("venue")
 	if !ok || isEmptyValue(v) {
-		return nil
+		return mapping.Links{}
 	}
-
-	var id int
-	var err error
-	switch x := v.(type) {
-	case map[string]any:
-		id, err = t.linkFromObject(venues, x)
-	case []any:
-		err = venues.notCreated()
-	default:
-		s, _ := scalar(x)
-		if strings.Contains(s, ",") || !isPostOf(t.r, x, venues.typ(t.r)) {
-			return venues.notCreated()
-		}
-		id, _ = positiveInt(strings.TrimSpace(s))
+	_, isList := v.([]any)
+	if s, _ := scalar(v); isList || strings.Contains(s, ",") {
+		return mapping.Links{Given: true, Malformed: true}
 	}
-
-	if err != nil {
-		return err
-	}
-
-	meta["_EventVenueID"] = []string{strconv.Itoa(id)}
-	return nil
+	return mapping.Links{Given: true, Items: []mapping.LinkItem{linkItem(venues, v)}}
 }
 
-// eventOrganizers links the event's organizers in the order given: IDs, {id} objects, creation
-// payloads. "" or [] removes them all; a CSV string fails as in the original, and so does an
-// unwrapped object unless its members are empty or organizer IDs.
-func (t *tx) eventOrganizers(_, meta map[string]any) error {
-	v, ok := t.r.params.given("organizer")
+// organizerLinks reads an event's organizers in the order given: IDs, {id} objects, creation
+// payloads; empty entries are skipped (Linked_Post_Base::insert: nothing to link). "" or [] removes
+// them all; a CSV string is malformed, and an unwrapped object is a list of its members.
+func organizerLinks(in Params) mapping.Links {
+	v, ok := in.given("organizer")
 	if !ok {
-		return nil
+		return mapping.Links{}
 	}
-
 	list, ok := organizerList(v)
 	if !ok {
-		return organizers.notCreated()
+		return mapping.Links{Given: true, Malformed: true}
 	}
-
-	ids := []string{}
+	l := mapping.Links{Given: true}
 	for _, item := range list {
-		var id int
-		var err error
-		if isEmptyValue(item) { // Linked_Post_Base::insert: nothing to link
-			continue
+		if !isEmptyValue(item) {
+			l.Items = append(l.Items, linkItem(organizers, item))
 		}
-		if m, isObj := item.(map[string]any); isObj {
-			id, err = t.linkFromObject(organizers, m)
-		} else if isPostOf(t.r, item, organizers.typ(t.r)) {
-			s, _ := scalar(item)
-			id, _ = positiveInt(strings.TrimSpace(s))
-		} else {
-			err = organizers.notCreated()
-		}
-		if err != nil {
-			return err
-		}
-		ids = append(ids, strconv.Itoa(id))
 	}
-
-	meta["_EventOrganizerID"] = ids
-	return nil
+	return l
 }
 
 // organizerList is an event's organizer argument as a list of entries; ok is false for a CSV

@@ -2,12 +2,13 @@ package adapter
 
 import (
 	"errors"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
 	"calshim/mapping"
-	"calshim/mapping/php"
 )
 
 // createEvent answers POST /events: 201 with the created event.
@@ -21,11 +22,12 @@ func createEvent(s *Server, r *request) (*response, error) {
 	}
 
 	t := s.begin(r)
-	if err := t.afford(eventNeeds(r, nil, t.limit)); err != nil {
+	plan := planEvent(r, nil, t.limit)
+	if err := t.afford(plan.Needs); err != nil {
 		return nil, err
 	}
 
-	id, err := t.saveEvent(nil)
+	id, err := t.saveEvent(plan)
 	if err := t.done(err); err != nil {
 		return nil, err
 	}
@@ -42,11 +44,12 @@ func updateEvent(s *Server, r *request) (*response, error) {
 	}
 
 	t := s.begin(r)
-	if err := t.afford(eventNeeds(r, p, t.limit)); err != nil {
+	plan := planEvent(r, p, t.limit)
+	if err := t.afford(plan.Needs); err != nil {
 		return nil, err
 	}
 
-	id, err := t.saveEvent(p)
+	id, err := t.saveEvent(plan)
 	if err := t.done(err); err != nil {
 		return nil, err
 	}
@@ -116,59 +119,124 @@ func (r *request) eventResponse(id int, status int) (*response, error) {
 	return &response{status: status, body: ctx.Event(p)}, nil
 }
 
-// saveEvent creates (p nil) or updates an event from r's arguments: linked terms, venue, organizers
-// and image are resolved (and created) first, then the post and its meta are written in one wp/v2
-// call.
-func (t *tx) saveEvent(p *mapping.Post) (int, error) {
-	r, create := t.r, p == nil
-	body, meta := map[string]any{}, map[string]any{}
-	postFields(r.params, body, []fieldMap{
-		{"title", "title"}, {"description", "content"}, {"excerpt", "excerpt"}, {"slug", "slug"},
-	})
-	if status, ok := scaleStatus(r.params, r.viewer, create); ok {
-		body["status"] = status
+// planEvent translates r's event write (p nil: a create) in mapping, from the catalog's state.
+func planEvent(r *request, p *mapping.Post, limit int) mapping.EventPlan {
+	types := r.snap.Types()
+	st := mapping.WriteState{
+		Now: r.now, Location: r.snap.Location, SiteTimezone: r.snap.Site.Timezone,
+		MultiDayCutoff: r.snap.MultiDayCutoff, CanPublish: r.viewer.can("publish_tribe_events"),
+		Types: mapping.PostTypes{Event: types.Event, Venue: types.Venue, Organizer: types.Organizer,
+			CategoryBase: types.CategoryBase, TagBase: types.TagBase},
+		Post: r.snap.Post,
+		Term: func(hierarchical bool, item string) (int, bool) {
+			if hierarchical {
+				return categories.lookup(r, item)
+			}
+			return tags.lookup(r, item)
+		},
+		Duplicate: func(postType, name, desc string) *mapping.Post {
+			return linkedOf(r, postType).duplicate(r, name, desc)
+		},
+		KnownImage: func(v string) (int, bool) { return knownImage(r, v) },
+		Limit:      limit,
 	}
+	return mapping.PlanEvent(eventWrite(r.params), p, st)
+}
 
-	tz, _ := r.params.text("timezone")
-	postDates(r.params, r.now, body, mapping.EventZone(tz, r.snap.Location), false)
-	eventDateMeta(r, p, meta)
-	eventFlags(r.params, create, body, meta)
-	eventCost(r.params, create, meta)
-	// The original creates events from its arguments without the empty ones (array_filter), so an
-	// empty website on create leaves no _EventURL row and the event shows its own URL.
-	if v, ok := r.params.text("website"); ok && (v != "" || !create) {
-		meta["_EventURL"] = mapping.SanitizeURL(v)
+// linkedOf is the linked kind of a post type.
+func linkedOf(r *request, postType string) linkedKind {
+	if postType == venues.typ(r) {
+		return venues
 	}
+	return organizers
+}
 
-	steps := []func(map[string]any, map[string]any) error{
-		t.eventImage, t.eventTerms, t.eventVenue, t.eventOrganizers,
-	}
-
-	for _, step := range steps {
-		if err := step(body, meta); err != nil {
+// saveEvent runs an event write's plan: its steps in order (new terms, venues and organizers, an
+// image), then the event's save in one wp/v2 call, then what follows it.
+func (t *tx) saveEvent(plan mapping.EventPlan) (int, error) {
+	done := make([]int, len(plan.Steps))
+	for i, s := range plan.Steps {
+		t.terms = t.terms || s.ImageURL == "" && len(plan.Save.Terms) > 0
+		id, err := t.step(s)
+		if err != nil {
 			return 0, err
 		}
+		done[i] = id
 	}
 
-	body["meta"] = meta
-	id := 0
-	if !create {
-		id = p.ID
+	t.terms = t.terms || len(plan.Save.Terms) > 0
+	if plan.Refusal != nil {
+		return 0, newError(http.StatusBadRequest, plan.Refusal.Code, plan.Refusal.Message)
 	}
 
-	id, err := t.savePost(r.snap.Types().Event, id, body)
-	if err == nil && create && body["menu_order"] == -1 {
+	id, err := t.savePost(plan.Save.Type, plan.Save.ID, wireBody(plan.Save, done))
+	if err == nil && plan.Stick {
 		err = t.stickNew(id)
 	}
-	if err == nil {
-		err = t.keepEndUTC(id, meta)
+	if err == nil && plan.EndUTC != "" {
+		err = t.keepEndUTC(id, plan.EndUTC)
 	}
-
-	if err == nil && body["status"] == "publish" {
-		t.publishLinked(p, meta)
+	if err == nil {
+		t.publishLinked(resolve(plan.Publish, done))
 	}
 
 	return id, err
+}
+
+// step runs one step of a plan and returns the ID it resolved.
+func (t *tx) step(s mapping.Step) (int, error) {
+	switch {
+	case s.Term != nil:
+		k := tags
+		if s.Term.Base == t.r.snap.Types().CategoryBase {
+			k = categories
+		}
+		return t.createNamedTerm(k, s.Term.Name)
+	case s.Linked != nil:
+		return t.saveLinked(linkedOf(t.r, s.Linked.Type), nil, Params(s.Linked.Payload))
+	}
+	return t.resolveImage(s.ImageURL)
+}
+
+// resolve turns refs into IDs, with the steps' results.
+func resolve(refs []mapping.Ref, done []int) []int {
+	ids := make([]int, len(refs))
+	for i, ref := range refs {
+		ids[i] = ref.ID
+		if ref.ID == 0 && ref.Step < len(done) {
+			ids[i] = done[ref.Step]
+		}
+	}
+	return ids
+}
+
+// wireBody is a planned save as a wp/v2 body, with the steps' results in place of their refs: meta
+// deletions are null values, linked posts rows of IDs, terms lists of IDs (without 0).
+func wireBody(w mapping.PostWrite, done []int) map[string]any {
+	body := maps.Clone(w.Fields)
+	if w.Image != nil {
+		body["featured_media"] = resolve([]mapping.Ref{*w.Image}, done)[0]
+	}
+	for base, refs := range w.Terms {
+		body[base] = slices.DeleteFunc(resolve(refs, done), func(id int) bool { return id == 0 })
+	}
+	if w.Set == nil {
+		return body
+	}
+
+	meta := maps.Clone(w.Set)
+	for _, key := range w.Delete {
+		meta[key] = nil
+	}
+	for key, refs := range w.Links {
+		rows := []string{}
+		for _, id := range resolve(refs, done) {
+			rows = append(rows, strconv.Itoa(id))
+		}
+		meta[key] = rows
+	}
+	body["meta"] = meta
+	return body
 }
 
 // stickNew saves a new sticky event's menu_order a second time, as the original does: its
@@ -186,12 +254,7 @@ func (t *tx) stickNew(id int) error {
 // active on the CMS, recomputes both UTC dates from the wall times after every wp/v2 update that
 // sets them (Tribe__Events__Editor__Meta::add_utc_dates); a write of the UTC end alone escapes
 // that.
-func (t *tx) keepEndUTC(id int, meta map[string]any) error {
-	endUTC, ok := meta["_EventEndDateUTC"].(string)
-	if !ok || meta["_EventEndDate"] != meta["_EventStartDate"] ||
-		endUTC == meta["_EventStartDateUTC"] {
-		return nil
-	}
+func (t *tx) keepEndUTC(id int, endUTC string) error {
 	fix := map[string]any{"meta": map[string]any{"_EventEndDateUTC": endUTC}}
 	t.limit++ // completes the save made: never cut by the write's limit of requests
 	_, err := t.savePost(t.r.snap.Types().Event, id, fix)
@@ -202,181 +265,27 @@ func (t *tx) keepEndUTC(id int, meta map[string]any) error {
 // TEC does (publishAssociatedTypes), each once. It is a consequence of the event's save, which
 // stands: a refusal by the CMS (or the write's limit of requests, write_budget.go) leaves that venue
 // or organizer as it was.
-func (t *tx) publishLinked(p *mapping.Post, meta map[string]any) {
-	var ids []string
-	for _, key := range []string{"_EventVenueID", "_EventOrganizerID"} {
-		if rows, given := meta[key].([]string); given {
-			ids = append(ids, rows...)
-		} else if p != nil {
-			ids = append(ids, p.Meta.Get(key)...)
-		}
-	}
-
-	published := map[string]bool{}
-	for _, s := range ids {
-		if linked, ok := draftPost(t.r, s); ok && !published[s] {
-			published[s] = true
+func (t *tx) publishLinked(ids []int) {
+	published := map[int]bool{}
+	for _, id := range ids {
+		if linked, ok := draftPost(t.r, strconv.Itoa(id)); ok && !published[id] {
+			published[id] = true
 			_, _ = t.savePost(linked.Type(), linked.ID, map[string]any{"status": "publish"})
 		}
 	}
 }
 
-// eventDateMeta writes the date meta (the fields of mapping.EventDates) when any of the date
-// arguments is given. On update the missing ones come from the stored event, so a new time zone
-// alone re-reads the stored wall times in it and keeps the UTC values consistent.
-func eventDateMeta(r *request, p *mapping.Post, meta map[string]any) {
-	start, sOK := r.params.text("start_date")
-	end, eOK := r.params.text("end_date")
-	tz, tzOK := r.params.text("timezone")
-	allDay, adOK := r.params.truthy("all_day")
-	if p != nil {
-		if !sOK && !eOK && !tzOK && !adOK {
-			return
-		}
-		start, end = keep(start, sOK, p, "_EventStartDate"), keep(end, eOK, p, "_EventEndDate")
-		tz = keep(tz, tzOK, p, "_EventTimezone")
-		if !adOK {
-			v, _ := p.MetaFirst("_EventAllDay")
-			allDay = v == "yes" || v == "1" || v == "true"
-		}
+// createNamedTerm creates a term of k by name as the caller. The original turns an existing tag
+// given by name into a new tag named after its ID; calshim assigns the existing tag (docs/compatibility.md).
+func (t *tx) createNamedTerm(k termKind, name string) (int, error) {
+	id, err := t.createTerm(k, map[string]any{"name": name})
+	var exists *apiError
+	if errors.As(err, &exists) && exists.Code == "term_exists" {
+		// Created meanwhile by someone else (the catalog has not seen it yet): the existing term is
+		// the one named, as the original's Tribe__Terms::translate_terms_to_ids finds it.
+		return termID(exists), nil
 	}
-
-	loc := mapping.EventZone(tz, r.snap.Location)
-	st, _ := php.ParseTime(start, r.now, loc)
-	en, _ := php.ParseTime(end, r.now, loc)
-	d := mapping.NewEventDates(st, en, allDay, tz,
-		r.snap.Site.Timezone, r.snap.MultiDayCutoff, r.snap.Location)
-	meta["_EventStartDate"], meta["_EventEndDate"] = d.Start, d.End
-	meta["_EventStartDateUTC"], meta["_EventEndDateUTC"] = d.StartUTC, d.EndUTC
-	meta["_EventTimezone"], meta["_EventTimezoneAbbr"] = d.Timezone, d.Abbr
-	switch {
-	case d.AllDay:
-		meta["_EventAllDay"] = "yes"
-	case p == nil:
-		meta["_EventAllDay"] = nil // TEC deletes it on create and writes "no" on update
-	default:
-		meta["_EventAllDay"] = "no"
-	}
-
-	if d.Duration >= 0 {
-		meta["_EventDuration"] = strconv.Itoa(d.Duration)
-	}
-}
-
-// keep returns the given value, or the stored meta when it was not given.
-func keep(v string, given bool, p *mapping.Post, key string) string {
-	if given {
-		return v
-	}
-	stored, _ := p.MetaFirst(key)
-	return stored
-}
-
-// eventFlags stores show_map, show_map_link, hide_from_listings, featured and sticky as TEC does:
-// "1"/"" for the map flags (created events default to off: Single_Event::prepare_postarr stores
-// tribe_is_truthy of the absent flag), "yes" or no row for hidden, "1" or no row for featured,
-// menu_order -1 for sticky.
-func eventFlags(in Params, create bool, body, meta map[string]any) {
-	mapFlags := []fieldMap{{"show_map", "_EventShowMap"}, {"show_map_link", "_EventShowMapLink"}}
-	for _, f := range mapFlags {
-		if b, ok := in.truthy(f.param); ok || create {
-			meta[f.target] = ""
-			if b {
-				meta[f.target] = "1"
-			}
-		}
-	}
-
-	if b, ok := in.truthy("hide_from_listings"); ok {
-		meta["_EventHideFromUpcoming"] = nil
-		if b {
-			meta["_EventHideFromUpcoming"] = "yes"
-		}
-	}
-
-	if b, ok := in.truthy("featured"); ok {
-		meta["_tribe_featured"] = nil
-		if b {
-			meta["_tribe_featured"] = "1"
-		}
-	}
-
-	if b, ok := in.truthy("sticky"); ok {
-		body["menu_order"] = 0
-		if b {
-			body["menu_order"] = -1
-		}
-	}
-}
-
-// eventCost stores the cost rows raw (an array gives one row each) and the currency symbol and
-// position parsed from them.
-func eventCost(in Params, create bool, meta map[string]any) {
-	v, ok := in.given("cost")
-	if !ok {
-		return
-	}
-
-	rows := []string{}
-	for _, item := range costItems(v) {
-		if s, ok := scalar(item); ok && s != "" {
-			rows = append(rows, s)
-		}
-	}
-
-	meta["_EventCost"] = rows
-	if sym, pos, ok := mapping.CostCurrency(rows); ok {
-		meta["_EventCurrencySymbol"], meta["_EventCurrencyPosition"] = sym, pos
-	} else if !create {
-		meta["_EventCurrencySymbol"], meta["_EventCurrencyPosition"] = nil, nil
-	}
-}
-
-// costItems is the cost as rows: an array's or an object's members (PHP casts either to an array),
-// or the value itself (a cost string is not CSV).
-func costItems(v any) []any {
-	switch x := v.(type) {
-	case []any:
-		return x
-	case map[string]any:
-		return objectEntries(x)
-	}
-	return []any{v}
-}
-
-// eventTerms resolves categories and tags: IDs of existing terms (unknown IDs skipped), else slugs
-// or names, created when missing; a name given again is the term it named first, without asking
-// again. Given but empty removes them all; absent leaves them.
-func (t *tx) eventTerms(body, _ map[string]any) error {
-	types := t.r.snap.Types()
-	for _, k := range []termKind{categories, tags} {
-		v, ok := t.r.params.given(k.collection)
-		if !ok {
-			continue
-		}
-		t.terms = true
-		ids, resolved := []int{}, map[string]int{}
-		for _, s := range termArgs(v) {
-			id, done := resolved[s]
-			if !done {
-				var err error
-				if id, err = t.resolveTerm(k, s); err != nil {
-					return err
-				}
-				resolved[s] = id
-			}
-			if id != 0 {
-				ids = append(ids, id)
-			}
-		}
-		base := types.CategoryBase
-		if !k.hierarchical {
-			base = types.TagBase
-		}
-		body[base] = ids
-	}
-
-	return nil
+	return id, err
 }
 
 // termArgs are the entries of a categories or tags argument, trimmed, without the empty ones.
@@ -412,25 +321,6 @@ func (k termKind) lookup(r *request, item string) (int, bool) {
 		}
 	}
 	return 0, false
-}
-
-// resolveTerm finds a term of k by ID, slug or name, creating it (as the caller) when a name is
-// new. The original turns an existing tag given by name into a new tag named after its ID; calshim
-// assigns the existing tag (docs/compatibility.md).
-func (t *tx) resolveTerm(k termKind, item string) (int, error) {
-	if id, found := k.lookup(t.r, item); found {
-		return id, nil
-	}
-
-	id, err := t.createTerm(k, map[string]any{"name": item})
-	var exists *apiError
-	if errors.As(err, &exists) && exists.Code == "term_exists" {
-		// Created meanwhile by someone else (the catalog has not seen it yet): the existing term is
-		// the one named, as the original's Tribe__Terms::translate_terms_to_ids finds it.
-		return termID(exists), nil
-	}
-
-	return id, err
 }
 
 // termID reads the term_id WordPress sends with term_exists.

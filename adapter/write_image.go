@@ -71,9 +71,6 @@ func isImageAttachment(r *request, id int) bool {
 	return err == nil && strings.HasPrefix(mime, "image/")
 }
 
-// eventImage sets the event's featured image when `image` is given.
-func (t *tx) eventImage(body, _ map[string]any) error { return t.linkedImage(t.r.params, body) }
-
 // linkedImage sets featured_media from in's `image`: "" removes the image.
 func (t *tx) linkedImage(in Params, body map[string]any) error {
 	v, ok := in.text("image")

@@ -164,11 +164,12 @@ func (t *tx) saveLinked(k linkedKind, p *mapping.Post, in Params) (int, error) {
 		body["slug"] = title
 	}
 
-	if status, ok := scaleStatus(in, r.viewer, create); ok {
+	canPublish := r.viewer.can("publish_tribe_events")
+	if status, ok := mapping.ScaleStatus(argOf(in.raw("status")), canPublish, create); ok {
 		body["status"] = status
 	}
 
-	postDates(in, r.now, body, r.snap.Location, true)
+	mapping.PostDates(body, argOf(in.raw("date")), argOf(in.raw("date_utc")), r.now, r.snap.Location, true)
 	if err := t.linkedFields(k, p, create, in, body); err != nil {
 		return 0, err
 	}
@@ -384,9 +385,4 @@ func (t *tx) unlink(k linkedKind, id int) {
 		t.limit++
 		_, _ = t.savePost(e.Type(), e.ID, map[string]any{"meta": map[string]any{k.metaKey: []string{}}})
 	}
-}
-
-func (k linkedKind) notCreated() error {
-	return newError(http.StatusBadRequest, "could-not-create-"+k.name,
-		"The "+k.name+" could not be created from the provided data")
 }

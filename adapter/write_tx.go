@@ -14,7 +14,6 @@ import (
 	"calshim/catalog"
 	"calshim/cmsclient"
 	"calshim/mapping"
-	"calshim/mapping/php"
 )
 
 // refreshTimeout bounds the read-back after a write; it runs even when the client has gone away, so
@@ -227,50 +226,6 @@ func (t *tx) upstreamError(err error) error {
 	// An error WordPress raised without data (duplicate_term_slug) answers "data": null, as there.
 	e.NoData = len(ue.Data) == 0 || string(ue.Data) == "null"
 	return e
-}
-
-// scaleStatus is the original's status scale-back (Base::scale_back_post_status), always judged
-// with the event post type's publish capability: publishers get what they ask for (publish by
-// default); others get pending instead of publish/future, draft by default. ok is false when
-// nothing was asked on an update, which then keeps the status (only given fields change).
-func scaleStatus(in Params, v *viewer, create bool) (string, bool) {
-	status, asked := in.given("status")
-	s, _ := scalar(status)
-	canPublish := v.can("publish_tribe_events")
-	switch {
-	case !asked && !create:
-		return "", false
-	case !asked && canPublish:
-		return "publish", true
-	case !asked:
-		return "draft", true
-	case !canPublish && (s == "publish" || s == "future"):
-		return "pending", true
-	}
-
-	return s, true
-}
-
-// postDates turns `date` and `date_utc` into wp/v2's date and date_gmt. date is read in loc; events
-// keep the wall time the value names (a timestamp's UTC one, as the original), venues and
-// organizers express it in loc (inLoc).
-func postDates(in Params, now time.Time, body map[string]any, loc *time.Location, inLoc bool) {
-	if v, ok := in.given("date"); ok {
-		s, _ := scalar(v)
-		if t, ok := php.ParseTime(s, now, loc); ok {
-			if inLoc {
-				t = t.In(loc)
-			}
-			body["date"] = t.Format("2006-01-02T15:04:05")
-		}
-	}
-
-	if v, ok := in.given("date_utc"); ok {
-		s, _ := scalar(v)
-		if t, ok := php.ParseTime(s, now, time.UTC); ok {
-			body["date_gmt"] = t.UTC().Format("2006-01-02T15:04:05")
-		}
-	}
 }
 
 // fieldMap names the v1 parameter that fills a wp/v2 field or meta key.
