@@ -81,7 +81,10 @@ var (
 
 // routeTable is every route: the v1 routes in the original's registration order, the namespace
 // route first, then calshim's own. Routes are matched in this order.
-func routeTable() []route {
+func routeTable() []route { return compile(append(v1Table(), ownTable()...)) }
+
+// v1Table is the original's routes.
+func v1Table() []route {
 	ev, ve, or := apidoc.Events, apidoc.Venues, apidoc.Organizers
 	ca, ta := apidoc.Categories, apidoc.Tags
 	event := single(singleEvent, updateEvent, deleteEvent, false)
@@ -89,7 +92,7 @@ func routeTable() []route {
 	organizer := single(organizers.single, organizers.update, organizers.remove, false)
 	category := single(categories.single, categories.update, categories.remove, true)
 	tag := single(tags.single, tags.update, tags.remove, true)
-	return compile([]route{
+	return []route{
 		{pattern: "", endpoints: []endpoint{
 			{methods: readable, h: namespaceIndex, args: apidoc.NamespaceArgs},
 		}},
@@ -128,14 +131,19 @@ func routeTable() []route {
 			endpoints: collection(tags.archive, tags.create, ta)},
 		{pattern: `/tags/(?P<id>\d+)`, docPath: "/tags/{id}", may: tags.may,
 			endpoints: termSingle(tag, ta.ID, ta.IDEdit, ta.Fields, ta.Responses)},
+	}
+}
 
+// ownTable is calshim's own routes, all hidden.
+func ownTable() []route {
+	return []route{
 		// The iCalendar feed (ical.go): the list takes the events list's arguments, the single
 		// event the single read's.
 		{pattern: `/events\.ics`, hidden: true, scans: scansAllEvents, endpoints: []endpoint{
-			{methods: readable, h: icalList, args: ev.Archive},
+			{methods: readable, h: icalList, args: apidoc.Events.Archive},
 		}},
 		{pattern: `/events/(?P<id>\d+)\.ics`, hidden: true, endpoints: []endpoint{
-			{methods: readable, h: icalSingle, args: ev.ID},
+			{methods: readable, h: icalSingle, args: apidoc.Events.ID},
 		}},
 
 		// The probes, the metrics (ops.go) and the plugin's push notices (notify.go).
@@ -151,7 +159,7 @@ func routeTable() []route {
 		{pattern: notifyPath, hidden: true, at: onNotify, endpoints: []endpoint{
 			{methods: creatable, serve: (*Server).notify},
 		}},
-	})
+	}
 }
 
 // collection is the endpoints of a resource's collection: its list, then creation, which /doc does
