@@ -219,39 +219,13 @@ func schemaParse(name, typ string, v any) (any, error) {
 	return v, nil
 }
 
-// routeSpecs returns the declared arguments of the request's route and method, nil when the table
-// has none for them.
+// routeSpecs returns the arguments the matched route declares for the request's method, nil when
+// no route matched (a request a test builds by hand).
 func routeSpecs(r *request) []argSpec {
-	if r.gc == nil {
+	if r.route == nil {
 		return nil
 	}
-	specs, _ := lookupSpecs(traceOf(r.gc).route, r.method)
-	return specs
-}
-
-// endpointSpecs returns the declared arguments of a route's method from the route table, with their
-// named validators and sanitizers resolved.
-func endpointSpecs(path, method string) []argSpec {
-	specs, ok := lookupSpecs(path, method)
-	if !ok {
-		panic("adapter: no endpoint " + method + " " + path)
-	}
-	return specs
-}
-
-// lookupSpecs finds a route's method in the route table; ok is false when the table has none.
-func lookupSpecs(path, method string) (specs []argSpec, ok bool) {
-	for _, rt := range apidoc.Routes() {
-		if rt.Path != path {
-			continue
-		}
-		for _, e := range rt.Endpoints {
-			if slices.Contains(e.Methods, method) {
-				return specsOf(rt.Path, e.Args), true
-			}
-		}
-	}
-	return nil, false
+	return r.route.endpoint(r.method).specs
 }
 
 // specsOf resolves the table's named behaviours; the route variables of pattern are left out (the
@@ -284,8 +258,8 @@ func lookup[F any](m map[string]F, name string) F {
 	return f
 }
 
-// readArgs runs the pipeline on the arguments the table declares for a route's method and returns
-// the sanitized values (r.params keeps the values as given).
-func (r *request) readArgs(path string) (Params, error) {
-	return parseArgs(r, endpointSpecs(path, r.method))
+// readArgs runs the pipeline on the arguments the matched route declares for the request's method
+// and returns the sanitized values (r.params keeps the values as given).
+func (r *request) readArgs() (Params, error) {
+	return parseArgs(r, routeSpecs(r))
 }

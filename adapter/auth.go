@@ -222,7 +222,7 @@ func allow(gc *gin.Context, rt *route) string {
 	v, _ := gc.Value(viewerKey).(*viewer)
 	var out []string
 	for _, m := range rt.order {
-		if m == http.MethodGet || (rt.allowed != nil && rt.allowed(v, m)) {
+		if m == http.MethodGet || (rt.may != nil && rt.may(v, writeAction(m))) {
 			out = append(out, m)
 		}
 	}

@@ -9,8 +9,8 @@ import (
 
 // docOptions describes the address the client used, so both documents name it.
 func (s *Server) docOptions(r *request) apidoc.Options {
-	o := apidoc.Options{Namespace: r.ns, RESTRoot: r.root + "/", PerPage: r.snap.PerPage,
-		Defaults: func() (string, string) { return defaultWindow(r) }}
+	o := apidoc.Options{Routes: s.docs, Namespace: r.ns, RESTRoot: r.root + "/",
+		PerPage: r.snap.PerPage, Defaults: func() (string, string) { return defaultWindow(r) }}
 	if s.opt.Translate != nil {
 		o.Translate = s.opt.Translate(r.lang)
 	}

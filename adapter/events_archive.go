@@ -61,7 +61,7 @@ func archiveResponse(body mapping.Object, total int, pg page) *response {
 // eventQuery runs the archive's arguments through the pipeline and turns the sanitized values into
 // a filter, plus the effective arguments for rest_url.
 func (s *Server) eventQuery(r *request) (*mapping.EventFilter, eventLinks, page, error) {
-	a, err := r.readArgs("/events")
+	a, err := r.readArgs()
 	if err != nil {
 		return nil, eventLinks{}, page{}, err
 	}

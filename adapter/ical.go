@@ -13,25 +13,15 @@ import (
 // The iCalendar feed (RFC 5545): GET {ns}/events.ics takes the events list's arguments (same
 // validation, errors, default window and visibility) and answers every matching event, up to
 // Options.ICalMaxEvents; GET {ns}/events/{id}.ics one event, with the single read's answers. The
-// routes are not in the route table, so the namespace index and /doc stay the original's.
+// routes are hidden in the route table, so the namespace index and /doc stay the original's.
 
 const (
-	icalListPattern   = `/events\.ics`
-	icalSinglePattern = `/events/(?P<id>\d+)\.ics`
-	icalProdID        = "-//calshim//The Events Calendar REST API v1 feed//EN"
-	icalContentType   = "text/calendar; charset=utf-8"
+	icalProdID      = "-//calshim//The Events Calendar REST API v1 feed//EN"
+	icalContentType = "text/calendar; charset=utf-8"
 )
 
 // rawBody is a response body sent as is (not JSON); its Content-Type is among the response headers.
 type rawBody []byte
-
-// icalRoutes are the feed's two routes, matched after the v1 routes.
-func icalRoutes() []route {
-	list := newRoute(icalListPattern, map[string]handler{http.MethodGet: icalList})
-	single := newRoute(icalSinglePattern, map[string]handler{http.MethodGet: icalSingle})
-	list.order, single.order = []string{http.MethodGet}, []string{http.MethodGet}
-	return []route{list, single}
-}
 
 // icalList answers GET {ns}/events.ics.
 func icalList(s *Server, r *request) (*response, error) {
@@ -59,7 +49,7 @@ func icalList(s *Server, r *request) (*response, error) {
 
 // icalSingle answers GET {ns}/events/{id}.ics with the answers of GET {ns}/events/{id}.
 func icalSingle(s *Server, r *request) (*response, error) {
-	if _, err := r.readArgs(`/events/(?P<id>\d+)`); err != nil {
+	if _, err := r.readArgs(); err != nil {
 		return nil, err
 	}
 

@@ -16,6 +16,8 @@ import (
 	gocache "github.com/patrickmn/go-cache"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
+
+	"calshim/catalog"
 )
 
 // This file bounds what one client can make calshim ask of WordPress. Reads are answered from the
@@ -202,27 +204,33 @@ func (s *Server) workEstimate(rt *route, r *request) int {
 		return 0
 	}
 
-	snap, p := r.snap, r.params
-	scanned := 0
-	switch rt.pattern {
-	case icalListPattern:
-		scanned = len(snap.Events)
-	case "/events":
-		if p.has("search") || p.has("post_parent") {
-			scanned = len(snap.Events)
-		}
-	case "/venues", "/organizers":
-		scanned = len(snap.Venues) + len(snap.Organizers)
-		if p.has("has_events") {
-			scanned += len(snap.Events)
-		}
-	case "/categories", "/tags":
-		scanned = len(snap.Categories) + len(snap.Tags)
-	default:
+	if rt.scans == nil {
 		return 0
 	}
+	return rt.scans(r.snap, r.params) + listedWork(r.params, s.opt.MaxPerPage)
+}
 
-	return scanned + listedWork(p, s.opt.MaxPerPage)
+// The scans of the lists (route.scans).
+
+func scansAllEvents(snap *catalog.Snapshot, _ Params) int { return len(snap.Events) }
+
+func scansEventSearch(snap *catalog.Snapshot, p Params) int {
+	if p.has("search") || p.has("post_parent") {
+		return len(snap.Events)
+	}
+	return 0
+}
+
+func scansLinked(snap *catalog.Snapshot, p Params) int {
+	n := len(snap.Venues) + len(snap.Organizers)
+	if p.has("has_events") {
+		n += len(snap.Events)
+	}
+	return n
+}
+
+func scansTerms(snap *catalog.Snapshot, _ Params) int {
+	return len(snap.Categories) + len(snap.Tags)
 }
 
 // listedWork is what a list's arguments ask for whatever the catalog holds: the entries of its ID

@@ -385,9 +385,10 @@ func TestExpensiveReadsConcurrency(t *testing.T) {
 	var mu sync.Mutex
 	running, most := 0, 0
 	for i := range s.routes {
-		if rt := &s.routes[i]; rt.pattern == icalListPattern {
-			inner := rt.methods[http.MethodGet]
-			rt.methods[http.MethodGet] = func(s *Server, r *request) (*response, error) {
+		if rt := &s.routes[i]; rt.pattern == `/events\.ics` {
+			e := rt.endpoint(http.MethodGet)
+			inner := e.h
+			e.h = func(s *Server, r *request) (*response, error) {
 				mu.Lock()
 				running++
 				most = max(most, running)

@@ -42,7 +42,7 @@ func (k linkedKind) typ(r *request) string { return k.postType(r.snap.Types()) }
 
 // archive answers GET /venues and GET /organizers (Archive_Venue::get, Archive_Organizer::get).
 func (k linkedKind) archive(s *Server, r *request) (*response, error) {
-	a, err := r.readArgs("/" + k.collection)
+	a, err := r.readArgs()
 	if err != nil {
 		return nil, err
 	}

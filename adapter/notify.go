@@ -16,7 +16,6 @@ const notifyPath = "/calshim/notify"
 // poll now (catalog.Notify coalesces bursts) and answers 202 at once, before the poll; else 401.
 // The notice carries nothing calshim trusts: the poll reads what changed from the feed as always.
 func (s *Server) notify(gc *gin.Context) {
-	traceOf(gc).route = notifyPath
 	token, ok := strings.CutPrefix(gc.GetHeader("Authorization"), "Bearer ")
 	if !ok || subtle.ConstantTimeCompare([]byte(token), []byte(s.opt.NotifySecret)) != 1 {
 		gc.JSON(http.StatusUnauthorized, gin.H{"code": "calshim_notify_unauthorized",

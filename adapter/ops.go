@@ -24,6 +24,7 @@ import (
 // series: a series, once created, lasts as long as the process.
 type metrics struct {
 	registry *prometheus.Registry
+	http     http.Handler // the registry's exposition
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	// cacheHits and cacheMisses count the response cache's answers (hit ratio: hits / (hits + misses)).
@@ -46,7 +47,7 @@ func newMetrics(s *Server) *metrics {
 		reg = prometheus.NewRegistry()
 	}
 	m := &metrics{
-		registry: reg,
+		registry: reg, http: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
 		cacheHits: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "calshim",
 			Name: "response_cache_hits_total", Help: "Anonymous GETs the response cache answered."}),
 		cacheMisses: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "calshim",
@@ -172,10 +173,6 @@ func statusLabel(code int) string {
 	return strconv.Itoa(code/100) + "xx"
 }
 
-func (m *metrics) handler() gin.HandlerFunc {
-	return gin.WrapH(promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
-}
-
 // NewServers returns calshim's public handler, which serves the v1 routes, /healthz and /readyz,
 // and the operations handler, which serves /healthz, /readyz and /metrics, for a listener of its
 // own (ops_listen) that the public cannot reach. Both count into the same metrics.
@@ -187,20 +184,16 @@ func NewServers(cat *catalog.Catalog, log *zap.Logger, opt Options) (public, ops
 	// Every answer is written within the middleware: gin's own 404 comes after the access log
 	// has given its writer back.
 	o.NoRoute(func(gc *gin.Context) { gc.String(http.StatusNotFound, "404 page not found\n") })
-	s.opsRoutes(o, true)
+	s.serveFixed(o, true)
 	return g, o
 }
 
-// opsRoutes adds the operations endpoints to g: /healthz and /readyz, and /metrics when metrics is
-// set. The probes stay on the public handler, where load balancers and orchestrators ask them;
-// /readyz shows no detail of upstream (publicPollError).
-func (s *Server) opsRoutes(g *gin.Engine, metrics bool) {
-	g.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
-	g.GET("/readyz", s.readyz)
-	if metrics {
-		g.GET("/metrics", s.metrics.handler())
-	}
-}
+// healthz answers the liveness probe. The probes stay on the public handler too (onProbes), where
+// load balancers and orchestrators ask them; /readyz shows no detail of upstream (publicPollError).
+func healthz(_ *Server, gc *gin.Context) { gc.String(http.StatusOK, "ok\n") }
+
+// serveMetrics answers /metrics.
+func (s *Server) serveMetrics(gc *gin.Context) { s.metrics.http.ServeHTTP(gc.Writer, gc.Request) }
 
 // etagOf is the validator of a rendered body: bodies are deterministic (ordered objects), so equal
 // bodies give equal tags across requests and replicas.

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"calshim/adapter/apidoc"
 	"calshim/internal/wpfake"
 	"calshim/mapping"
 )
@@ -257,15 +256,6 @@ func TestWriteArgumentErrorsAsTheOriginal(t *testing.T) {
 		h.ServeHTTP(rec, req)
 		if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), tc.want) {
 			t.Errorf("POST %s %s = %d %s\nwant %s", tc.target, tc.body, rec.Code, rec.Body, tc.want)
-		}
-	}
-}
-
-// Every behaviour the route table names exists (specsOf panics on an unknown one).
-func TestRouteTableBehavioursResolve(t *testing.T) {
-	for _, rt := range apidoc.Routes() {
-		for _, e := range rt.Endpoints {
-			_ = specsOf(rt.Path, e.Args)
 		}
 	}
 }

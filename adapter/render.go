@@ -176,9 +176,6 @@ func (s *Server) accessLog(gc *gin.Context) {
 	t.ResponseWriter = gc.Writer
 	gc.Writer = t
 	gc.Next()
-	if t.route == "" {
-		t.route = gc.FullPath() // the operations endpoints' own paths; "" for the dispatcher's misses
-	}
 	s.metrics.observe(gc, t, time.Since(start))
 	t.fields = append(t.fields[:0],
 		zap.String("method", clip(gc.Request.Method)),

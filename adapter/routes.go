@@ -1,70 +1,295 @@
 package adapter
 
 import (
-	"fmt"
 	"net/http"
+	"regexp"
+	"slices"
+
+	"github.com/gin-gonic/gin"
 
 	"calshim/adapter/apidoc"
+	"calshim/catalog"
 )
 
-// op is one method of a route and its handler.
-type op struct {
-	method string
-	h      handler
+// route is one route of the table (routeTable): where it is served, its endpoints, and what the
+// server needs to know of it beyond them.
+type route struct {
+	// pattern is the route's WordPress-style regex below the namespace, as the original registers it
+	// ("" for the namespace itself; {id} matches digits only, {slug} anything but "/"), or the path
+	// of a route served outside the namespaces.
+	pattern string
+	docPath string // the route's path in /doc ("/events/{id}"); "" when /doc does not describe it
+	// hidden routes are calshim's own: the namespace index and /doc leave them out, so that both stay
+	// the original's.
+	hidden    bool
+	at        servedAt
+	endpoints []endpoint // in the original's registration order (the index and Allow show it)
+	// may reports whether a caller passes the general permission of a write action ("edit" or
+	// "delete") on the route's resource, as WordPress judges the Allow header before it knows the
+	// object; nil for read-only routes.
+	may func(v *viewer, action string) bool
+	// scans is how many posts or terms a GET of a list scans besides what its arguments ask for
+	// (workEstimate); nil for the routes that are no list.
+	scans func(snap *catalog.Snapshot, p Params) int
+
+	re    *regexp.Regexp // the pattern anchored at both ends, case-insensitive, as WordPress matches
+	order []string       // the endpoints' methods in registration order, for the Allow header
 }
 
-// v1Routes is the whole v1 surface: the route patterns come from the route table that also
-// generates the namespace index and /doc (apidoc.Routes, in the original's registration order), the
-// handlers from this one block, methods in the original's order (it shows in the Allow header).
-// {id} matches digits only, {slug} anything but "/".
-func v1Routes() []route {
-	const get, post, put, patch, del = http.MethodGet, http.MethodPost, http.MethodPut,
-		http.MethodPatch, http.MethodDelete
-	// Single resources carry ETags and honour If-Match on writes (precondition.go).
-	single := func(read, update, remove handler) []op { // /{id} and /by-slug/{slug} of posts
-		update, remove = conditional(read, update, false), conditional(read, remove, false)
-		return []op{{get, tagged(read, false)}, {del, remove}, {post, update}, {put, update}, {patch, update}}
-	}
-	term := func(read, update, remove handler) []op { // /{id} of terms
-		update, remove = conditional(read, update, true), conditional(read, remove, true)
-		return []op{{get, tagged(read, true)}, {post, update}, {put, update}, {patch, update}, {del, remove}}
-	}
-	organizerOps := func() []op {
-		return single(organizers.single, organizers.update, organizers.remove)
-	}
-	categoryOps := func() []op { return term(categories.single, categories.update, categories.remove) }
-	handlers := map[string][]op{
-		``:                                {{get, namespaceIndex}},
-		`/doc`:                            {{get, documentation}},
-		`/events`:                         {{get, withSync(eventArchive, syncEvents)}, {post, createEvent}},
-		`/events/(?P<id>\d+)`:             single(singleEvent, updateEvent, deleteEvent),
-		`/events/by-slug/(?P<slug>[^/]+)`: single(singleEvent, updateEvent, deleteEvent),
-		`/venues`:                         {{get, withSync(venues.archive, syncVenues)}, {post, venues.create}},
-		`/venues/(?P<id>\d+)`:             single(venues.single, venues.update, venues.remove),
-		`/venues/by-slug/(?P<slug>[^/]+)`: single(venues.single, venues.update, venues.remove),
-		`/organizers`: {{get, withSync(organizers.archive, syncOrganizers)},
-			{post, organizers.create}},
-		`/organizers/(?P<id>\d+)`:             organizerOps(),
-		`/organizers/by-slug/(?P<slug>[^/]+)`: organizerOps(),
-		`/categories`:                         {{get, categories.archive}, {post, categories.create}},
-		`/categories/(?P<id>\d+)`:             categoryOps(),
-		`/tags`:                               {{get, tags.archive}, {post, tags.create}},
-		`/tags/(?P<id>\d+)`:                   term(tags.single, tags.update, tags.remove),
-	}
-	var routes []route
-	for _, r := range apidoc.Routes() {
-		ops, ok := handlers[r.Path]
-		if !ok {
-			panic(fmt.Sprintf("adapter: no handlers for route %q", r.Path))
-		}
-		rt := newRoute(r.Path, map[string]handler{})
-		for _, o := range ops {
-			rt.methods[o.method] = o.h
-			rt.order = append(rt.order, o.method)
-		}
-		rt.allowed = writePermission(r.Path)
-		routes = append(routes, rt)
-	}
-
-	return append(routes, icalRoutes()...)
+// endpoint is one handler of a route: the methods it answers, its declared arguments and its /doc
+// description.
+type endpoint struct {
+	methods []string
+	h       handler                          // the handler of a route below the namespaces
+	serve   func(s *Server, gc *gin.Context) // the handler of a route served at its own path
+	args    []apidoc.Arg
+	doc     *apidoc.Operation // nil when /doc does not describe the endpoint
+	specs   []argSpec         // args with their named validators and sanitizers (parseArgs)
 }
+
+// servedAt says where a route is served.
+type servedAt uint8
+
+const (
+	inNamespaces servedAt = iota // below every served namespace, through dispatch
+	onProbes                     // at its path on the public handler and the operations handler
+	onOps                        // on the operations handler, or the public one when there is none
+	onNotify                     // on the public handler when Options.NotifySecret is set
+)
+
+// on reports whether a route served outside the namespaces is served on the operations handler
+// (ops) or the public one.
+func (a servedAt) on(opt Options, ops bool) bool {
+	switch a {
+	case onProbes:
+		return true
+	case onOps:
+		return ops || !opt.opsApart
+	case onNotify:
+		return !ops && opt.NotifySecret != ""
+	}
+	return false
+}
+
+// Methods of the endpoint kinds (WP_REST_Server::READABLE, CREATABLE, EDITABLE, DELETABLE).
+var (
+	readable  = []string{http.MethodGet}
+	creatable = []string{http.MethodPost}
+	editable  = []string{http.MethodPost, http.MethodPut, http.MethodPatch}
+	deletable = []string{http.MethodDelete}
+)
+
+// routeTable is every route: the v1 routes in the original's registration order, the namespace
+// route first, then calshim's own. Routes are matched in this order.
+func routeTable() []route { return compile(append(v1Table(), ownTable()...)) }
+
+// v1Table is the original's routes.
+func v1Table() []route {
+	ev, ve, or := apidoc.Events, apidoc.Venues, apidoc.Organizers
+	ca, ta := apidoc.Categories, apidoc.Tags
+	event := single(singleEvent, updateEvent, deleteEvent, false)
+	venue := single(venues.single, venues.update, venues.remove, false)
+	organizer := single(organizers.single, organizers.update, organizers.remove, false)
+	category := single(categories.single, categories.update, categories.remove, true)
+	tag := single(tags.single, tags.update, tags.remove, true)
+	return []route{
+		{pattern: "", endpoints: []endpoint{
+			{methods: readable, h: namespaceIndex, args: apidoc.NamespaceArgs},
+		}},
+		{pattern: "/doc", docPath: "/doc", endpoints: []endpoint{
+			{methods: readable, h: documentation, doc: documents(apidoc.DocResponses)},
+		}},
+
+		{pattern: "/events", docPath: "/events", may: mayEvents, scans: scansEventSearch,
+			endpoints: collection(withSync(eventArchive, syncEvents), createEvent, ev)},
+		{pattern: `/events/(?P<id>\d+)`, docPath: "/events/{id}", may: mayEvents,
+			endpoints: postSingle(event, ev.ID, ev.IDEdit, ev.Fields, ev.Responses)},
+		{pattern: `/events/by-slug/(?P<slug>[^/]+)`, docPath: "/events/by-slug/{slug}", may: mayEvents,
+			endpoints: postSingle(event, ev.Slug, ev.SlugEdit, ev.Fields, ev.Responses)},
+
+		{pattern: "/venues", docPath: "/venues", may: venues.may, scans: scansLinked,
+			endpoints: collection(withSync(venues.archive, syncVenues), venues.create, ve)},
+		{pattern: `/venues/(?P<id>\d+)`, docPath: "/venues/{id}", may: venues.may,
+			endpoints: postSingle(venue, ve.ID, ve.IDEdit, ve.Fields, ve.Responses)},
+		{pattern: `/venues/by-slug/(?P<slug>[^/]+)`, docPath: "/venues/by-slug/{slug}", may: venues.may,
+			endpoints: postSingle(venue, ve.Slug, ve.SlugEdit, ve.Fields, ve.Responses)},
+
+		{pattern: "/organizers", docPath: "/organizers", may: organizers.may, scans: scansLinked,
+			endpoints: collection(withSync(organizers.archive, syncOrganizers), organizers.create, or)},
+		{pattern: `/organizers/(?P<id>\d+)`, docPath: "/organizers/{id}", may: organizers.may,
+			endpoints: postSingle(organizer, or.ID, or.IDEdit, or.IDEdit, or.Responses)},
+		{pattern: `/organizers/by-slug/(?P<slug>[^/]+)`, docPath: "/organizers/by-slug/{slug}",
+			may:       organizers.may,
+			endpoints: postSingle(organizer, or.Slug, or.SlugEdit, or.SlugEdit, or.Responses)},
+
+		{pattern: "/categories", docPath: "/categories", may: categories.may, scans: scansTerms,
+			endpoints: collection(categories.archive, categories.create, ca)},
+		{pattern: `/categories/(?P<id>\d+)`, docPath: "/categories/{id}", may: categories.may,
+			endpoints: termSingle(category, ca.ID, ca.IDEdit, ca.IDEdit, ca.Responses)},
+
+		{pattern: "/tags", docPath: "/tags", may: tags.may, scans: scansTerms,
+			endpoints: collection(tags.archive, tags.create, ta)},
+		{pattern: `/tags/(?P<id>\d+)`, docPath: "/tags/{id}", may: tags.may,
+			endpoints: termSingle(tag, ta.ID, ta.IDEdit, ta.Fields, ta.Responses)},
+	}
+}
+
+// ownTable is calshim's own routes, all hidden.
+func ownTable() []route {
+	return []route{
+		// The iCalendar feed (ical.go): the list takes the events list's arguments, the single
+		// event the single read's.
+		{pattern: `/events\.ics`, hidden: true, scans: scansAllEvents, endpoints: []endpoint{
+			{methods: readable, h: icalList, args: apidoc.Events.Archive},
+		}},
+		{pattern: `/events/(?P<id>\d+)\.ics`, hidden: true, endpoints: []endpoint{
+			{methods: readable, h: icalSingle, args: apidoc.Events.ID},
+		}},
+
+		// The probes, the metrics (ops.go) and the plugin's push notices (notify.go).
+		{pattern: "/healthz", hidden: true, at: onProbes, endpoints: []endpoint{
+			{methods: readable, serve: healthz},
+		}},
+		{pattern: "/readyz", hidden: true, at: onProbes, endpoints: []endpoint{
+			{methods: readable, serve: (*Server).readyz},
+		}},
+		{pattern: "/metrics", hidden: true, at: onOps, endpoints: []endpoint{
+			{methods: readable, serve: (*Server).serveMetrics},
+		}},
+		{pattern: notifyPath, hidden: true, at: onNotify, endpoints: []endpoint{
+			{methods: creatable, serve: (*Server).notify},
+		}},
+	}
+}
+
+// collection is the endpoints of a resource's collection: its list, then creation, which /doc does
+// not describe.
+func collection(list, create handler, res apidoc.Resource) []endpoint {
+	return []endpoint{
+		{methods: readable, h: list, args: res.Archive, doc: documents(res.Responses.Archive)},
+		{methods: creatable, h: create, args: res.Create},
+	}
+}
+
+// postSingle is the endpoints of an {id} or by-slug route of posts, in the original's order: read,
+// delete, edit. ident are the route's identifying arguments, edit the edit's, body the request
+// body /doc shows for the edit (which list, and whether it holds the identifier, varies by
+// resource as in the original).
+func postSingle(h singleHandlers, ident, edit, body []apidoc.Arg, res apidoc.Responses) []endpoint {
+	return []endpoint{h.read(ident, res), h.remove(ident, res), h.edit(ident, edit, body, res)}
+}
+
+// termSingle is the endpoints of a term's {id} route, in the original's order: read, edit, delete.
+func termSingle(h singleHandlers, ident, edit, body []apidoc.Arg, res apidoc.Responses) []endpoint {
+	return []endpoint{h.read(ident, res), h.edit(ident, edit, body, res), h.remove(ident, res)}
+}
+
+// documents is the /doc description of an endpoint that documents its own arguments.
+func documents(responses []apidoc.Response) *apidoc.Operation {
+	return &apidoc.Operation{Responses: responses}
+}
+
+// singleHandlers are the handlers of an {id} or by-slug route. Single resources carry ETags and
+// honour If-Match on writes (precondition.go).
+type singleHandlers struct{ get, update, del handler }
+
+func single(read, update, remove handler, term bool) singleHandlers {
+	return singleHandlers{get: tagged(read, term), update: conditional(read, update, term),
+		del: conditional(read, remove, term)}
+}
+
+func (h singleHandlers) read(ident []apidoc.Arg, res apidoc.Responses) endpoint {
+	return endpoint{methods: readable, h: h.get, args: ident, doc: documents(res.Get)}
+}
+
+func (h singleHandlers) remove(ident []apidoc.Arg, res apidoc.Responses) endpoint {
+	return endpoint{methods: deletable, h: h.del, args: ident, doc: documents(res.Delete)}
+}
+
+func (h singleHandlers) edit(ident, args, body []apidoc.Arg, res apidoc.Responses) endpoint {
+	return endpoint{methods: editable, h: h.update, args: args,
+		doc: &apidoc.Operation{Params: ident, Body: body, Responses: res.Post}}
+}
+
+// compile prepares the table's routes for matching and their arguments for parseArgs. An unknown
+// validator or sanitizer name panics: the table is static and every server builds it.
+func compile(routes []route) []route {
+	for i := range routes {
+		rt := &routes[i]
+		rt.re = regexp.MustCompile(`(?i)^` + rt.pattern + `$`)
+		for j := range rt.endpoints {
+			e := &rt.endpoints[j]
+			e.specs = specsOf(rt.pattern, e.args)
+			for _, m := range e.methods {
+				if !slices.Contains(rt.order, m) {
+					rt.order = append(rt.order, m)
+				}
+			}
+		}
+	}
+	return routes
+}
+
+// endpoint returns the route's endpoint answering method; nil when none does.
+func (rt *route) endpoint(method string) *endpoint {
+	for i := range rt.endpoints {
+		if slices.Contains(rt.endpoints[i].methods, method) {
+			return &rt.endpoints[i]
+		}
+	}
+	return nil
+}
+
+// DocRoutes returns the routes the namespace index and /doc describe, in registration order.
+func DocRoutes() []apidoc.Route { return documented(routeTable()) }
+
+// documented returns the documentation part of the routes that are not hidden.
+func documented(routes []route) []apidoc.Route {
+	var out []apidoc.Route
+	for _, rt := range routes {
+		if rt.hidden {
+			continue
+		}
+		d := apidoc.Route{Path: rt.pattern, DocPath: rt.docPath}
+		for _, e := range rt.endpoints {
+			d.Endpoints = append(d.Endpoints, apidoc.Endpoint{Methods: e.methods, Args: e.args, Doc: e.doc})
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// serveFixed adds the routes served at their own paths to g, the operations handler (ops) or the
+// public one.
+func (s *Server) serveFixed(g *gin.Engine, ops bool) {
+	for _, rt := range s.fixed {
+		if !rt.at.on(s.opt, ops) {
+			continue
+		}
+		for _, e := range rt.endpoints {
+			for _, m := range e.methods {
+				g.Handle(m, rt.pattern, func(gc *gin.Context) {
+					traceOf(gc).route = rt.pattern
+					e.serve(s, gc)
+				})
+			}
+		}
+	}
+}
+
+// mayEvents is the general permission of the event routes' writes.
+func mayEvents(v *viewer, action string) bool { return v.can(action + "_tribe_events") }
+
+// writeAction is the action whose permission a write method needs.
+func writeAction(method string) string {
+	if method == http.MethodDelete {
+		return "delete"
+	}
+	return "edit"
+}
+
+// may is the general permission of a venue or organizer route's writes.
+func (k linkedKind) may(v *viewer, action string) bool { return v.can(k.cap(action)) }
+
+// may is the general permission of a term route's writes, whatever the action.
+func (k termKind) may(v *viewer, _ string) bool { return k.mayManage(v) }

@@ -4,7 +4,6 @@ package adapter
 
 import (
 	"net/http"
-	"regexp"
 	"slices"
 	"strconv"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"calshim/adapter/apidoc"
 	"calshim/catalog"
 	"calshim/cmsclient"
 	"calshim/internal/memo"
@@ -77,7 +77,7 @@ type Server struct {
 	cat    *catalog.Catalog
 	log    *zap.Logger
 	opt    Options
-	routes []route
+	routes []route    // the route table's routes below the namespaces (routes.go)
 	cache  *respCache // rendered anonymous GET responses, keyed by request and catalog version; nil: off
 	// viewers caches who a credential belongs to (auth.go); writes and authenticated reads need it.
 	viewers *viewers
@@ -92,6 +92,10 @@ type Server struct {
 	// events keeps events rendered for anonymous lists (listedEvent); nil when off.
 	events *memo.Memo[mapping.Raw]
 	edge   *edge // nil when edge caching is off
+	// fixed are the route table's routes served at their own paths; docs what the namespace index
+	// and /doc describe.
+	fixed []route
+	docs  []apidoc.Route
 }
 
 // AccessLogger names the logger of the access log's lines (one per request), so that calshim can
@@ -118,13 +122,21 @@ func newServer(cat *catalog.Catalog, log *zap.Logger, opt Options) (*Server, *gi
 		opt.CacheTTL = time.Minute
 	}
 
-	s := &Server{cat: cat, log: log, opt: opt, routes: v1Routes(),
+	table := routeTable()
+	s := &Server{cat: cat, log: log, opt: opt, docs: documented(table),
 		cache:   newRespCache(opt.CacheMaxEntries, opt.CacheMaxBytes, opt.CacheTTL, opt.Now),
 		viewers: newViewers(),
 		others:  gocache.New(time.Minute, 5*time.Minute), limits: newLimits(opt.Limits)}
 	if opt.EventCacheBytes > 0 {
 		s.events = memo.NewSized(int64(opt.EventCacheBytes),
 			func(k string, v mapping.Raw) int64 { return int64(len(k) + len(v) + 64) })
+	}
+	for _, rt := range table {
+		if rt.at == inNamespaces {
+			s.routes = append(s.routes, rt)
+		} else {
+			s.fixed = append(s.fixed, rt)
+		}
 	}
 
 	s.metrics = newMetrics(s)
@@ -137,10 +149,7 @@ func newServer(cat *catalog.Catalog, log *zap.Logger, opt Options) (*Server, *gi
 	gin.SetMode(gin.ReleaseMode)
 	g := gin.New()
 	g.Use(s.accessLog, s.recoverPanic, methodOverride)
-	s.opsRoutes(g, !opt.opsApart)
-	if opt.NotifySecret != "" {
-		g.POST(notifyPath, s.notify)
-	}
+	s.serveFixed(g, false)
 	// Everything else goes through the v1 dispatcher, which matches routes the way WordPress does
 	// (anchored, case-insensitive regexes on the path below the REST root).
 	g.NoRoute(s.dispatch)
@@ -152,6 +161,7 @@ func newServer(cat *catalog.Catalog, log *zap.Logger, opt Options) (*Server, *gi
 // request is one v1 call as handlers see it.
 type request struct {
 	gc     *gin.Context
+	route  *route // the matched route
 	method string
 	params Params
 	vars   map[string]string // path variables (id, slug)
@@ -205,20 +215,6 @@ type response struct {
 
 type handler func(s *Server, r *request) (*response, error)
 
-// route is one v1 route: a WordPress-style regex below the namespace and its handlers by method.
-type route struct {
-	pattern string
-	re      *regexp.Regexp
-	methods map[string]handler
-	order   []string // methods in registration order, for the Allow header
-	// allowed reports whether a caller passes the general permission of a write method (Allow header).
-	allowed func(v *viewer, method string) bool
-}
-
-func newRoute(pattern string, methods map[string]handler) route {
-	return route{pattern: pattern, re: regexp.MustCompile(`(?i)^` + pattern + `$`), methods: methods}
-}
-
 func (s *Server) dispatch(gc *gin.Context) {
 	addr, ok := s.resolve(gc.Request)
 	if !ok {
@@ -236,7 +232,7 @@ func (s *Server) dispatch(gc *gin.Context) {
 	}
 
 	rt, vars := s.match(addr.ns, addr.route)
-	if rt == nil || (rt.methods[method] == nil && method != http.MethodOptions) {
+	if rt == nil || (rt.endpoint(method) == nil && method != http.MethodOptions) {
 		s.write(gc, nil, s.noRoute(gc, addr.lang))
 		return
 	}
@@ -249,7 +245,7 @@ func (s *Server) dispatch(gc *gin.Context) {
 		return
 	}
 
-	r := &request{gc: gc, method: method, params: parseForm(gc.Request.URL.RawQuery),
+	r := &request{gc: gc, route: rt, method: method, params: parseForm(gc.Request.URL.RawQuery),
 		vars: vars, snap: snap, root: addr.root, ns: addr.ns, lang: addr.lang, now: s.opt.Now()}
 	if method == http.MethodOptions { // CORS preflights and route discovery
 		if err := s.identify(r); err != nil {
@@ -308,7 +304,7 @@ func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
 // until then, even through a panic, but not while the answer is sent.
 func (s *Server) answer(gc *gin.Context, rt *route, r *request, release func()) (*rendered, error) {
 	defer release()
-	res, err := rt.methods[r.method](s, r)
+	res, err := rt.endpoint(r.method).h(s, r)
 	keys := ""
 	if err == nil {
 		keys = s.edge.answerKeys(rt, r, res.body)

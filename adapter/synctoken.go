@@ -265,7 +265,7 @@ func syncEventQuery(s *Server, r *request) (now, then func(p *mapping.Post) bool
 func linkedSync(k linkedKind) syncKind {
 	return syncKind{collection: k.collection, typ: k.typ, render: k.render, less: mapping.NewerFirst,
 		query: func(s *Server, r *request) (now, then func(p *mapping.Post) bool, pg page, err error) {
-			a, err := r.readArgs("/" + k.collection)
+			a, err := r.readArgs()
 			if err != nil {
 				return nil, nil, page{}, err
 			}

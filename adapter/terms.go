@@ -81,7 +81,7 @@ func (k termKind) archive(s *Server, r *request) (*response, error) {
 
 // query reads the sanitized archive arguments.
 func (k termKind) query(s *Server, r *request) (*termQuery, page, error) {
-	a, err := r.readArgs("/" + k.collection)
+	a, err := r.readArgs()
 	if err != nil {
 		return nil, page{}, err
 	}

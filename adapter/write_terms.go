@@ -178,29 +178,3 @@ func (t *tx) createTerm(k termKind, body map[string]any) (int, error) {
 
 	return saved.ID, nil
 }
-
-// writePermission returns the general permission of a route's write methods, for the Allow header.
-func writePermission(path string) func(v *viewer, method string) bool {
-	return func(v *viewer, method string) bool {
-		action := "edit"
-		if method == http.MethodDelete {
-			action = "delete"
-		}
-
-		switch {
-		case hasPrefix(path, "/events"):
-			return v.can(action + "_tribe_events")
-		case hasPrefix(path, "/venues"):
-			return v.can(venues.cap(action))
-		case hasPrefix(path, "/organizers"):
-			return v.can(organizers.cap(action))
-		case hasPrefix(path, "/categories"):
-			return categories.mayManage(v)
-		case hasPrefix(path, "/tags"):
-			return tags.mayManage(v)
-		}
-		return false
-	}
-}
-
-func hasPrefix(s, prefix string) bool { return len(s) >= len(prefix) && s[:len(prefix)] == prefix }

@@ -440,7 +440,9 @@ func (c *Catalog) notify(event string, err error) {
 // SyncHealth describes how the catalog syncs, for /readyz and the metrics.
 type SyncHealth struct {
 	Mode string // "feed" (the plugin's change log) or "wp/v2" (polling wp/v2)
-	Seq  int64  // the change log sequence the catalog reflects (feed)
+	// Seq is the change log sequence the published snapshot reflects (feed): a reader that sees it
+	// sees the changes up to it (the poll moves its own sequence before it publishes).
+	Seq int64
 	// Lag is how long the newest change the last applying poll read had waited in WordPress.
 	Lag time.Duration
 	// Restored: the catalog started from the snapshot file; Unconfirmed: upstream has not answered
@@ -451,7 +453,7 @@ type SyncHealth struct {
 func (c *Catalog) syncHealth() SyncHealth {
 	h := SyncHealth{Mode: "wp/v2", Restored: c.disk.restored.Load(), Unconfirmed: c.disk.unconfirmed.Load()}
 	if c.feed.on.Load() {
-		h.Mode, h.Seq = "feed", c.feed.seq.Load()
+		h.Mode, h.Seq = "feed", c.feed.shown.Load()
 		h.Lag = time.Duration(c.feed.lagMS.Load()) * time.Millisecond
 	}
 	return h

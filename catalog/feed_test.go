@@ -28,8 +28,8 @@ type fakeFeed struct {
 	// makes the failAt-th changes request from now on fail with a 500.
 	page, failAt int
 	// noMedia: a plugin older than the media route (404).
-	noMedia bool
-	rowRequests  int // changes/rows requests answered
+	noMedia     bool
+	rowRequests int // changes/rows requests answered
 }
 
 func newFakeFeed(fake *wpfake.Server) *fakeFeed {
@@ -355,5 +355,36 @@ func TestNotifyCoalesces(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	if n := countPaths(fake)["/calshim/v1/changes"]; n < 1 || n > 2 {
 		t.Errorf("10 notices made %d polls, want 1 or 2", n)
+	}
+}
+
+// The sequence Health reports is the published snapshot's: a poll that applied changes but failed
+// before publishing (here in the checksum check that follows) leaves it where readers are.
+func TestHealthSequenceIsPublished(t *testing.T) {
+	fake := wpfake.New(t)
+	feed := newFakeFeed(fake)
+	cat := newCatalog(t, fake, func(o *catalog.Options) { o.VerifyEvery = time.Nanosecond })
+	if err := cat.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ev := fake.IDs("tribe_events")[0]
+	fake.Update("tribe_events", ev, func(o wpfake.Object) { calshimField(fake, o)["title"] = "Unpublished" })
+	feed.change("tribe_events", ev)
+	fake.SetIntercept(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/wp-json/calshim/v1/checksums" {
+			writeJSON(w, http.StatusInternalServerError, map[string]any{"code": "db_error", "message": "x"})
+			return true
+		}
+		return feed.serve(w, r)
+	})
+	if err := cat.Poll(context.Background()); err == nil {
+		t.Fatal("poll with a failing check succeeded")
+	}
+	if p, _ := cat.Snapshot().Post(ev); p == nil || p.Title() == "Unpublished" {
+		t.Fatalf("the failed poll published the change: %+v", p)
+	}
+	seq, _ := cat.Sequence()
+	if h := cat.Health().Sync; h.Seq != 10 || seq != 10 {
+		t.Errorf("Health().Sync.Seq = %d, Sequence() = %d; want the published 10", h.Seq, seq)
 	}
 }

@@ -157,11 +157,8 @@ func waitSynced(t *testing.T) {
 	eventually(t, "calshim synced", func() bool {
 		feed, _ := readyz(t, shim)["sync"].(map[string]any)
 		seq, _ := feed["sequence"].(float64)
-		return seq >= head
+		return seq >= head // /readyz reports the published snapshot's sequence
 	})
-	// The catalog publishes the sequence a moment before the snapshot that holds the changes
-	// (catalog/feed.go, catchUp then pollFeed): let it finish.
-	time.Sleep(50 * time.Millisecond)
 }
 
 func (r *rig) add(collection string, id int) {

@@ -1,8 +1,7 @@
-// Package apidoc holds the v1 route table — every route, in registration order, with its endpoints
-// and their arguments — and generates from it the API's two self-descriptions: the namespace index
-// WordPress serves at GET {ns} and the OpenAPI document TEC serves at GET {ns}/doc
-// (Swagger_Documentation). The router reads the same table (Routes) for the path patterns and
-// methods of every route.
+// Package apidoc holds the v1 routes' argument declarations and documented responses, and generates
+// from the route table (adapter/routes.go, which puts them on its routes) the API's two
+// self-descriptions: the namespace index WordPress serves at GET {ns} and the OpenAPI document TEC
+// serves at GET {ns}/doc (Swagger_Documentation).
 //
 // Both documents reproduce the original's bodies key by key, in key order, including its typos
 // ("The organizer post status" on venues, "The event category slug" for parent). Only the
@@ -19,8 +18,10 @@ import (
 	"calshim/mapping"
 )
 
-// Options are what the two documents depend on besides the table.
+// Options are what the two documents depend on.
 type Options struct {
+	// Routes are the routes to describe, in registration order, the namespace route first.
+	Routes []Route
 	// Namespace is the served namespace without slashes around it, e.g. "cal/events/v1" or an alias
 	// such as "tribe/events/v1". It names every route key, the namespace fields and the default of the
 	// index's own "namespace" argument.
@@ -205,10 +206,6 @@ func (a Arg) docType() string {
 	return "string"
 }
 
-// Routes returns the route table in registration order, the namespace route first. Callers must not
-// modify the routes.
-func Routes() []Route { return append([]Route(nil), table...) }
-
 // Index returns the namespace index (GET {ns}).
 func Index(o Options) mapping.Object {
 	if o.Defaults != nil {
@@ -216,8 +213,8 @@ func Index(o Options) mapping.Object {
 		o.Defaults = func() (string, string) { return start, end } // one clock reading for the whole body
 	}
 
-	routes := make(mapping.Object, 0, len(table))
-	for _, r := range table {
+	routes := make(mapping.Object, 0, len(o.Routes))
+	for _, r := range o.Routes {
 		routes = append(routes, mapping.KV{Key: "/" + o.Namespace + r.Path, Value: o.indexRoute(r)})
 	}
 

@@ -1,14 +1,15 @@
-package apidoc
+package apidoc_test
 
 import (
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
+	"calshim/adapter"
+	"calshim/adapter/apidoc"
 	"calshim/internal/jsontest"
 	"calshim/mapping"
 )
@@ -21,6 +22,9 @@ const (
 	// recordedServer is servers[0].url as the original sends it: without the port (its bug).
 	recordedServer = "http://127.0.0.1/wp-json/tribe/events/v1/"
 )
+
+// routes are the routes the documents describe: the route table's.
+var routes = adapter.DocRoutes()
 
 // recordedDefaults are the start_date/end_date defaults the recorded index shows.
 func recordedDefaults() (string, string) { return "2026-11-21 18:59:00", "2028-11-22 18:54:25" }
@@ -35,11 +39,11 @@ func TestBodiesMatchRecording(t *testing.T) {
 		{"other namespace and language root", "cal/events/v1", "http://localhost:9999/de/wp-json/", "http://localhost:9999/de/wp-json/cal/events/v1/"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := Options{Namespace: tc.ns, RESTRoot: tc.root, Defaults: recordedDefaults, PerPage: 10}
+			o := apidoc.Options{Routes: routes, Namespace: tc.ns, RESTRoot: tc.root, Defaults: recordedDefaults, PerPage: 10}
 			subst := strings.NewReplacer(strings.TrimSuffix(recordedRoot, "/"), strings.TrimSuffix(tc.root, "/"), recordedNS, tc.ns)
 
 			wantIndex := rewrite(recordedBody(t, "001-index.json"), subst)
-			gotIndex := decode(t, mapping.EncodeJSON(Index(o)))
+			gotIndex := decode(t, mapping.EncodeJSON(apidoc.Index(o)))
 			assertSame(t, "index", gotIndex, wantIndex)
 
 			// The one accepted difference: the original drops the port from servers[0].url.
@@ -50,7 +54,7 @@ func TestBodiesMatchRecording(t *testing.T) {
 			}
 			server.Set("url", tc.wantServer)
 			wantDoc = rewrite(wantDoc, subst)
-			gotDoc := decode(t, mapping.EncodeJSON(Doc(o)))
+			gotDoc := decode(t, mapping.EncodeJSON(apidoc.Doc(o)))
 			assertSame(t, "doc", gotDoc, wantDoc)
 
 			if tc.ns != recordedNS {
@@ -70,13 +74,13 @@ func TestBodiesMatchRecording(t *testing.T) {
 
 // TestRawEncoding checks WordPress' escaping on the raw prefixes the recording kept.
 func TestRawEncoding(t *testing.T) {
-	o := Options{Namespace: recordedNS, RESTRoot: recordedRoot, Defaults: recordedDefaults}
+	o := apidoc.Options{Routes: routes, Namespace: recordedNS, RESTRoot: recordedRoot, Defaults: recordedDefaults}
 	for _, tc := range []struct {
 		file string
 		body mapping.Object
 	}{
-		{"001-index.json", Index(o)},
-		{"003-doc.json", Doc(o)},
+		{"001-index.json", apidoc.Index(o)},
+		{"003-doc.json", apidoc.Doc(o)},
 	} {
 		var rec struct {
 			Prefix string `json:"body_raw_prefix"`
@@ -93,18 +97,18 @@ func TestRawEncoding(t *testing.T) {
 func TestDefaults(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
-		o         Options
+		o         apidoc.Options
 		perPage   any
 		hasDates  bool
 		startDate any
 	}{
-		{"per_page unset means 10", Options{Defaults: recordedDefaults}, "10", true, "2026-11-21 18:59:00"},
-		{"per_page from options", Options{PerPage: 25, Defaults: recordedDefaults}, "25", true, "2026-11-21 18:59:00"},
-		{"no date defaults", Options{}, "10", false, nil},
+		{"per_page unset means 10", apidoc.Options{Routes: routes, Defaults: recordedDefaults}, "10", true, "2026-11-21 18:59:00"},
+		{"per_page from options", apidoc.Options{Routes: routes, PerPage: 25, Defaults: recordedDefaults}, "25", true, "2026-11-21 18:59:00"},
+		{"no date defaults", apidoc.Options{Routes: routes}, "10", false, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.o.Namespace, tc.o.RESTRoot = "cal/events/v1", "http://x/wp-json/"
-			args := decode(t, mapping.EncodeJSON(Index(tc.o))).(object).At("routes").(object).
+			args := decode(t, mapping.EncodeJSON(apidoc.Index(tc.o))).(object).At("routes").(object).
 				At("/cal/events/v1/events").(object).At("endpoints").([]any)[0].(object).At("args").(object)
 			if got := args.At("per_page").(object).At("default"); got != tc.perPage {
 				t.Errorf("per_page default = %v, want %v", got, tc.perPage)
@@ -126,10 +130,10 @@ func TestDefaults(t *testing.T) {
 // TestTranslate checks that every description and the title go through Translate and nothing else
 // does.
 func TestTranslate(t *testing.T) {
-	en := Options{Namespace: "cal/events/v1", RESTRoot: "http://x/de/wp-json/", Defaults: recordedDefaults}
+	en := apidoc.Options{Routes: routes, Namespace: "cal/events/v1", RESTRoot: "http://x/de/wp-json/", Defaults: recordedDefaults}
 	de := en
 	de.Translate = func(s string) string { return "DE:" + s }
-	for name, render := range map[string]func(Options) mapping.Object{"index": Index, "doc": Doc} {
+	for name, render := range map[string]func(apidoc.Options) mapping.Object{"index": apidoc.Index, "doc": apidoc.Doc} {
 		got, want := decode(t, mapping.EncodeJSON(render(de))), decode(t, mapping.EncodeJSON(render(en)))
 		translated := 0
 		var walk func(path string, g, w any)
@@ -158,45 +162,6 @@ func TestTranslate(t *testing.T) {
 		walk("", got, want)
 		if translated < 100 {
 			t.Errorf("%s: only %d translated texts", name, translated)
-		}
-	}
-}
-
-func TestRoutes(t *testing.T) {
-	routes := Routes()
-	if got, want := len(routes), 15; got != want {
-		t.Fatalf("len(Routes()) = %d, want %d", got, want)
-	}
-
-	for _, tc := range []struct {
-		path    string
-		route   string
-		methods string
-	}{
-		{"", "", "GET"},
-		{"/doc", "/doc", "GET"},
-		{"/events", "/events", "GET POST"},
-		{"/events/12", `/events/(?P<id>\d+)`, "GET DELETE POST PUT PATCH"},
-		{"/events/by-slug/gala-night", `/events/by-slug/(?P<slug>[^/]+)`, "GET DELETE POST PUT PATCH"},
-		{"/categories/3", `/categories/(?P<id>\d+)`, "GET POST PUT PATCH DELETE"},
-		{"/events/foo", "", ""},
-		{"/events/by-slug/", "", ""},
-		{"/events/1/2", "", ""},
-	} {
-		var matched []Route
-		for _, r := range routes {
-			if regexp.MustCompile("^" + r.Path + "$").MatchString(tc.path) {
-				matched = append(matched, r)
-			}
-		}
-		switch {
-		case tc.methods == "" && len(matched) > 0:
-			t.Errorf("%q matches %q, want no route", tc.path, matched[0].Path)
-		case tc.methods == "":
-		case len(matched) != 1 || matched[0].Path != tc.route:
-			t.Errorf("%q matches %d routes, want exactly %q", tc.path, len(matched), tc.route)
-		case strings.Join(matched[0].Methods(), " ") != tc.methods:
-			t.Errorf("%q methods = %v, want %s", tc.path, matched[0].Methods(), tc.methods)
 		}
 	}
 }

@@ -7,8 +7,8 @@ package apidoc
 // Fields lists hold the arguments of a write without the identifier and with none required:
 // required(...) marks the ones creation needs, edit routes prepend their identifier.
 
-// namespaceArgs are the arguments WordPress declares on the namespace route itself.
-var namespaceArgs = []Arg{
+// NamespaceArgs are the arguments WordPress declares on the namespace route itself.
+var NamespaceArgs = []Arg{
 	{Name: "namespace", Default: namespaceDefault},
 	{Name: "context", Default: "view"},
 }
@@ -296,6 +296,49 @@ var tagFields = []Arg{
 	{Name: "description", Validate: "non_empty_string", Type: "string",
 		Description: "The event tag description"},
 	{Name: "slug", Validate: "non_empty_string", Type: "string", Description: "The event tag slug"},
+}
+
+// Resource is what the route table (adapter/routes.go) declares on one resource's routes: the
+// arguments of each endpoint and the documented responses.
+type Resource struct {
+	Archive  []Arg // GET on the collection
+	Create   []Arg // POST on the collection: Fields with the ones creation needs required
+	ID       []Arg // the identifier of /{id}
+	Slug     []Arg // the identifier of /by-slug/{slug}; nil for terms, which have no such route
+	Fields   []Arg // a write's fields, without the identifier and with none required
+	IDEdit   []Arg // POST, PUT and PATCH on /{id}
+	SlugEdit []Arg // POST, PUT and PATCH on /by-slug/{slug}
+	// Responses are the documented responses of the routes' operations.
+	Responses Responses
+}
+
+// The resources of the v1 routes.
+var (
+	Events = func() Resource {
+		r := resource(eventArchiveArgs, eventIDArgs, eventSlugArgs, eventFields, eventResponses,
+			"title", "start_date", "end_date")
+		// The slug to set comes first and is optional; the route's own slug is the path variable.
+		r.SlugEdit = concat([]Arg{field(eventFields, "slug")}, without(eventFields, "slug"))
+		return r
+	}()
+	Venues = resource(venueArchiveArgs, venueIDArgs, venueSlugArgs, venueFields, venueResponses,
+		"venue")
+	Organizers = resource(organizerArchiveArgs, organizerIDArgs, organizerSlugArgs, organizerFields,
+		organizerResponses, "organizer")
+	Categories = resource(categoryArchiveArgs, categoryIDArgs, nil, categoryFields, categoryResponses,
+		"name")
+	Tags = resource(tagArchiveArgs, tagIDArgs, nil, tagFields, tagResponses, "name")
+)
+
+// resource returns the declarations of a resource whose edits take the identifier, then the fields;
+// creation requires the needed fields.
+func resource(archive, id, slug, fields []Arg, res Responses, needed ...string) Resource {
+	r := Resource{Archive: archive, Create: required(fields, needed...), ID: id, Slug: slug,
+		Fields: fields, IDEdit: concat(id, fields), Responses: res}
+	if slug != nil {
+		r.SlugEdit = concat(slug, fields)
+	}
+	return r
 }
 
 // concat returns the argument lists one after the other, in a new slice.

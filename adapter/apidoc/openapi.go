@@ -13,7 +13,7 @@ var docVerbs = []string{"get", "post", "put", "patch", "delete"}
 // paths returns the /doc paths object.
 func (o Options) paths() mapping.Object {
 	var out mapping.Object
-	for _, r := range table {
+	for _, r := range o.Routes {
 		if r.DocPath == "" {
 			continue
 		}

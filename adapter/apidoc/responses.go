@@ -1,9 +1,9 @@
 package apidoc
 
-// resourceResponses are the documented responses of one resource's operations; the {id} and by-slug
+// Responses are the documented responses of one resource's operations; the {id} and by-slug
 // routes share them. The wording is the original's, irregularities included.
-type resourceResponses struct {
-	archive, get, post, delete []Response
+type Responses struct {
+	Archive, Get, Post, Delete []Response
 }
 
 // Shared wording of the archives and the writes.
@@ -13,32 +13,33 @@ const (
 	badWrite     = "A required parameter is missing or an input parameter is in the wrong format"
 )
 
-var docResponses = []Response{
+// DocResponses are the documented responses of GET /doc.
+var DocResponses = []Response{
 	{Status: "200", Description: "Returns the documentation for The Events Calendar REST API in " +
 		"Swagger consumable format."},
 }
 
-var eventResponses = resourceResponses{
-	archive: []Response{
+var eventResponses = Responses{
+	Archive: []Response{
 		{Status: "200", Description: "Returns all the upcoming events matching the search criteria",
 			Schema: "Event", List: "events"},
 		{Status: "400", Description: badQuery},
 		{Status: "404", Description: pageNotFound},
 	},
-	get: []Response{
+	Get: []Response{
 		{Status: "200", Description: "Returns the data of the event with the specified post ID",
 			Schema: "Event"},
 		{Status: "400", Description: "The event post ID is missing."},
 		{Status: "403", Description: "The event with the specified ID is not accessible."},
 		{Status: "404", Description: "An event with the specified ID does not exist."},
 	},
-	post: []Response{
+	Post: []Response{
 		{Status: "200", Description: "Returns the data of the updated event", Schema: "Event"},
 		{Status: "201", Description: "Returns the data of the created event", Schema: "Event"},
 		{Status: "400", Description: badWrite},
 		{Status: "403", Description: "The user is not authorized to create events"},
 	},
-	delete: []Response{
+	Delete: []Response{
 		{Status: "200", Description: "Deletes an event and returns its data", Schema: "Event"},
 		{Status: "400", Description: "The event post ID is missing or does not exist."},
 		{Status: "403", Description: "The current user cannot delete the event with the specified ID."},
@@ -47,27 +48,27 @@ var eventResponses = resourceResponses{
 	},
 }
 
-var venueResponses = resourceResponses{
-	archive: []Response{
+var venueResponses = Responses{
+	Archive: []Response{
 		{Status: "200", Description: "Returns all the venues matching the search criteria",
 			Schema: "Venue", List: "venues"},
 		{Status: "400", Description: badQuery},
 		{Status: "404", Description: pageNotFound},
 	},
-	get: []Response{
+	Get: []Response{
 		{Status: "200", Description: "Returns the data of the venue with the specified post ID",
 			Schema: "Venue"},
 		{Status: "400", Description: "The venue post ID is missing."},
 		{Status: "403", Description: "The venue with the specified ID is not accessible."},
 		{Status: "404", Description: "A venue with the specified post ID does not exist."},
 	},
-	post: []Response{
+	Post: []Response{
 		{Status: "200", Description: "Returns the data of the updated venue", Schema: "Venue"},
 		{Status: "201", Description: "Returns the data of the created venue", Schema: "Venue"},
 		{Status: "400", Description: badWrite},
 		{Status: "403", Description: "The user is not authorized to create venues"},
 	},
-	delete: []Response{
+	Delete: []Response{
 		{Status: "200", Description: "Deletes a venue and returns its data", Schema: "Venue"},
 		{Status: "400", Description: "The venue post ID is missing or does not exist."},
 		{Status: "403", Description: "The current user cannot delete the venue with the specified ID."},
@@ -77,26 +78,26 @@ var venueResponses = resourceResponses{
 }
 
 // organizerResponses: the original documents no 200 for an organizer update.
-var organizerResponses = resourceResponses{
-	archive: []Response{
+var organizerResponses = Responses{
+	Archive: []Response{
 		{Status: "200", Description: "Returns all the organizers matching the search criteria",
 			Schema: "Organizer", List: "organizers"},
 		{Status: "400", Description: badQuery},
 		{Status: "404", Description: pageNotFound},
 	},
-	get: []Response{
+	Get: []Response{
 		{Status: "200", Description: "Returns the data of the organizer with the specified post ID",
 			Schema: "Organizer"},
 		{Status: "400", Description: "The organizer post ID is missing."},
 		{Status: "403", Description: "The organizer with the specified ID is not accessible."},
 		{Status: "404", Description: "An organizer with the specified event does not exist."},
 	},
-	post: []Response{
+	Post: []Response{
 		{Status: "201", Description: "Returns the data of the created organizer", Schema: "Organizer"},
 		{Status: "400", Description: badWrite},
 		{Status: "403", Description: "The user is not authorized to create organizers"},
 	},
-	delete: []Response{
+	Delete: []Response{
 		{Status: "200", Description: "Deletes an organizer and returns its data", Schema: "Organizer"},
 		{Status: "400", Description: "The organizer post ID is missing or does not exist."},
 		{Status: "403", Description: "The current user cannot delete the organizer with the " +
@@ -106,26 +107,26 @@ var organizerResponses = resourceResponses{
 	},
 }
 
-var categoryResponses = resourceResponses{
-	archive: []Response{
+var categoryResponses = Responses{
+	Archive: []Response{
 		{Status: "200", Description: "Returns all the event categories matching the search criteria",
 			Schema: "Term", List: "categories"},
 		{Status: "400", Description: badQuery},
 		{Status: "404", Description: pageNotFound},
 	},
-	get: []Response{
+	Get: []Response{
 		{Status: "200", Description: "Returns the data of the event category with the specified term ID",
 			Schema: "Term"},
 		{Status: "400", Description: "The event category term ID is missing."},
 		{Status: "404", Description: "An event category with the specified term ID does not exist."},
 	},
-	post: []Response{
+	Post: []Response{
 		{Status: "200", Description: "Returns the data of the updated event category", Schema: "Term"},
 		{Status: "201", Description: "Returns the data of the created event category", Schema: "Term"},
 		{Status: "400", Description: badWrite},
 		{Status: "403", Description: "The user is not authorized to create event categories"},
 	},
-	delete: []Response{
+	Delete: []Response{
 		{Status: "200", Description: "Deletes an event category and returns its data", Schema: "Term"},
 		{Status: "400", Description: "The event category term ID is missing or does not exist."},
 		{Status: "403", Description: "The current user cannot delete the event category with the " +
@@ -137,27 +138,27 @@ var categoryResponses = resourceResponses{
 	},
 }
 
-var tagResponses = resourceResponses{
-	archive: []Response{
+var tagResponses = Responses{
+	Archive: []Response{
 		{Status: "200", Description: "Returns all the event tags matching the search criteria",
 			Schema: "Term", List: "tags"},
 		{Status: "400", Description: badQuery},
 		{Status: "404", Description: "No event tags match the query or the requested page was " +
 			"not found."},
 	},
-	get: []Response{
+	Get: []Response{
 		{Status: "200", Description: "Returns the data of the event tag with the specified term ID",
 			Schema: "Term"},
 		{Status: "400", Description: "The event tag term ID is missing."},
 		{Status: "404", Description: "An event tag with the specified term ID does not exist."},
 	},
-	post: []Response{
+	Post: []Response{
 		{Status: "200", Description: "Returns the data of the updated event tag", Schema: "Term"},
 		{Status: "201", Description: "Returns the data of the created event tag", Schema: "Term"},
 		{Status: "400", Description: badWrite},
 		{Status: "403", Description: "The user is not authorized to create event tags"},
 	},
-	delete: []Response{
+	Delete: []Response{
 		{Status: "200", Description: "Deletes an event tag and returns its data", Schema: "Term"},
 		{Status: "400", Description: "The event tag term ID is missing or does not exist."},
 		{Status: "403", Description: "The current user cannot delete the event tag with the specified " +

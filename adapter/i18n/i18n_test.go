@@ -13,6 +13,7 @@ import (
 
 	"github.com/leonelquinteros/gotext"
 
+	"calshim/adapter"
 	"calshim/adapter/apidoc"
 	"calshim/mapping"
 )
@@ -237,6 +238,7 @@ func TestGNUGettext(t *testing.T) {
 // title) is the catalog's text. The German index is spot-checked.
 func TestTranslatedDocuments(t *testing.T) {
 	en := apidoc.Options{
+		Routes:    adapter.DocRoutes(),
 		Namespace: "cal/events/v1",
 		RESTRoot:  "http://localhost:8080/de/wp-json/",
 		Defaults:  func() (string, string) { return "2026-11-22 00:00:00", "2028-11-22 00:00:00" },

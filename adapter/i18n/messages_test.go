@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"calshim/adapter"
 	"calshim/adapter/apidoc"
 	"calshim/mapping"
 )
@@ -31,6 +32,7 @@ func messages(t testing.TB) []message {
 	seen := map[string]int{}
 	marker := func(i int) string { return "\x00" + strconv.Itoa(i) + "\x00" }
 	o := apidoc.Options{
+		Routes:    adapter.DocRoutes(),
 		Namespace: "cal/events/v1",
 		RESTRoot:  "http://localhost/wp-json/",
 		Defaults:  func() (string, string) { return "2026-01-01 00:00:00", "2028-01-01 00:00:00" },
