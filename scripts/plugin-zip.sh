@@ -8,7 +8,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SRC=$ROOT/cmsclient/wordpress
 OUT=${1:-$ROOT/bin/calshim-plugin.zip}
 
-version=$(sed -n 's/^ \* Version: *//p' "$SRC/calshim.php")
+version=$(sed -n 's/^ \* Version: *//p' "$SRC/calshim.php" | head -n1) # the header's; doc comments below may say "Version:" too
 stable=$(sed -n 's/^Stable tag: *//p' "$SRC/readme.txt")
 [ -n "$version" ] && [ "$version" = "$stable" ] \
   || { echo "plugin-zip: calshim.php says Version $version, readme.txt Stable tag $stable" >&2; exit 1; }

@@ -85,7 +85,7 @@ func pluginLifecycle(t *testing.T, zipPath string, tec bool) {
 		call_user_func( WP_CLI::$commands['calshim status'], [], [] );
 		require_once ABSPATH . 'wp-admin/includes/plugin.php';
 		call_user_func( get_option( 'uninstall_plugins' )['calshim/calshim.php'] );`)
-	if !strings.HasPrefix(out, "must-use\n") || !strings.Contains(out, "plugin version: 0.3.0 (must-use plugin)") {
+	if !strings.HasPrefix(out, "must-use\n") || !strings.Contains(out, "plugin version: 0.4.0 (must-use plugin)") {
 		t.Fatalf("both copies loaded: %s", out)
 	}
 	if out := site.php(t, "", `echo $wpdb->get_var( "SHOW TABLES LIKE '{$wpdb->prefix}calshim_changes'" ), ' ', get_role( 'calshim_reader' ) ? 'reader' : 'no reader';`); out != site.prefix+"calshim_changes reader" {
@@ -114,7 +114,7 @@ func pluginLifecycle(t *testing.T, zipPath string, tec bool) {
 // lifecycleCLI runs `wp calshim status`, `wp calshim reader create` and `wp calshim log prune`.
 func lifecycleCLI(t *testing.T, site *lifecycleSite) {
 	status := site.command(t, "calshim status", "")
-	for _, want := range []string{"plugin version: 0.3.0 (plugin)\n", "log table: " + site.prefix + "calshim_changes, ",
+	for _, want := range []string{"plugin version: 0.4.0 (plugin)\n", "log table: " + site.prefix + "calshim_changes, ",
 		"oldest retained sequence: 1\n", "last calshim poll: never\n"} {
 		if !strings.Contains(status, want) {
 			t.Errorf("wp calshim status lacks %q:\n%s", want, status)

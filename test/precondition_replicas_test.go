@@ -1,6 +1,7 @@
 package test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -39,13 +40,13 @@ func TestConditionalWritesAcrossReplicas(t *testing.T) {
 
 	seq, doubles := created.header.Get("X-Calshim-Seq"), 0
 	for round := range 20 {
-		tags := [2]string{}
+		tags, reads := [2]string{}, [2]string{}
 		for i, r := range rs {
-			tags[i] = sendAt(t, r, "admin", http.MethodGet, "/events/"+id, "", "X-Calshim-Min-Seq", seq).
-				header.Get("ETag")
+			read := sendAt(t, r, "admin", http.MethodGet, "/events/"+id, "", "X-Calshim-Min-Seq", seq)
+			tags[i], reads[i] = read.header.Get("ETag"), fmt.Sprintf("%d %.200s", read.status, read.raw)
 		}
 		if tags[0] == "" || tags[0] != tags[1] {
-			t.Fatalf("round %d: the replicas' ETags %q, want one tag", round, tags)
+			t.Fatalf("round %d: the replicas' ETags %q, want one tag; they answered %q", round, tags, reads)
 		}
 
 		replies, titles := raceReplicas(t, rs, id, tags[0], round)

@@ -2,7 +2,7 @@
 /**
  * Plugin Name: calshim bridge
  * Description: Exposes The Events Calendar's storage (post types tribe_events, tribe_venue, tribe_organizer, taxonomy tribe_events_cat, the _Event..., _Venue... and _Organizer... meta keys) over the core WordPress REST API (wp/v2), so that the calshim service can serve the TEC REST API v1 from it. Install it as a plugin (calshim-plugin.zip) or as a must-use plugin (copy this file into wp-content/mu-plugins/).
- * Version: 0.3.0
+ * Version: 0.4.0
  * Requires at least: 5.7
  * Requires PHP: 7.4
  * License: GPL-2.0-or-later
@@ -67,7 +67,7 @@ define( 'CALSHIM_PLUGIN_FILE', __FILE__ );
  */
 final class Calshim_Bridge {
 
-	const VERSION = '0.3.0';
+	const VERSION = '0.4.0';
 
 	const EVENT     = 'tribe_events';
 	const VENUE     = 'tribe_venue';
@@ -1981,7 +1981,7 @@ Calshim_Verify::boot();
  * or tag through wp/v2 that carries the header X-Calshim-If-Version runs only if the object's stored state
  * still has one of the versions given, checked and written under a lock on that object.
  *
- * Version: a keyed hash of what calshim mirrors of the object (post: the columns it reads, the meta rows of
+ * The version is a keyed hash of what calshim mirrors of the object (post: the columns it reads, the meta rows of
  * the `calshim` field, _thumbnail_id and the IDs of its event categories and tags; term: its columns without
  * the count), published as `calshim.version` on every post and term calshim reads. It moves with any change
  * of that state, whoever makes it (direct SQL included, once it is in the database), and only then. Keyed
