@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"calshim/mapping/php"
 	"net/http"
 	"slices"
 	"strconv"
@@ -242,7 +243,7 @@ func idFilter(a Params, name string) []int {
 
 	ids := []int{}
 	for _, item := range listToArray(v) {
-		ids = append(ids, phpIntval(item))
+		ids = append(ids, php.Int(item))
 	}
 
 	return ids

@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"calshim/mapping/php"
 	"fmt"
 	"net/http"
 	"strings"
@@ -135,7 +136,7 @@ func draftsLinked(r *request, p *mapping.Post, limit int) int {
 // list's for organizers (organizerList).
 func (k linkedKind) linkItems(r *request) []any {
 	v, ok := r.params.given(k.name)
-	if !ok || isEmptyValue(v) {
+	if !ok || php.Empty(v) {
 		return nil
 	}
 	if k.name == venues.name {
@@ -169,7 +170,7 @@ func (k linkedKind) linkIDs(r *request, p *mapping.Post) []string {
 
 // draftPost is the draft or pending post of the catalog that id names.
 func draftPost(r *request, id string) (*mapping.Post, bool) {
-	n, ok := positiveInt(id)
+	n, ok := php.PositiveInt(id)
 	if !ok {
 		return nil, false
 	}

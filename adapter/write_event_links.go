@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"calshim/mapping/php"
 	"maps"
 	"net/http"
 	"slices"
@@ -14,7 +15,7 @@ import (
 // validLink is the validator of an event's venue / organizer argument: empty; a CSV or list of IDs
 // of that type; or objects, each {id} of that type or a creation payload with a non-empty name.
 func (k linkedKind) validLink(r *request, v any) bool {
-	if isEmptyValue(v) || allEmpty(v) {
+	if php.Empty(v) || allEmpty(v) {
 		return true
 	}
 
@@ -58,19 +59,19 @@ func allEmpty(v any) bool {
 		return false
 	}
 
-	return !slices.ContainsFunc(members, func(m any) bool { return !isEmptyValue(m) })
+	return !slices.ContainsFunc(members, func(m any) bool { return !php.Empty(m) })
 }
 
 // linkFromObject links ({id}) or creates (a payload) one venue or organizer named in an event. An
 // empty id is no id, as for the original (Linked_Post_Base::insert).
 func (t *tx) linkFromObject(k linkedKind, m map[string]any) (int, error) {
-	if id, ok := Params(m).given("id"); ok && !isEmptyValue(id) {
+	if id, ok := Params(m).given("id"); ok && !php.Empty(id) {
 		if !isPostOf(t.r, id, k.typ(t.r)) {
 			return 0, newError(http.StatusBadRequest, "invalid-linked-post-id",
 				"The provided linked post ID is not valid")
 		}
 		s, _ := scalar(id)
-		n, _ := positiveInt(strings.TrimSpace(s))
+		n, _ := php.PositiveInt(strings.TrimSpace(s))
 		return n, nil
 	}
 
@@ -84,7 +85,7 @@ func (t *tx) linkFromObject(k linkedKind, m map[string]any) (int, error) {
 // payloadName is the name of the venue or organizer an object of an event's argument creates; ""
 // when it links one by its id, or names none.
 func (k linkedKind) payloadName(m map[string]any) string {
-	if id, ok := Params(m).given("id"); ok && !isEmptyValue(id) {
+	if id, ok := Params(m).given("id"); ok && !php.Empty(id) {
 		return ""
 	}
 	name, _ := Params(m).text(k.name)
@@ -96,7 +97,7 @@ func (k linkedKind) payloadName(m map[string]any) string {
 // for creation data without a name); empty leaves the venue as it is.
 func (t *tx) eventVenue(_, meta map[string]any) error {
 	v, ok := t.r.params.given("venue")
-	if !ok || isEmptyValue(v) {
+	if !ok || php.Empty(v) {
 		return nil
 	}
 
@@ -112,7 +113,7 @@ func (t *tx) eventVenue(_, meta map[string]any) error {
 		if strings.Contains(s, ",") || !isPostOf(t.r, x, venues.typ(t.r)) {
 			return venues.notCreated()
 		}
-		id, _ = positiveInt(strings.TrimSpace(s))
+		id, _ = php.PositiveInt(strings.TrimSpace(s))
 	}
 
 	if err != nil {
@@ -141,14 +142,14 @@ func (t *tx) eventOrganizers(_, meta map[string]any) error {
 	for _, item := range list {
 		var id int
 		var err error
-		if isEmptyValue(item) { // Linked_Post_Base::insert: nothing to link
+		if php.Empty(item) { // Linked_Post_Base::insert: nothing to link
 			continue
 		}
 		if m, isObj := item.(map[string]any); isObj {
 			id, err = t.linkFromObject(organizers, m)
 		} else if isPostOf(t.r, item, organizers.typ(t.r)) {
 			s, _ := scalar(item)
-			id, _ = positiveInt(strings.TrimSpace(s))
+			id, _ = php.PositiveInt(strings.TrimSpace(s))
 		} else {
 			err = organizers.notCreated()
 		}
@@ -177,7 +178,7 @@ func organizerList(v any) ([]any, bool) {
 	if s, _ := scalar(v); strings.Contains(s, ",") {
 		return nil, false
 	}
-	if isEmptyValue(v) {
+	if php.Empty(v) {
 		return nil, true
 	}
 	return []any{v}, true

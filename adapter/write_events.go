@@ -237,7 +237,7 @@ func eventDateMeta(r *request, p *mapping.Post, meta map[string]any) {
 		tz = keep(tz, tzOK, p, "_EventTimezone")
 		if !adOK {
 			v, _ := p.MetaFirst("_EventAllDay")
-			allDay = v == "yes" || v == "1" || v == "true"
+			allDay = php.TribeTruthy(v)
 		}
 	}
 

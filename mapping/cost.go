@@ -229,7 +229,7 @@ func withCurrency(c string, f CostFormat) string {
 	}
 
 	symbol := f.Symbol
-	if php.EmptyString(symbol) {
+	if php.Empty(symbol) {
 		symbol = f.DefaultSymbol
 		if symbol == "" {
 			symbol = "$"
@@ -237,7 +237,7 @@ func withCurrency(c string, f CostFormat) string {
 	}
 
 	position := f.Position
-	if php.EmptyString(position) {
+	if php.Empty(position) {
 		position = "prefix"
 		if f.Reverse {
 			position = "suffix"

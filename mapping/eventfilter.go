@@ -315,9 +315,6 @@ func termByID(terms []*Term, id int) *Term {
 	return nil
 }
 
-// SanitizeTitle is WordPress' sanitize_title, as WP_Term_Query applies it to a slug argument.
-func SanitizeTitle(s string) string { return php.SanitizeTitle(s) }
-
 // ApplyWindow sets the date bounds of f from the effective window. The original's event repository
 // keys start_date and starts_after to one meta query clause ("starts-after"), and end_date and
 // ends_before to another ("ends-before"); the relative bound comes later in its query arguments and
