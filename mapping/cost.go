@@ -205,8 +205,8 @@ func formatBound(c string, f *CostFormat) string {
 	return php.EscHTML(c)
 }
 
-// The cost's replacers, built once (a Replacer's tables cost about 30 KB to build: per event
-// rendered, that was a third of the allocations of a list).
+// The cost's replacers, built once (a Replacer builds its tables on first use: built per event
+// rendered, they were a large part of a list's allocations).
 var (
 	commaToDot     = strings.NewReplacer(",", ".")
 	dropSeparators = strings.NewReplacer(".", "", ",", "")
