@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"encoding/json"
+	"net/http"
 	"reflect"
 	"strconv"
 	"strings"
@@ -83,7 +84,7 @@ func TestPHPVariableNames(t *testing.T) {
 		}
 	}
 
-	body := serveGET(newTestServer(t), v1+"/events?per.page=2").Body.String()
+	body := serve(newTestServer(t), http.MethodGet, tribeV1+"/events?per.page=2").Body.String()
 	if !strings.Contains(body, `?page=1&per_page=2&`) {
 		t.Errorf("per.page=2: %.300s", body[max(0, len(body)-400):])
 	}
