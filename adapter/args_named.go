@@ -81,7 +81,7 @@ func verdict(f func(r *request, v any) bool) validateFunc {
 // empty ("" and "0" are refused).
 func isPHPString(_ *request, v any) bool {
 	s, ok := v.(string)
-	return ok && s != "" && s != "0"
+	return ok && !php.Empty(s)
 }
 
 func isPositiveInt(_ *request, v any) bool { s, _ := scalar(v); _, ok := php.PositiveInt(s); return ok }

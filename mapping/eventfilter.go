@@ -163,7 +163,7 @@ var searchToken = regexp.MustCompile(`"[^"]*("|$)|[^\t ",+]+`)
 // skipSearchTerm: parse_search_terms drops empty terms (PHP's falsy "0" too), single letters and
 // dashes, and WordPress' search stopwords.
 func skipSearchTerm(w string) bool {
-	if w == "" || w == "0" {
+	if php.Empty(w) {
 		return true
 	}
 	if len(w) == 1 && (w == "-" || ('a' <= w[0]|0x20 && w[0]|0x20 <= 'z')) {

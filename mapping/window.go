@@ -171,7 +171,7 @@ func EndOfDay(v string, now time.Time, cutoff string) string {
 // winDayStart is the UTC date of v (PHP's date('Y-m-d', strtotime($v))) at 00:00 plus the cutoff.
 func winDayStart(v string, now time.Time, cutoff string) time.Time {
 	day := time.Unix(0, 0).UTC() // date('Y-m-d', false)
-	if v == "" || v == "0" {     // PHP's empty()
+	if php.Empty(v) {
 		day = now.UTC()
 	} else if t, ok := php.ParseTime(v, now, time.UTC); ok {
 		day = t.UTC()
