@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-
-	"calshim/internal/wpfake"
 )
 
 // TestAuthAsWordPress: the original's answers (WordPress 6.1, TEC 6.17.2) to credentials it rejects or
@@ -13,9 +11,7 @@ import (
 // routes and OPTIONS included; a header WordPress does not try ("Bearer x", "Basic !!!", a user with an
 // empty password) is anonymous: reads answer 200, writes rest_forbidden 401.
 func TestAuthAsWordPress(t *testing.T) {
-	wp := wpfake.New(t)
-	h := fakeServer(t, wp)
-	wp.SetIntercept(answerMe)
+	_, h := viewerServer(t)
 	for _, tc := range []struct {
 		method, path, auth string
 		status             int
@@ -41,9 +37,7 @@ func TestAuthAsWordPress(t *testing.T) {
 // TestOptionsAllowByCaller: OPTIONS names the write methods the caller may use, as WordPress does
 // (the original answers an editor "GET, DELETE, POST, PUT, PATCH" on /events/by-slug/{slug}).
 func TestOptionsAllowByCaller(t *testing.T) {
-	wp := wpfake.New(t)
-	h := fakeServer(t, wp)
-	wp.SetIntercept(answerMe)
+	_, h := viewerServer(t)
 	for auth, want := range map[string]string{"": "GET", deleterAuth: "GET, DELETE, POST, PUT, PATCH"} {
 		rec := serve(h, http.MethodOptions, tribeV1+"/events/by-slug/foo", asUser(auth))
 		if got := rec.Header().Get("Allow"); rec.Code != http.StatusOK || got != want {
@@ -56,9 +50,7 @@ func TestOptionsAllowByCaller(t *testing.T) {
 // PUT, PATCH) check the arguments, then the permission, then answer 404 "Event with ID 0 does not
 // exist."; DELETE validates the slug first (400 rest_invalid_param).
 func TestUpdateUnknownSlug(t *testing.T) {
-	wp := wpfake.New(t)
-	h := fakeServer(t, wp)
-	wp.SetIntercept(answerMe)
+	_, h := viewerServer(t)
 	for _, tc := range []struct {
 		method, path, auth string
 		status             int

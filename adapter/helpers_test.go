@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"testing"
 )
 
 // The adapter tests' one way to send a request, and the credentials they send.
@@ -119,3 +120,10 @@ var answerMe = wpfake.Me(map[string]string{wrongAuth: wrongPasswordMe, adminAuth
 
 // answerVenueEditor answers users/me for editorAuth as an editor of venues alone.
 var answerVenueEditor = wpfake.Me(map[string]string{editorAuth: venueEditorMe})
+
+// viewerServer is fakeServer over a fake whose users/me answers the tests' credentials (answerMe).
+func viewerServer(tb testing.TB) (*wpfake.Server, http.Handler) {
+	wp := wpfake.New(tb)
+	wp.SetIntercept(answerMe)
+	return wp, fakeServer(tb, wp)
+}

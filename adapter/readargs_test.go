@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"calshim/adapter/apidoc"
-	"calshim/internal/wpfake"
 	"calshim/mapping"
 )
 
@@ -66,9 +65,7 @@ func TestReadArgumentErrorsAsTheOriginal(t *testing.T) {
 // An explicit status=any is refused for every caller, editors included: filter_post_status_list
 // accepts registered statuses only.
 func TestStatusAnyRefusedForEditors(t *testing.T) {
-	wp := wpfake.New(t)
-	h := fakeServer(t, wp)
-	wp.SetIntercept(answerMe)
+	_, h := viewerServer(t)
 	for _, list := range []string{"events", "venues"} {
 		rec := serve(h, http.MethodGet, tribeV1+"/"+list+"?status=any", asUser(editorAuth))
 		if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), `"params":{"status":`) {

@@ -78,9 +78,7 @@ func TestSingleBySlugAsGetPageByPath(t *testing.T) {
 // Logged-in users who may read a draft or private post get its json_ld; an event with a plain
 // permalink gets tribe_get_event_link's url.
 func TestJSONLDOfNonPublishedPosts(t *testing.T) {
-	wp := wpfake.New(t)
-	h := fakeServer(t, wp)
-	wp.SetIntercept(answerMe)
+	_, h := viewerServer(t)
 	checkAnswers(t, func(u string) *httptest.ResponseRecorder { return serve(h, http.MethodGet, u, asUser(adminAuth)) }, []wantAnswer{
 		{calV1 + "/events/39", 200,
 			`"url":"http:\/\/127.0.0.1:8881\/?post_type=tribe_events&p=39%2F\/","eventAttendanceMode"`},

@@ -14,9 +14,7 @@ import (
 
 // TestWriteUpstreamDown: a write while the CMS cannot be reached is a prompt 503 with the error body.
 func TestWriteUpstreamDown(t *testing.T) {
-	wp := wpfake.New(t)
-	h := fakeServer(t, wp)
-	wp.SetIntercept(answerMe)
+	wp, h := viewerServer(t)
 	if rec := serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(`{}`)); rec.Code != http.StatusBadRequest { // resolves and caches the viewer
 		t.Fatalf("warm-up: %d %s", rec.Code, rec.Body)
 	}
