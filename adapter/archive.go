@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"calshim/mapping/php"
 	"regexp"
 	"slices"
 	"strconv"
@@ -105,31 +106,9 @@ func parseQuery(q string) []queryArg {
 func encodeQuery(args []queryArg) []queryArg {
 	out := make([]queryArg, len(args))
 	for i, a := range args {
-		out[i] = queryArg{a.key, phpURLEncode(a.value)}
+		out[i] = queryArg{a.key, php.URLEncode(a.value)}
 	}
 	return out
-}
-
-// phpURLEncode is PHP's urlencode: letters, digits and "-_." kept, space as "+", the rest %XX.
-func phpURLEncode(s string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_',
-			c == '.':
-			b.WriteByte(c)
-		case c == ' ':
-			b.WriteByte('+')
-		default:
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-		}
-	}
-
-	return b.String()
 }
 
 // ints formats a list of IDs as TEC's CSV.

@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"calshim/mapping/php"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -51,7 +52,7 @@ func FuzzArgValidators(f *testing.F) {
 			checkIDList(t, termIDList(v))
 			if isPositiveIntList(r, v) {
 				for _, it := range listToArray(v) {
-					if _, ok := phpPositiveInt(it); !ok {
+					if s, _ := scalar(it); !php.IsNumeric(s) || php.Int(s) < 1 {
 						t.Fatalf("positive_int_list accepted %#v with item %#v", v, it)
 					}
 				}

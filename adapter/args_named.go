@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"calshim/catalog"
@@ -49,7 +48,7 @@ var validators = map[string]validateFunc{
 // isCategoryParent: a category's parent must be an existing category.
 func isCategoryParent(r *request, v any) bool {
 	s, _ := scalar(v)
-	n, ok := positiveInt(s)
+	n, ok := php.PositiveInt(s)
 	t, exists := r.snap.Term(n)
 	return ok && exists && categories.owns(r, t)
 }
@@ -59,10 +58,10 @@ var sanitizers = map[string]sanitizeFunc{
 	// Archive_Base::sanitize_per_page: intval capped at the maximum; empty values become false,
 	// which the archives then replace with the default.
 	"per_page": func(r *request, v any) (any, error) {
-		if isEmptyValue(v) {
+		if php.Empty(v) {
 			return false, nil
 		}
-		return phpIntval(v), nil
+		return php.Int(v), nil
 	},
 	// Tribe__Utils__Array::list_to_array.
 	"list_to_array": func(_ *request, v any) (any, error) { return listToArray(v), nil },
@@ -82,10 +81,10 @@ func verdict(f func(r *request, v any) bool) validateFunc {
 // empty ("" and "0" are refused).
 func isPHPString(_ *request, v any) bool {
 	s, ok := v.(string)
-	return ok && s != "" && s != "0"
+	return ok && !php.Empty(s)
 }
 
-func isPositiveInt(_ *request, v any) bool { _, ok := phpPositiveInt(v); return ok }
+func isPositiveInt(_ *request, v any) bool { s, _ := scalar(v); _, ok := php.PositiveInt(s); return ok }
 
 func categoriesOf(s *catalog.Snapshot) []*mapping.Term { return s.Categories }
 
@@ -93,21 +92,11 @@ func tagsOf(s *catalog.Snapshot) []*mapping.Term { return s.Tags }
 
 func organizerType(t catalog.Types) string { return t.Organizer }
 
-// phpPositiveInt is is_positive_int: numeric, (int)$v == $v and greater than zero ("2", "2.0",
-// " 2", "1e3"; not "2.5", "0x2" or a list).
-func phpPositiveInt(v any) (int, bool) {
-	s, ok := scalar(v)
-	if !ok || !php.IsNumeric(s) {
-		return 0, false
-	}
-	return positiveInt(strings.TrimSpace(s))
-}
-
 // isPositiveIntList is is_positive_int_list: a non-empty list_to_array of positive integers.
 func isPositiveIntList(_ *request, v any) bool {
 	l := listToArray(v)
 	for _, it := range l {
-		if _, ok := phpPositiveInt(it); !ok {
+		if !isPositiveInt(nil, it) {
 			return false
 		}
 	}
@@ -139,7 +128,7 @@ func isLinkedList(typ func(catalog.Types) string) func(r *request, v any) bool {
 			if !ok || !php.IsNumeric(s) {
 				return false
 			}
-			p, found := r.snap.Post(phpIntval(s))
+			p, found := r.snap.Post(php.Int(s))
 			if !found || p.Type() != typ(r.snap.Types()) {
 				return false
 			}
@@ -150,10 +139,10 @@ func isLinkedList(typ func(catalog.Types) string) func(r *request, v any) bool {
 
 // isEventID is is_event_id: not empty, and (int) of it is an event.
 func isEventID(r *request, v any) bool {
-	if isEmptyValue(v) {
+	if php.Empty(v) {
 		return false
 	}
-	p, found := r.snap.Post(phpIntval(v))
+	p, found := r.snap.Post(php.Int(v))
 	return found && p.Type() == r.snap.Types().Event
 }
 
@@ -178,32 +167,12 @@ func statusList(editCap string) func(r *request, v any) bool {
 // supportsTicketed is supports_ticketed: a truthy value needs Event Tickets, which calshim never
 // has.
 func supportsTicketed(_ *request, v any) error {
-	if !tribeTruthy(v) {
+	if !php.TribeTruthy(v) {
 		return nil
 	}
 	return &paramError{code: "event-tickets-not-active",
 		message: "Event Tickets plugin is not activated.",
 		data:    mapping.Object{{Key: "status", Value: http.StatusBadRequest}}}
-}
-
-// tribeTruthy is tribe_is_truthy: true, or one of its strings (case-insensitive, not trimmed); any
-// other string is false, a number is its truth value.
-func tribeTruthy(v any) bool {
-	switch x := v.(type) {
-	case bool:
-		return x
-	case string:
-		switch strings.ToLower(x) {
-		case "1", "enable", "enabled", "on", "y", "yes", "true":
-			return true
-		}
-		return false
-	case json.Number:
-		f, err := x.Float64()
-		return err == nil && f != 0
-	}
-
-	return !isEmptyValue(v)
 }
 
 // isPHPInt reports whether a list_to_array item became a PHP integer ("5", not "5.0" or "1e3").
@@ -236,7 +205,7 @@ func listItems(v any, split func(string) []string) []any {
 // decoded and split on commas (spaces around them dropped); empty items are skipped and numeric
 // strings become numbers (json.Number here, so that they read as integers).
 func listToArray(v any) []any {
-	if isEmptyValue(v) {
+	if php.Empty(v) {
 		return nil
 	}
 
@@ -272,48 +241,4 @@ func mapValues(m map[string]any) []any {
 		out[i] = m[k]
 	}
 	return out
-}
-
-// phpIntval is PHP's (int) cast of a request value: leading whitespace and sign, then digits (the
-// rest ignored); a float string truncates; a non-empty list is 1.
-func phpIntval(v any) int {
-	switch x := v.(type) {
-	case bool:
-		if x {
-			return 1
-		}
-		return 0
-	case []any, map[string]any:
-		if isEmptyValue(v) {
-			return 0
-		}
-		return 1
-	}
-
-	s, _ := scalar(v)
-	s = strings.TrimLeft(s, " \t\n\r\v\f")
-	if php.IsNumeric(s) {
-		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil || f > 1<<53 || f < -(1<<53) {
-			return 0
-		}
-		return int(f)
-	}
-
-	n, sign := 0, 1
-	if s != "" && (s[0] == '-' || s[0] == '+') {
-		if s[0] == '-' {
-			sign = -1
-		}
-		s = s[1:]
-	}
-
-	for _, c := range s {
-		if c < '0' || c > '9' || n > 1<<53 {
-			break
-		}
-		n = n*10 + int(c-'0')
-	}
-
-	return sign * n
 }

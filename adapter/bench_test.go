@@ -116,7 +116,7 @@ func benchGET(b *testing.B, h http.Handler, target string, uncached bool) {
 			t += "&nocache=" + strconv.Itoa(i)
 		}
 
-		rec := serveGET(h, t)
+		rec := serve(h, http.MethodGet, t)
 		if rec.Code != http.StatusOK {
 			b.Fatal(rec.Code, rec.Body.String())
 		}

@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"calshim/internal/phptest"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -319,10 +320,9 @@ func TestJSONStringFaults(t *testing.T) {
 // TestJSONFaultsAsPHP checks the table above against PHP's own json_decode where php is installed
 // (make test installs it with WordPress).
 func TestJSONFaultsAsPHP(t *testing.T) {
-	php, err := exec.LookPath("php")
-	if err != nil {
-		t.Log("php is not installed: the table is checked against Go alone (TestJSONStringFaults)")
-		return
+	php, ok := phptest.PHP(t)
+	if !ok {
+		return // the table is checked against Go alone (TestJSONStringFaults)
 	}
 	for _, tc := range jsonFaults {
 		cmd := exec.Command(php, "-r", `json_decode(stream_get_contents(STDIN), true, 512); echo json_last_error();`)

@@ -97,7 +97,7 @@ func TestMetricsCardinalityBounded(t *testing.T) {
 	cat.Client().SetMetrics(cmsclient.NewMetrics(opt.Registry))
 	s, h := newServer(cat, zap.NewNop(), opt)
 	rng := rand.New(rand.NewPCG(1, 2))
-	serve := func(rounds, from int) {
+	hostile := func(rounds, from int) {
 		for i := range rounds {
 			for _, req := range hostileRequests(rng, from+i) {
 				h.ServeHTTP(httptest.NewRecorder(), req)
@@ -105,11 +105,11 @@ func TestMetricsCardinalityBounded(t *testing.T) {
 		}
 	}
 
-	serveGET(h, "/metrics") // the scrapes' own series
-	serve(50, 0)
-	series, size := seriesCount(t, s), serveGET(h, "/metrics").Body.Len()
-	serve(250, 50)
-	afterSeries, afterSize := seriesCount(t, s), serveGET(h, "/metrics").Body.Len()
+	serve(h, http.MethodGet, "/metrics") // the scrapes' own series
+	hostile(50, 0)
+	series, size := seriesCount(t, s), serve(h, http.MethodGet, "/metrics").Body.Len()
+	hostile(250, 50)
+	afterSeries, afterSize := seriesCount(t, s), serve(h, http.MethodGet, "/metrics").Body.Len()
 	t.Logf("series %d → %d, /metrics %d → %d bytes after %d more hostile requests", series,
 		afterSeries, size, afterSize, 250*len(hostileRequests(rng, 0)))
 	if afterSeries != series {
@@ -117,7 +117,7 @@ func TestMetricsCardinalityBounded(t *testing.T) {
 	}
 
 	families, _ := s.metrics.registry.Gather()
-	if !strings.Contains(serveGET(h, "/metrics").Body.String(),
+	if !strings.Contains(serve(h, http.MethodGet, "/metrics").Body.String(),
 		`calshim_upstream_requests_total{operation="post_exists",status="404"}`) {
 		t.Error("the upstream requests are not counted")
 	}

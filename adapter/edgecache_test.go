@@ -88,7 +88,6 @@ func mustJSON(t *testing.T, b []byte, v any) {
 // body), plus the list's key; everything else is as before.
 func TestEdgeKeysNameWhatAnswersShow(t *testing.T) {
 	_, _, h := edgeServer(t, zap.NewNop())
-	const v1 = "/wp-json/cal/events/v1"
 	wide := "?start_date=2000-01-01&end_date=2100-01-01&per_page=50"
 	for _, tc := range []struct {
 		path, kind string
@@ -104,7 +103,7 @@ func TestEdgeKeysNameWhatAnswersShow(t *testing.T) {
 		{"/categories/3", "categories", true},
 		{"/tags", "tags", false},
 	} {
-		rec := serveGET(h, v1+tc.path)
+		rec := serve(h, http.MethodGet, calV1+tc.path)
 		if rec.Code != http.StatusOK {
 			t.Fatalf("%s: %d %s", tc.path, rec.Code, rec.Body)
 		}
@@ -130,29 +129,26 @@ func TestEdgeKeysNameWhatAnswersShow(t *testing.T) {
 		if strings.Contains(tc.path, "?") {
 			sep = "&"
 		}
-		if got := serveGET(h, v1+tc.path+sep+"_fields=title").Header().Get("xkey"); got != rec.Header().Get("xkey") {
+		if got := serve(h, http.MethodGet, calV1+tc.path+sep+"_fields=title").Header().Get("xkey"); got != rec.Header().Get("xkey") {
 			t.Errorf("%s with _fields: keys %q, without %q", tc.path, got, rec.Header().Get("xkey"))
 		}
 	}
 
 	// Answers whose items calshim does not name carry every list key; errors and known callers none.
-	if got := serveGET(h, v1+"/events.ics").Header().Get("xkey"); got != coarseKeys {
+	if got := serve(h, http.MethodGet, calV1+"/events.ics").Header().Get("xkey"); got != coarseKeys {
 		t.Errorf("feed keys %q", got)
 	}
-	missing := serveGET(h, v1+"/events/999999")
+	missing := serve(h, http.MethodGet, calV1+"/events/999999")
 	if missing.Header().Get("xkey") != "" || !strings.Contains(missing.Header().Get("Cache-Control"), "no-store") {
 		t.Errorf("404 carries %v", missing.Header())
 	}
-	if rec := call(h, http.MethodGet, "/events/17", editorAuth, ""); rec.Header().Get("xkey") != "" ||
+	if rec := serve(h, http.MethodGet, calV1+"/events/17", asUser(editorAuth), jsonBody("")); rec.Header().Get("xkey") != "" ||
 		strings.Contains(rec.Header().Get("Cache-Control"), "s-maxage") {
 		t.Errorf("a known caller's answer carries %v", rec.Header())
 	}
 
 	// With an Origin, Vary names it once.
-	req := httptest.NewRequest(http.MethodGet, v1+"/events/17", nil)
-	req.Header.Set("Origin", "https://example.org")
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
+	rec := serve(h, http.MethodGet, calV1+"/events/17", withHeader("Origin", "https://example.org"))
 	if v := rec.Header().Values("Vary"); !slices.Equal(v, []string{"Origin"}) {
 		t.Errorf("Vary with an Origin: %q", v)
 	}
@@ -160,7 +156,7 @@ func TestEdgeKeysNameWhatAnswersShow(t *testing.T) {
 
 // Off by default: Cache-Control is what it was and no keys are sent.
 func TestEdgeOffByDefault(t *testing.T) {
-	rec := serveGET(newTestServer(t), "/wp-json/cal/events/v1/events/17")
+	rec := serve(newTestServer(t), http.MethodGet, calV1+"/events/17")
 	if rec.Header().Get("Cache-Control") != "public, max-age=0, must-revalidate" ||
 		rec.Header().Get("Surrogate-Key") != "" || rec.Header().Get("Vary") != "" {
 		t.Errorf("headers %v", rec.Header())
@@ -246,7 +242,7 @@ func TestEdgePurgesWhatChanged(t *testing.T) {
 		{http.MethodPost, "/tags", `{"name":"edge-tag"}`, []string{"list-tags"}, nil}, // and the new tag's key
 	} {
 		from := rec.count()
-		res := call(h, tc.method, tc.path, editorAuth, tc.body)
+		res := serve(h, tc.method, calV1+tc.path, asUser(editorAuth), jsonBody(tc.body))
 		if res.Code >= 300 {
 			t.Fatalf("%s %s: %d %s", tc.method, tc.path, res.Code, res.Body)
 		}

@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"calshim/mapping/php"
 	"net/http"
 	"slices"
 	"strconv"
@@ -37,7 +38,7 @@ func eventArchive(s *Server, r *request) (*response, error) {
 // `_fields` that depends on the post, the snapshot (linked posts, terms, site settings) and the
 // namespace URL alone, so its JSON is kept (Options.EventCacheBytes) for every list that shows the
 // event again: building and encoding an event's object tree was most of an uncached list's CPU and
-// about 25 KB of garbage per event.
+// of its garbage.
 func (s *Server) listedEvent(r *request, ctx *mapping.Context, p *mapping.Post) any {
 	if s.events == nil || r.viewer != nil || r.params.has("password") || r.params.has("_fields") {
 		return ctx.Event(p)
@@ -242,7 +243,7 @@ func idFilter(a Params, name string) []int {
 
 	ids := []int{}
 	for _, item := range listToArray(v) {
-		ids = append(ids, phpIntval(item))
+		ids = append(ids, php.Int(item))
 	}
 
 	return ids

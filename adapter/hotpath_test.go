@@ -20,7 +20,7 @@ func TestCachedAnswerHeaders(t *testing.T) {
 	opt.CacheTTL, opt.CacheMaxEntries = time.Minute, 100
 	h := NewServer(fakeCatalog(t, wpfake.New(t)), zap.NewNop(), opt)
 	const target = "/wp-json/cal/events/v1/events?per_page=2"
-	first, second := serveGET(h, target), serveGET(h, target)
+	first, second := serve(h, http.MethodGet, target), serve(h, http.MethodGet, target)
 	if first.Code != http.StatusOK || !reflect.DeepEqual(first.Header(), second.Header()) ||
 		first.Body.String() != second.Body.String() {
 		t.Fatalf("cached answer differs:\n%v\n%v", first.Header(), second.Header())
@@ -44,10 +44,10 @@ func TestCachedAnswerHeaders(t *testing.T) {
 func TestMetricsCountRequests(t *testing.T) {
 	h := newTestServer(t)
 	for range 3 {
-		serveGET(h, "/wp-json/cal/events/v1/events?per_page=1")
+		serve(h, http.MethodGet, "/wp-json/cal/events/v1/events?per_page=1")
 	}
 
-	body := serveGET(h, "/metrics").Body.String()
+	body := serve(h, http.MethodGet, "/metrics").Body.String()
 	want := `calshim_http_requests_total{cache="miss",method="GET",route="/events",status="200"} 3`
 	if !containsLine(body, want) {
 		t.Errorf("metrics lack %s:\n%s", want, body)

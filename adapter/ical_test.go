@@ -3,7 +3,6 @@ package adapter
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,8 +20,8 @@ func TestICalFeedMatchesTheJSONList(t *testing.T) {
 	h := newTestServer(t)
 	queries := []string{"", "?start_date=2000-01-01&end_date=2100-01-01", "?featured=false&per_page=3"}
 	for _, q := range queries {
-		list := serveGET(h, "/wp-json/cal/events/v1/events"+q)
-		feed := serveGET(h, "/wp-json/cal/events/v1/events.ics"+q)
+		list := serve(h, http.MethodGet, "/wp-json/cal/events/v1/events"+q)
+		feed := serve(h, http.MethodGet, "/wp-json/cal/events/v1/events.ics"+q)
 		if feed.Code != http.StatusOK || feed.Header().Get("Content-Type") != icalContentType {
 			t.Fatalf("events.ics%s = %d %s %.200s", q, feed.Code, feed.Header().Get("Content-Type"),
 				feed.Body.String())
@@ -43,20 +42,20 @@ func TestICalFeedAddressesAndErrors(t *testing.T) {
 		"/?rest_route=/cal/events/v1/events.ics",
 		"/de/wp-json/cal/events/v1/events.ics",
 	} {
-		if rec := serveGET(h, target); rec.Code != http.StatusOK ||
+		if rec := serve(h, http.MethodGet, target); rec.Code != http.StatusOK ||
 			!strings.HasPrefix(rec.Body.String(), "BEGIN:VCALENDAR\r\n") {
 			t.Errorf("GET %s = %d %.200s", target, rec.Code, rec.Body.String())
 		}
 	}
 
-	list := serveGET(h, "/wp-json/cal/events/v1/events?start_date=nonsense&_fields=id")
-	feed := serveGET(h, "/wp-json/cal/events/v1/events.ics?start_date=nonsense&_fields=id")
+	list := serve(h, http.MethodGet, "/wp-json/cal/events/v1/events?start_date=nonsense&_fields=id")
+	feed := serve(h, http.MethodGet, "/wp-json/cal/events/v1/events.ics?start_date=nonsense&_fields=id")
 	if feed.Code != list.Code || feed.Body.String() != list.Body.String() || feed.Code != 400 {
 		t.Errorf("invalid argument: feed %d %s, list %d %s", feed.Code, feed.Body.String(), list.Code,
 			list.Body.String())
 	}
 
-	rec := serveGET(h, "/wp-json/cal/events/v1/events/999999.ics")
+	rec := serve(h, http.MethodGet, "/wp-json/cal/events/v1/events/999999.ics")
 	if rec.Code != http.StatusNotFound {
 		t.Errorf("unknown event = %d %s", rec.Code, rec.Body.String())
 	}
@@ -65,30 +64,27 @@ func TestICalFeedAddressesAndErrors(t *testing.T) {
 // One event's feed, its ETag and 304, and the documents that must not mention the feed.
 func TestICalSingleEventETagAndDocs(t *testing.T) {
 	h := newTestServer(t)
-	list := serveGET(h, "/wp-json/cal/events/v1/events?per_page=1")
+	list := serve(h, http.MethodGet, "/wp-json/cal/events/v1/events?per_page=1")
 	var body struct{ Events []struct{ ID int } }
 	if err := json.Unmarshal(list.Body.Bytes(), &body); err != nil || len(body.Events) == 0 {
 		t.Fatalf("list: %v %s", err, list.Body.String())
 	}
 
 	id := strconv.Itoa(body.Events[0].ID)
-	rec := serveGET(h, "/wp-json/cal/events/v1/events/"+id+".ics")
+	rec := serve(h, http.MethodGet, "/wp-json/cal/events/v1/events/"+id+".ics")
 	if rec.Code != http.StatusOK || strings.Count(rec.Body.String(), "BEGIN:VEVENT") != 1 ||
 		!strings.Contains(rec.Body.String(), "UID:"+id+"@") {
 		t.Fatalf("events/%s.ics = %d %s", id, rec.Code, rec.Body.String())
 	}
 
 	etag := rec.Header().Get("ETag")
-	req := httptest.NewRequest(http.MethodGet, "/wp-json/cal/events/v1/events/"+id+".ics", nil)
-	req.Header.Set("If-None-Match", etag)
-	again := httptest.NewRecorder()
-	h.ServeHTTP(again, req)
+	again := serve(h, http.MethodGet, calV1+"/events/"+id+".ics", withHeader("If-None-Match", etag))
 	if etag == "" || again.Code != http.StatusNotModified {
 		t.Errorf("ETag %q, revalidation %d", etag, again.Code)
 	}
 
 	for _, doc := range []string{"/wp-json/cal/events/v1", "/wp-json/cal/events/v1/doc"} {
-		if body := serveGET(h, doc).Body.String(); strings.Contains(body, ".ics") {
+		if body := serve(h, http.MethodGet, doc).Body.String(); strings.Contains(body, ".ics") {
 			t.Errorf("%s mentions the feed", doc)
 		}
 	}
@@ -99,7 +95,7 @@ func TestICalFeedCap(t *testing.T) {
 	opt := testOptions()
 	opt.ICalMaxEvents = 2
 	h := NewServer(fakeCatalog(t, wpfake.New(t)), zap.NewNop(), opt)
-	feed := serveGET(h, "/wp-json/cal/events/v1/events.ics?start_date=2000-01-01&end_date=2100-01-01")
+	feed := serve(h, http.MethodGet, "/wp-json/cal/events/v1/events.ics?start_date=2000-01-01&end_date=2100-01-01")
 	if got := strings.Count(feed.Body.String(), "BEGIN:VEVENT"); got != 2 {
 		t.Errorf("capped feed has %d events", got)
 	}
@@ -135,7 +131,7 @@ func FuzzICalFeedStoredFields(f *testing.F) {
 			wp.Sub(c, "meta")["_OrganizerEmail"] = []any{email}
 		})
 		wp.Modify("tribe_events_cat", 2, func(o wpfake.Object) { o["name"] = category })
-		feed := serveGET(fakeServer(t, wp), "/wp-json/cal/events/v1/events/17.ics").Body.String()
+		feed := serve(fakeServer(t, wp), http.MethodGet, "/wp-json/cal/events/v1/events/17.ics").Body.String()
 		checkFeedLines(t, feed)
 	})
 }

@@ -83,30 +83,23 @@ func TestKeyedLimiter(t *testing.T) {
 	}
 }
 
-// limitedServer is a calshim over the fake with the given limits, answering users/me as meAnswers.
+// limitedServer is a calshim over the fake with the given limits, answering users/me as answerMe does.
 func limitedServer(t *testing.T, lim LimitOptions) (*wpfake.Server, http.Handler) {
 	wp := wpfake.New(t)
 	opt := testOptions()
 	opt.Limits = lim
 	h := NewServer(fakeCatalog(t, wp), zap.NewNop(), opt)
-	meAnswers(wp)
+	wp.SetIntercept(answerMe)
 	wp.ResetRequests()
 	return wp, h
 }
 
-func sendFrom(h http.Handler, remote, method, auth string) *httptest.ResponseRecorder {
-	target := "/wp-json/cal/events/v1/events?per_page=1"
-	if method != http.MethodGet {
-		target = "/wp-json/cal/events/v1/events/999999"
+// limitsTarget is what the limit tests ask: a page of events to read, a missing event to write.
+func limitsTarget(method string) string {
+	if method == http.MethodGet {
+		return calV1 + "/events?per_page=1"
 	}
-	req := httptest.NewRequest(method, target, nil)
-	req.RemoteAddr = remote
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
+	return calV1 + "/events/999999"
 }
 
 func meRequests(wp *wpfake.Server) int {
@@ -122,10 +115,9 @@ func meRequests(wp *wpfake.Server) int {
 // A credential WordPress refused gets the same refusal from memory: WordPress is asked once.
 func TestRefusedCredentialsRemembered(t *testing.T) {
 	wp, h := limitedServer(t, LimitOptions{RefusedTTL: time.Minute})
-	const wrong = "Basic YWRtaW46d3Jvbmc="
-	first := sendFrom(h, "192.0.2.1:1", http.MethodGet, wrong)
+	first := serve(h, http.MethodGet, limitsTarget(http.MethodGet), fromAddr("192.0.2.1:1"), asUser(wrongAuth))
 	for range 5 {
-		rec := sendFrom(h, "192.0.2.1:1", http.MethodGet, wrong)
+		rec := serve(h, http.MethodGet, limitsTarget(http.MethodGet), fromAddr("192.0.2.1:1"), asUser(wrongAuth))
 		if rec.Code != first.Code || rec.Body.String() != first.Body.String() {
 			t.Fatalf("remembered refusal %d %s differs from %d %s", rec.Code, rec.Body, first.Code,
 				first.Body)
@@ -151,7 +143,7 @@ func TestAuthChecksRateLimited(t *testing.T) {
 	limited := 0
 	for i := range 20 {
 		auth := "Basic " + base64.StdEncoding.EncodeToString(fmt.Appendf(nil, "user%d:pw", i))
-		rec := sendFrom(h, "192.0.2.1:1", http.MethodGet, auth)
+		rec := serve(h, http.MethodGet, limitsTarget(http.MethodGet), fromAddr("192.0.2.1:1"), asUser(auth))
 		if rec.Code != http.StatusTooManyRequests {
 			continue
 		}
@@ -167,8 +159,7 @@ func TestAuthChecksRateLimited(t *testing.T) {
 		t.Errorf("20 new credentials: %d upstream checks, %d limited", n, limited)
 	}
 
-	editor := "Basic ZWRpdG9yOnNlY3JldA=="
-	if rec := sendFrom(h, "192.0.2.2:1", http.MethodGet, editor); rec.Code != 200 {
+	if rec := serve(h, http.MethodGet, limitsTarget(http.MethodGet), fromAddr("192.0.2.2:1"), asUser(editorAuth)); rec.Code != 200 {
 		t.Errorf("another address: %d %s", rec.Code, rec.Body)
 	}
 }
@@ -178,18 +169,18 @@ func TestWritesRateLimited(t *testing.T) {
 	_, h := limitedServer(t, LimitOptions{WritesPerMinute: 60, WritesBurst: 2})
 	var codes []int
 	for range 3 {
-		codes = append(codes, sendFrom(h, "192.0.2.1:1", http.MethodDelete, "").Code)
+		codes = append(codes, serve(h, http.MethodDelete, limitsTarget(http.MethodDelete), fromAddr("192.0.2.1:1"), asUser("")).Code)
 	}
 
 	if fmt.Sprint(codes) != "[401 401 429]" {
 		t.Errorf("three anonymous deletes: %v, want [401 401 429]", codes)
 	}
 
-	if rec := sendFrom(h, "192.0.2.2:1", http.MethodDelete, ""); rec.Code != http.StatusUnauthorized {
+	if rec := serve(h, http.MethodDelete, limitsTarget(http.MethodDelete), fromAddr("192.0.2.2:1"), asUser("")); rec.Code != http.StatusUnauthorized {
 		t.Errorf("another address: %d", rec.Code)
 	}
 
-	if rec := sendFrom(h, "192.0.2.1:1", http.MethodGet, ""); rec.Code != http.StatusOK {
+	if rec := serve(h, http.MethodGet, limitsTarget(http.MethodGet), fromAddr("192.0.2.1:1"), asUser("")); rec.Code != http.StatusOK {
 		t.Errorf("a read of the limited address: %d", rec.Code)
 	}
 }
@@ -208,26 +199,26 @@ func TestLoadWaitAndDraining(t *testing.T) {
 	impatient := NewServer(cat, zap.NewNop(), opt)
 	opt.LoadWait = 10 * time.Second
 	patient := NewServer(cat, zap.NewNop(), opt)
-	if rec := sendFrom(impatient, "192.0.2.1:1", http.MethodGet, ""); rec.Code != 503 {
+	if rec := serve(impatient, http.MethodGet, limitsTarget(http.MethodGet), fromAddr("192.0.2.1:1"), asUser("")); rec.Code != 503 {
 		t.Errorf("without a load wait: %d", rec.Code)
 	}
 
 	go func() { time.Sleep(100 * time.Millisecond); _ = cat.Start(t.Context()) }()
-	if rec := sendFrom(patient, "192.0.2.1:1", http.MethodGet, ""); rec.Code != 200 {
+	if rec := serve(patient, http.MethodGet, limitsTarget(http.MethodGet), fromAddr("192.0.2.1:1"), asUser("")); rec.Code != 200 {
 		t.Errorf("with a load wait: %d %.200s", rec.Code, rec.Body)
 	}
 
-	if rec := serveGET(patient, "/readyz"); rec.Code != 200 {
+	if rec := serve(patient, http.MethodGet, "/readyz"); rec.Code != 200 {
 		t.Errorf("readyz once loaded: %d", rec.Code)
 	}
 
 	draining = true
-	rec := serveGET(patient, "/readyz")
+	rec := serve(patient, http.MethodGet, "/readyz")
 	if rec.Code != 503 || !strings.Contains(rec.Body.String(), `"draining":true`) {
 		t.Errorf("readyz while draining: %d %s", rec.Code, rec.Body)
 	}
 
-	if rec := sendFrom(patient, "192.0.2.1:1", http.MethodGet, ""); rec.Code != 200 {
+	if rec := serve(patient, http.MethodGet, limitsTarget(http.MethodGet), fromAddr("192.0.2.1:1"), asUser("")); rec.Code != 200 {
 		t.Errorf("a request while draining: %d", rec.Code)
 	}
 }
@@ -239,11 +230,7 @@ func TestLookupsRateLimited(t *testing.T) {
 	var codes []int
 	for id := range 4 {
 		target := fmt.Sprintf("/wp-json/cal/events/v1/events/%d", 999990+id)
-		req := httptest.NewRequest(http.MethodGet, target, nil)
-		req.RemoteAddr = "192.0.2.1:1"
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		codes = append(codes, rec.Code)
+		codes = append(codes, serve(h, http.MethodGet, target, fromAddr("192.0.2.1:1")).Code)
 	}
 
 	lookups := 0
@@ -264,11 +251,8 @@ func TestLookupsRateLimited(t *testing.T) {
 func TestSequenceHeadersCORS(t *testing.T) {
 	h := newTestServer(t)
 	preflight := func(asked string) string {
-		req := httptest.NewRequest(http.MethodOptions, "/wp-json/cal/events/v1/events", nil)
-		req.Header.Set("Origin", "https://app.example")
-		req.Header.Set("Access-Control-Request-Headers", asked)
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
+		rec := serve(h, http.MethodOptions, calV1+"/events", withHeader("Origin", "https://app.example"),
+			withHeader("Access-Control-Request-Headers", asked))
 		return rec.Header().Get("Access-Control-Allow-Headers")
 	}
 
@@ -280,10 +264,7 @@ func TestSequenceHeadersCORS(t *testing.T) {
 		t.Errorf("preflight with the header: %q", got)
 	}
 
-	req := httptest.NewRequest(http.MethodGet, "/wp-json/cal/events/v1/events?per_page=1", nil)
-	req.Header.Set("X-Calshim-Min-Seq", "5")
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
+	rec := serve(h, http.MethodGet, calV1+"/events?per_page=1", withHeader("X-Calshim-Min-Seq", "5"))
 	if rec.Code != http.StatusOK || rec.Header().Get("X-Calshim-Seq") != "" {
 		t.Errorf("min-seq on a catalog without the feed: %d, X-Calshim-Seq %q", rec.Code,
 			rec.Header().Get("X-Calshim-Seq"))
@@ -299,14 +280,6 @@ func workServer(t testing.TB, perMinute, burst, concurrency int, wait time.Durat
 	opt.Limits = LimitOptions{WorkUnit: 1, WorkPerMinute: perMinute, WorkBurst: burst,
 		WorkConcurrency: concurrency, WorkWait: wait}
 	return newServer(fakeCatalog(t, wpfake.New(t)), zap.NewNop(), opt)
-}
-
-func getFrom(h http.Handler, remote, target string) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(http.MethodGet, target, nil)
-	req.RemoteAddr = remote
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
 }
 
 const feed = "/wp-json/cal/events/v1/events.ics"
@@ -348,13 +321,13 @@ func TestExpensiveReadsRateLimited(t *testing.T) {
 	s.limits.work = newKeyedLimiter(1, 3*len(events)) // three feeds, then one unit a minute
 	var codes []int
 	for range 4 {
-		codes = append(codes, getFrom(h, "192.0.2.1:1", feed).Code)
+		codes = append(codes, serve(h, http.MethodGet, feed, fromAddr("192.0.2.1:1")).Code)
 	}
 	if fmt.Sprint(codes) != "[200 200 200 429]" {
 		t.Fatalf("four feeds: %v, want [200 200 200 429]", codes)
 	}
 
-	rec := getFrom(h, "192.0.2.1:1", feed)
+	rec := serve(h, http.MethodGet, feed, fromAddr("192.0.2.1:1"))
 	if !strings.HasPrefix(rec.Body.String(), `{"code":"calshim_rate_limited","message":"Too many `+
 		`expensive requests (feeds, searches, long lists) from your address. Try again in `) ||
 		!strings.HasSuffix(rec.Body.String(), ` seconds.","data":{"status":429}}`) ||
@@ -363,16 +336,16 @@ func TestExpensiveReadsRateLimited(t *testing.T) {
 	}
 
 	single := "/wp-json/cal/events/v1/events/" + strconv.Itoa(events[0].ID)
-	if rec := getFrom(h, "192.0.2.1:1", single); rec.Code != 200 {
+	if rec := serve(h, http.MethodGet, single, fromAddr("192.0.2.1:1")); rec.Code != 200 {
 		t.Errorf("a cheap read of the limited client: %d", rec.Code)
 	}
-	if rec := getFrom(h, "192.0.2.2:1", feed); rec.Code != 200 {
+	if rec := serve(h, http.MethodGet, feed, fromAddr("192.0.2.2:1")); rec.Code != 200 {
 		t.Errorf("another client's feed: %d", rec.Code)
 	}
 
 	_, cached := workServer(t, 1, len(events), 4, time.Second, 100) // one feed's allowance, cache on
 	for i := range 10 {
-		if rec := getFrom(cached, "192.0.2.1:1", feed); rec.Code != 200 {
+		if rec := serve(cached, http.MethodGet, feed, fromAddr("192.0.2.1:1")); rec.Code != 200 {
 			t.Fatalf("cached feed %d: %d", i, rec.Code)
 		}
 	}
@@ -405,7 +378,7 @@ func TestExpensiveReadsConcurrency(t *testing.T) {
 	var wg sync.WaitGroup
 	codes := make([]int, 8)
 	for i := range codes {
-		wg.Go(func() { codes[i] = getFrom(h, fmt.Sprintf("192.0.2.%d:1", i), feed).Code })
+		wg.Go(func() { codes[i] = serve(h, http.MethodGet, feed, fromAddr(fmt.Sprintf("192.0.2.%d:1", i))).Code })
 	}
 	wg.Wait()
 	if most != 1 || slices.ContainsFunc(codes, func(c int) bool { return c != 200 }) {
@@ -414,17 +387,17 @@ func TestExpensiveReadsConcurrency(t *testing.T) {
 
 	s.limits.opt.WorkWait = time.Millisecond
 	s.limits.slots <- struct{}{} // the slot is held
-	rec := getFrom(h, "192.0.2.1:1", feed)
+	rec := serve(h, http.MethodGet, feed, fromAddr("192.0.2.1:1"))
 	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "1" ||
 		!strings.HasPrefix(rec.Body.String(), `{"code":"calshim_busy","message":"Too many expensive`) {
 		t.Errorf("no slot: %d %s (Retry-After %q)", rec.Code, rec.Body, rec.Header().Get("Retry-After"))
 	}
-	if rec := getFrom(h, "192.0.2.1:1", "/wp-json/cal/events/v1/events/1"); rec.Code == 503 {
+	if rec := serve(h, http.MethodGet, "/wp-json/cal/events/v1/events/1", fromAddr("192.0.2.1:1")); rec.Code == 503 {
 		t.Errorf("a cheap read waited for the slot")
 	}
 
 	<-s.limits.slots
-	if rec := getFrom(h, "192.0.2.1:1", feed); rec.Code != 200 {
+	if rec := serve(h, http.MethodGet, feed, fromAddr("192.0.2.1:1")); rec.Code != 200 {
 		t.Errorf("slot free again: %d", rec.Code)
 	}
 }

@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"calshim/mapping/php"
 	"net/http"
 	"slices"
 	"sort"
@@ -128,10 +129,10 @@ func (k linkedKind) linkedIDs(r *request, a Params, event *mapping.Post,
 	}
 
 	if v, ok := a["has_events"]; ok {
-		allowed = restrictIDs(allowed, k.hasEventsIDs(r, tribeTruthy(v)))
+		allowed = restrictIDs(allowed, k.hasEventsIDs(r, php.TribeTruthy(v)))
 	}
 
-	if v, ok := a["only_with_upcoming"]; ok && tribeTruthy(v) {
+	if v, ok := a["only_with_upcoming"]; ok && php.TribeTruthy(v) {
 		allowed = restrictIDs(allowed, k.idsOf(upcomingEvents(r, statuses)))
 	}
 

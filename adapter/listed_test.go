@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -36,7 +37,7 @@ func TestListedEventsFromCache(t *testing.T) {
 		"/index.php?rest_route=/cal/events/v1/events&per_page=5"}
 	for round := range 2 {
 		for _, target := range targets {
-			want, got := serveGET(fresh, target), serveGET(cached, target)
+			want, got := serve(fresh, http.MethodGet, target), serve(cached, http.MethodGet, target)
 			name := fmt.Sprintf("round %d %s", round, target)
 			if got.Code != want.Code || got.Body.String() != want.Body.String() {
 				t.Fatalf("%s: %d %.300s\nwant %d %.300s", name, got.Code, got.Body, want.Code, want.Body)
@@ -61,7 +62,7 @@ func TestListedEventsAfterAnEdit(t *testing.T) {
 	_, h := newServer(cat, zap.NewNop(), opt)
 	const list = "/wp-json/cal/events/v1/events?start_date=2000-01-01&per_page=50"
 	id := wp.IDs("tribe_events")[0]
-	before := serveGET(h, list).Body.String()
+	before := serve(h, http.MethodGet, list).Body.String()
 	if !strings.Contains(before, fmt.Sprintf(`"id":%d,`, id)) || strings.Contains(before, "Renamed Again") {
 		t.Fatalf("event %d not listed, or already renamed: %.300s", id, before)
 	}
@@ -71,7 +72,7 @@ func TestListedEventsAfterAnEdit(t *testing.T) {
 	if err := cat.Poll(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if after := serveGET(h, list).Body.String(); !strings.Contains(after, "Renamed Again") {
+	if after := serve(h, http.MethodGet, list).Body.String(); !strings.Contains(after, "Renamed Again") {
 		t.Errorf("the list after the edit still shows the old event: %.300s", after)
 	}
 }

@@ -3,7 +3,6 @@ package adapter
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -14,10 +13,6 @@ import (
 )
 
 const testSecret = "a-notify-secret-of-the-tests"
-
-func postNotify(h http.Handler, auth string) *httptest.ResponseRecorder {
-	return sendTo(h, http.MethodPost, notifyPath, auth)
-}
 
 // A push notice with the secret makes the catalog poll at once (its interval is an hour here); one
 // without it, or with another, is refused and polls nothing.
@@ -33,7 +28,7 @@ func TestNotifyPollsAtOnce(t *testing.T) {
 
 	wp.ResetRequests()
 	for _, auth := range []string{"", "Bearer wrong-secret-of-some-length", testSecret} {
-		if rec := postNotify(h, auth); rec.Code != http.StatusUnauthorized ||
+		if rec := serve(h, http.MethodPost, notifyPath, asUser(auth)); rec.Code != http.StatusUnauthorized ||
 			!strings.Contains(rec.Body.String(), `"calshim_notify_unauthorized"`) {
 			t.Errorf("notice with %q: %d %s", auth, rec.Code, rec.Body)
 		}
@@ -43,7 +38,7 @@ func TestNotifyPollsAtOnce(t *testing.T) {
 		t.Fatalf("refused notices made %d upstream requests", n)
 	}
 
-	if rec := postNotify(h, "Bearer "+testSecret); rec.Code != http.StatusAccepted {
+	if rec := serve(h, http.MethodPost, notifyPath, asUser("Bearer "+testSecret)); rec.Code != http.StatusAccepted {
 		t.Fatalf("notice: %d %s", rec.Code, rec.Body)
 	}
 	for deadline := time.Now().Add(5 * time.Second); len(wp.Requests()) == 0; {
@@ -57,7 +52,7 @@ func TestNotifyPollsAtOnce(t *testing.T) {
 // Without a secret there is no notice endpoint: the path answers as any unknown path did before.
 func TestNotifyOffWithoutSecret(t *testing.T) {
 	h := newTestServer(t)
-	rec := postNotify(h, "Bearer "+testSecret)
+	rec := serve(h, http.MethodPost, notifyPath, asUser("Bearer "+testSecret))
 	if rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), `"rest_no_route"`) {
 		t.Errorf("notice without a configured secret: %d %s", rec.Code, rec.Body)
 	}

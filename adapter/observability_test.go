@@ -123,9 +123,9 @@ func TestResponseCacheMetrics(t *testing.T) {
 	opt.CacheTTL, opt.CacheMaxEntries = time.Minute, 100
 	h := NewServer(fakeCatalog(t, wpfake.New(t)), zap.NewNop(), opt)
 	for _, target := range []string{"?per_page=1", "?per_page=1", "?per_page=1", "?per_page=2"} {
-		serveGET(h, "/wp-json/cal/events/v1/events"+target)
+		serve(h, http.MethodGet, "/wp-json/cal/events/v1/events"+target)
 	}
-	body := serveGET(h, "/metrics").Body.String()
+	body := serve(h, http.MethodGet, "/metrics").Body.String()
 	for series, want := range map[string]string{"calshim_response_cache_hits_total": "2",
 		"calshim_response_cache_misses_total": "2", "calshim_response_cache_entries": "2"} {
 		if got := metricValue(body, series); got != want {

@@ -1,10 +1,10 @@
 package adapter
 
 import (
+	"calshim/mapping/php"
 	"encoding/json"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -62,44 +62,7 @@ func eachPostPair(raw string, f func(key, val string)) {
 // decodePair splits and decodes "key=value"; the key is PHP's variable name (phpVarName).
 func decodePair(part string) (string, string) {
 	k, v, _ := strings.Cut(part, "=")
-	return phpVarName(phpURLDecode(k)), phpURLDecode(v)
-}
-
-// phpURLDecode is PHP's urldecode: "+" is a space and "%XX" a byte; a "%" not followed by two hex
-// digits stays as it is (PHP never rejects a query string).
-func phpURLDecode(s string) string {
-	if !strings.ContainsAny(s, "+%") {
-		return s
-	}
-
-	b := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '+':
-			b = append(b, ' ')
-		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
-			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
-			i += 2
-		default:
-			b = append(b, c)
-		}
-	}
-
-	return string(b)
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
+	return phpVarName(php.URLDecode(k)), php.URLDecode(v)
 }
 
 // phpNameChars are the characters PHP's variable names cannot hold (built once: every argument of
@@ -178,21 +141,6 @@ func (p Params) list(name string) []string {
 	return out
 }
 
-// positiveInt is TEC's is_positive_int: numeric, integral and greater than zero ("2", "2.0", "+2").
-func positiveInt(v any) (int, bool) {
-	s, ok := v.(string)
-	if !ok {
-		return 0, false
-	}
-
-	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || f != float64(int64(f)) || f < 1 || f > 1<<53 {
-		return 0, false
-	}
-
-	return int(f), true
-}
-
 // wpBool is WordPress' boolean argument: true/false, "true"/"false", "1"/"0" (case-insensitive).
 func wpBool(v any) (bool, bool) {
 	s, ok := v.(string)
@@ -208,13 +156,4 @@ func wpBool(v any) (bool, bool) {
 	}
 
 	return false, false
-}
-
-// phpTruthy is TEC's tribe_is_truthy: 1, true, yes, on, y, enable, enabled (case-insensitive).
-func phpTruthy(s string) bool {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "1", "true", "yes", "on", "y", "enable", "enabled":
-		return true
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"encoding/json"
+	"net/http"
 	"reflect"
 	"strconv"
 	"strings"
@@ -33,23 +34,6 @@ func TestParseForm(t *testing.T) {
 	}
 }
 
-func TestPositiveInt(t *testing.T) {
-	for _, tc := range []struct {
-		in   any
-		want int
-		ok   bool
-	}{
-		{"1", 1, true}, {"2.0", 2, true}, {"+3", 3, true}, {" 4 ", 4, true},
-		{"0", 0, false}, {"-1", 0, false}, {"1.5", 0, false}, {"abc", 0, false}, {"", 0, false},
-		{"1e3", 1000, true}, {"1e30", 0, false}, {[]string{"1"}, 0, false}, {nil, 0, false},
-	} {
-		got, ok := positiveInt(tc.in)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("positiveInt(%#v) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
-}
-
 func TestParamList(t *testing.T) {
 	p := Params{"csv": "17, 18 ,26", "arr": []any{" a", "b ", json.Number("7"), []any{"nested"}},
 		"map": map[string]any{"b": "2", "a": "1"}}
@@ -67,12 +51,6 @@ func TestParamList(t *testing.T) {
 
 	if got := p.list("none"); got != nil {
 		t.Errorf("list(none) = %q", got)
-	}
-}
-
-func TestPHPURLEncode(t *testing.T) {
-	if got, want := phpURLEncode("2026-11-21 00:00:00,a~b/é"), "2026-11-21+00%3A00%3A00%2Ca%7Eb%2F%C3%A9"; got != want {
-		t.Errorf("phpURLEncode = %q, want %q", got, want)
 	}
 }
 
@@ -106,7 +84,7 @@ func TestPHPVariableNames(t *testing.T) {
 		}
 	}
 
-	body := serveGET(newTestServer(t), v1+"/events?per.page=2").Body.String()
+	body := serve(newTestServer(t), http.MethodGet, tribeV1+"/events?per.page=2").Body.String()
 	if !strings.Contains(body, `?page=1&per_page=2&`) {
 		t.Errorf("per.page=2: %.300s", body[max(0, len(body)-400):])
 	}

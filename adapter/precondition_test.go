@@ -3,23 +3,11 @@ package adapter
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"calshim/internal/wpfake"
 )
-
-// callIf is call with an If-Match header.
-func callIf(h http.Handler, method, path, auth, body, ifMatch string) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(method, "/wp-json/cal/events/v1"+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", auth)
-	req.Header.Set("If-Match", ifMatch)
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
-}
 
 // versionRig is writeRig with the plugin's version on an event and a category, before the catalog
 // loads them.
@@ -41,19 +29,19 @@ func versionRig(t *testing.T) (*wpfake.Server, http.Handler, *wpfake.Writes, int
 func TestConditionalWrites(t *testing.T) {
 	_, h, w, id, _ := versionRig(t)
 	path := fmt.Sprintf("/events/%d", id)
-	read := call(h, http.MethodGet, path, editorAuth, "")
+	read := serve(h, http.MethodGet, calV1+path, asUser(editorAuth), jsonBody(""))
 	tag := read.Header().Get("ETag")
 	public := read.Header().Get("Cache-Control") == "public, max-age=0, must-revalidate"
 	if read.Code != 200 || !strings.HasSuffix(tag, `-00000000000000aa"`) || public {
 		t.Fatalf("editor's read: %d ETag %q, %s", read.Code, tag, read.Header().Get("Cache-Control"))
 	}
 
-	anon := serveGET(h, "/wp-json/cal/events/v1"+path).Header().Get("ETag")
+	anon := serve(h, http.MethodGet, "/wp-json/cal/events/v1"+path).Header().Get("ETag")
 	for _, tc := range []struct{ path, ifMatch string }{
 		{path, `"stale"`}, {path, "W/" + tag}, {path, anon}, {"/events/999999", "*"},
 		{"/events/by-slug/no-such", "*"}, {"/venues/999999", tag}, {"/categories/999999", "*"}, {"/tags/999999", "*"},
 	} {
-		rec := callIf(h, http.MethodPost, tc.path, editorAuth, `{"title":"x"}`, tc.ifMatch)
+		rec := serve(h, http.MethodPost, calV1+tc.path, asUser(editorAuth), jsonBody(`{"title":"x"}`), withHeader("If-Match", tc.ifMatch))
 		wantWrite(t, tc.path+" "+tc.ifMatch, rec, http.StatusPreconditionFailed,
 			`{"code":"calshim_precondition_failed","message":`, `"data":{"status":412}}`)
 	}
@@ -61,23 +49,23 @@ func TestConditionalWrites(t *testing.T) {
 		t.Fatalf("refused conditional writes reached WordPress: %v", got)
 	}
 
-	rec := callIf(h, http.MethodPost, path, editorAuth, `{"title":"x"}`, `"other", `+tag)
+	rec := serve(h, http.MethodPost, calV1+path, asUser(editorAuth), jsonBody(`{"title":"x"}`), withHeader("If-Match", `"other", `+tag))
 	wantWrite(t, "current tag", rec, http.StatusOK)
 	sent := onlyWrite(t, "current tag", w, 0, http.MethodPost, "/wp-json/wp/v2/tribe_events/"+fmt.Sprint(id))
 	if want := fmt.Sprintf("post:%d:00000000000000aa", id); sent.IfVersion != want {
 		t.Errorf("X-Calshim-If-Version %q, want %q", sent.IfVersion, want)
 	}
 	next := rec.Header().Get("ETag")
-	if next == "" || next == tag || next != call(h, http.MethodGet, path, editorAuth, "").Header().Get("ETag") {
+	if next == "" || next == tag || next != serve(h, http.MethodGet, calV1+path, asUser(editorAuth), jsonBody("")).Header().Get("ETag") {
 		t.Errorf("the write's answer has ETag %q (read before: %q)", next, tag)
 	}
 
 	for _, method := range []string{http.MethodPost, http.MethodDelete} {
-		rec = callIf(h, method, path, editorAuth, `{"title":"y"}`, tag)
+		rec = serve(h, method, calV1+path, asUser(editorAuth), jsonBody(`{"title":"y"}`), withHeader("If-Match", tag))
 		wantWrite(t, method+" with the tag the write made stale", rec, http.StatusPreconditionFailed,
 			`{"code":"calshim_precondition_failed","message":"The resource has changed`)
 	}
-	rec = callIf(h, http.MethodDelete, path, editorAuth, "", next)
+	rec = serve(h, http.MethodDelete, calV1+path, asUser(editorAuth), jsonBody(""), withHeader("If-Match", next))
 	wantWrite(t, "delete with the current tag", rec, http.StatusOK, `"status":"trash"`)
 	if got := w.List(); len(got) != 4 || got[3].Method != http.MethodDelete || got[3].IfVersion == "" {
 		t.Errorf("writes %v, want the delete last with the precondition", got)
@@ -88,8 +76,8 @@ func TestConditionalWrites(t *testing.T) {
 func TestConditionalTermWrite(t *testing.T) {
 	_, h, w, _, id := versionRig(t)
 	path := fmt.Sprintf("/categories/%d", id)
-	tag := call(h, http.MethodGet, path, editorAuth, "").Header().Get("ETag")
-	rec := callIf(h, http.MethodPost, path, editorAuth, `{"description":"x"}`, tag)
+	tag := serve(h, http.MethodGet, calV1+path, asUser(editorAuth), jsonBody("")).Header().Get("ETag")
+	rec := serve(h, http.MethodPost, calV1+path, asUser(editorAuth), jsonBody(`{"description":"x"}`), withHeader("If-Match", tag))
 	wantWrite(t, "category", rec, http.StatusOK)
 	sent := onlyWrite(t, "category", w, 0, http.MethodPost, fmt.Sprintf("/wp-json/wp/v2/tribe_events_cat/%d", id))
 	if want := fmt.Sprintf("term:%d:00000000000000aa", id); sent.IfVersion != want {

@@ -3,16 +3,12 @@ package adapter
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 
-	"calshim/internal/wpfake"
 	"calshim/mapping"
 )
-
-const v1 = "/wp-json/tribe/events/v1"
 
 // The original's answers to invalid list arguments (The Events Calendar 6.17.2 on WordPress; they
 // do not depend on the data): WordPress' has_valid_params reports every failing validate_callback,
@@ -58,7 +54,7 @@ func TestReadArgumentErrorsAsTheOriginal(t *testing.T) {
 		"/venues?search=0&event=0": `{"code":"rest_invalid_param","message":"Invalid parameter(s): search, event",` +
 			`"data":{"status":400,"params":{"search":"Invalid parameter.","event":"Invalid parameter."},"details":[]}}`,
 	} {
-		rec := serveGET(h, v1+target)
+		rec := serve(h, http.MethodGet, tribeV1+target)
 		if rec.Code != http.StatusBadRequest || rec.Body.String() != want {
 			t.Errorf("GET %s = %d %s\nwant 400 %s", target, rec.Code, rec.Body, want)
 		}
@@ -68,37 +64,25 @@ func TestReadArgumentErrorsAsTheOriginal(t *testing.T) {
 // An explicit status=any is refused for every caller, editors included: filter_post_status_list
 // accepts registered statuses only.
 func TestStatusAnyRefusedForEditors(t *testing.T) {
-	wp := wpfake.New(t)
-	h := fakeServer(t, wp)
-	wp.SetIntercept(answerMe)
+	_, h := viewerServer(t)
 	for _, list := range []string{"events", "venues"} {
-		rec := serveAs(h, v1+"/"+list+"?status=any")
+		rec := serve(h, http.MethodGet, tribeV1+"/"+list+"?status=any", asUser(editorAuth))
 		if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), `"params":{"status":`) {
 			t.Errorf("%s?status=any = %d %s", list, rec.Code, rec.Body)
 		}
 		// Every status registered on the original's site passes, WordPress' and TEC's own.
 		for _, st := range []string{"publish,draft", "request-pending", "tribe-ignored,tribe-ea-draft"} {
-			if rec := serveAs(h, v1+"/"+list+"?status="+st); rec.Code != http.StatusOK {
+			if rec := serve(h, http.MethodGet, tribeV1+"/"+list+"?status="+st, asUser(editorAuth)); rec.Code != http.StatusOK {
 				t.Errorf("%s?status=%s = %d %s", list, st, rec.Code, rec.Body)
 			}
 		}
 	}
 	// An empty list passes for editors: WP_Query's default statuses, and build_query leaves an empty
 	// member for the empty array.
-	rec := serveAs(h, v1+"/venues?status=&per_page=2")
+	rec := serve(h, http.MethodGet, tribeV1+"/venues?status=&per_page=2", asUser(editorAuth))
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `venues\/?page=1&per_page=2&"`) {
 		t.Errorf("venues?status= = %d %.2000s", rec.Code, rec.Body)
 	}
-}
-
-func serveAs(h http.Handler, target string) *httptest.ResponseRecorder {
-	path, query, _ := strings.Cut(target, "?")
-	req := httptest.NewRequest(http.MethodGet, path, nil)
-	req.URL.RawQuery = query
-	req.Header.Set("Authorization", "Basic ZWRpdG9yOnNlY3JldA==")
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
 }
 
 // rest_url and next_rest_url as the original builds them with add_query_arg: raw values, unless
@@ -123,7 +107,7 @@ func TestArchiveURLsAsTheOriginal(t *testing.T) {
 		"/events?search=a%2Bb%26c&venue=5":    {`+23%3A59%3A59&search=a+b&c&status=publish&venue=5"`},
 		"/venues?has_events=":                 {`venues\/?page=1&per_page=10&has_events&status=publish"`},
 	} {
-		body := serveGET(h, v1+target).Body.String()
+		body := serve(h, http.MethodGet, tribeV1+target).Body.String()
 		for _, w := range want {
 			if !strings.Contains(body, w) {
 				t.Errorf("GET %s: no %s in\n%.3000s", target, w, body)
@@ -135,7 +119,7 @@ func TestArchiveURLsAsTheOriginal(t *testing.T) {
 // eventIDs lists the IDs of an event archive answer (per_page 50).
 func eventIDs(t *testing.T, h http.Handler, query string) []int {
 	t.Helper()
-	rec := serveGET(h, v1+"/events?per_page=50&"+query)
+	rec := serve(h, http.MethodGet, tribeV1+"/events?per_page=50&"+query)
 	var body struct{ Events []struct{ ID int } }
 	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || rec.Code != http.StatusOK {
 		t.Fatalf("GET events?%s = %d %s", query, rec.Code, rec.Body)
@@ -188,7 +172,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // termIDs lists the IDs of a category or tag archive answer, in order, and its total.
 func termIDs(t *testing.T, h http.Handler, target string) ([]int, int) {
 	t.Helper()
-	rec := serveGET(h, v1+target)
+	rec := serve(h, http.MethodGet, tribeV1+target)
 	var body map[string]json.RawMessage
 	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || rec.Code != http.StatusOK {
 		t.Fatalf("GET %s = %d %s", target, rec.Code, rec.Body)
@@ -250,10 +234,7 @@ func TestWriteArgumentErrorsAsTheOriginal(t *testing.T) {
 			`{"code":"rest_invalid_param","message":"Invalid parameter(s): title","data":{"status":400,` +
 				`"params":{"title":"Invalid parameter."},"details":[]}}`},
 	} {
-		req := httptest.NewRequest(http.MethodPost, v1+tc.target, strings.NewReader(tc.body))
-		req.Header.Set("Content-Type", "application/json")
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
+		rec := serve(h, http.MethodPost, tribeV1+tc.target, jsonBody(tc.body))
 		if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), tc.want) {
 			t.Errorf("POST %s %s = %d %s\nwant %s", tc.target, tc.body, rec.Code, rec.Body, tc.want)
 		}
@@ -265,7 +246,7 @@ func TestWriteArgumentErrorsAsTheOriginal(t *testing.T) {
 func TestLinkedSearchWithoutWords(t *testing.T) {
 	h := newTestServer(t)
 	for _, target := range []string{"/venues?search=%40", "/organizers?search=%20"} {
-		body := serveGET(h, v1+target).Body.String()
+		body := serve(h, http.MethodGet, tribeV1+target).Body.String()
 		if !strings.Contains(body, `":[],"rest_url"`) || !strings.Contains(body, `"total":0,`) {
 			t.Errorf("GET %s = %.300s", target, body)
 		}
@@ -274,7 +255,7 @@ func TestLinkedSearchWithoutWords(t *testing.T) {
 
 // add_query_arg removes "=" before "&" or the end of the built query, even inside a raw value.
 func TestArchiveURLDropsEqualsBeforeAmpersand(t *testing.T) {
-	body := serveGET(newTestServer(t), v1+"/events?search=%26").Body.String()
+	body := serve(newTestServer(t), http.MethodGet, tribeV1+"/events?search=%26").Body.String()
 	if !strings.Contains(body, `23:59:59&search&&status=publish"`) {
 		t.Errorf("rest_url of search=&: %.2000s", body)
 	}
@@ -297,10 +278,7 @@ func TestWriteErrorsInDeclarationOrder(t *testing.T) {
 			"/organizers": `organizer=&author=0&date=garbage&status=nope&website=bad&email=&phone[]=1&` +
 				`image=99999`,
 		}[target]
-		req := httptest.NewRequest(http.MethodPost, v1+target, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
+		rec := serve(h, http.MethodPost, tribeV1+target, withBody("application/x-www-form-urlencoded", body))
 		if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), want) {
 			t.Errorf("POST %s = %d %s\nwant %s", target, rec.Code, rec.Body, want)
 		}
@@ -332,7 +310,7 @@ func TestMultiStatusOrder(t *testing.T) {
 func TestCategoryOfNoTermListsNothing(t *testing.T) {
 	h := newTestServer(t)
 	for _, q := range []string{"categories=-5", "categories=-3&tags=-7"} {
-		rec := serveGET(h, v1+"/events?"+q)
+		rec := serve(h, http.MethodGet, tribeV1+"/events?"+q)
 		if rec.Code != http.StatusOK || rec.Header().Get("X-TEC-Total") != "0" {
 			t.Errorf("%s = %d, %s events", q, rec.Code, rec.Header().Get("X-TEC-Total"))
 		}

@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
@@ -20,7 +21,7 @@ func TestFullResponseCacheStillCaches(t *testing.T) {
 	s, h := newServer(fakeCatalog(t, wpfake.New(t)), zap.NewNop(), opt)
 	filled := 0
 	for i := range 100 {
-		rec := serveGET(h, fmt.Sprintf("/wp-json/cal/events/v1/events.ics?fill=%d", i))
+		rec := serve(h, http.MethodGet, fmt.Sprintf("/wp-json/cal/events/v1/events.ics?fill=%d", i))
 		if rec.Code != 200 {
 			t.Fatalf("feed %d: %d %.200s", i, rec.Code, rec.Body)
 		}
@@ -36,10 +37,10 @@ func TestFullResponseCacheStillCaches(t *testing.T) {
 
 	const popular = "/wp-json/cal/events/v1/events?per_page=5"
 	for range 3 {
-		serveGET(h, popular)
+		serve(h, http.MethodGet, popular)
 	}
 
-	body := serveGET(h, "/metrics").Body.String()
+	body := serve(h, http.MethodGet, "/metrics").Body.String()
 	want := `calshim_http_requests_total{cache="hit",method="GET",route="/events",status="200"} 2`
 	if !containsLine(body, want) {
 		t.Errorf("a full cache did not serve the new popular answer twice: no line %s", want)

@@ -3,7 +3,6 @@ package adapter
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -16,7 +15,7 @@ import (
 func TestRESTIndex(t *testing.T) {
 	h := newTestServer(t)
 	for _, target := range []string{"/wp-json/", "/wp-json", "/?rest_route=/", "/de/wp-json/"} {
-		rec := serveGET(h, target)
+		rec := serve(h, http.MethodGet, target)
 		body, err := jsontest.Decode(rec.Body.Bytes())
 		if rec.Code != http.StatusOK || err != nil {
 			t.Fatalf("GET %s = %d %.300s", target, rec.Code, rec.Body.String())
@@ -44,9 +43,7 @@ func TestRESTIndex(t *testing.T) {
 		}
 	}
 
-	req := httptest.NewRequest(http.MethodPost, "/wp-json/", nil)
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
+	rec := serve(h, http.MethodPost, "/wp-json/")
 	if rec.Code != http.StatusNotFound {
 		t.Errorf("POST /wp-json/ = %d", rec.Code)
 	}

@@ -3,7 +3,6 @@ package adapter
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -48,16 +47,6 @@ func fakeCatalog(tb testing.TB, wp *wpfake.Server) *catalog.Catalog {
 // newTestServer is fakeServer over the recorded data set as it is.
 func newTestServer(tb testing.TB) http.Handler { return fakeServer(tb, wpfake.New(tb)) }
 
-func serveGET(h http.Handler, target string) *httptest.ResponseRecorder {
-	path, query, _ := strings.Cut(target, "?")
-	req := httptest.NewRequest(http.MethodGet, path, nil)
-	req.URL.RawQuery = query               // as received, whatever the bytes
-	req.Header.Set("X-Request-ID", "test") // echoed: answers to the same target compare equal
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
-}
-
 func TestGETRoutesAnswerFromTheCatalog(t *testing.T) {
 	h := newTestServer(t)
 	for _, tc := range []struct {
@@ -79,7 +68,7 @@ func TestGETRoutesAnswerFromTheCatalog(t *testing.T) {
 		{"/wp-json/cal/events/v1/nope", 404, `"code":"rest_no_route"`},
 	} {
 		t.Run(tc.target, func(t *testing.T) {
-			rec := serveGET(h, tc.target)
+			rec := serve(h, http.MethodGet, tc.target)
 			if rec.Code != tc.status || !strings.Contains(rec.Body.String(), tc.want) {
 				t.Errorf("GET %s = %d %.300s\nwant %d with %s", tc.target, rec.Code, rec.Body.String(), tc.status, tc.want)
 			}
@@ -98,7 +87,7 @@ func TestLanguageVariantsKeepTheirCatalogs(t *testing.T) {
 		"/wp-json/cal/events/v1/events/17":    `"title":"Opening Night Gala"`,
 		"/de/wp-json/cal/events/v1/events/17": `"title":"Er\u00f6ffnungsgala"`,
 	} {
-		if rec := serveGET(h, target); !strings.Contains(rec.Body.String(), want) {
+		if rec := serve(h, http.MethodGet, target); !strings.Contains(rec.Body.String(), want) {
 			t.Errorf("GET %s = %d %.200s, want %s", target, rec.Code, rec.Body.String(), want)
 		}
 	}
@@ -120,7 +109,7 @@ func FuzzGETQuery(f *testing.F) {
 		"organizers/12", "categories", "categories/2", "tags", "tags/7", "", "doc"}
 	f.Fuzz(func(t *testing.T, query string) {
 		for _, r := range routes {
-			rec := serveGET(h, "/wp-json/cal/events/v1/"+r+"?"+query)
+			rec := serve(h, http.MethodGet, "/wp-json/cal/events/v1/"+r+"?"+query)
 			if rec.Code >= 500 {
 				t.Fatalf("GET %s?%s = %d %s", r, query, rec.Code, rec.Body.String())
 			}

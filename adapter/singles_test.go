@@ -14,37 +14,6 @@ import (
 
 // Expected answers below are the original's (The Events Calendar 6.17.2) on the same data.
 
-// adminMe is /wp/v2/users/me?context=edit for an administrator (the capabilities that matter).
-const adminMe = `{"id":1,"capabilities":{"read":true,"read_private_posts":true,
-"edit_tribe_events":true,"edit_others_tribe_events":true,"edit_published_tribe_events":true,
-"edit_private_tribe_events":true,"read_private_tribe_events":true,
-"edit_tribe_venues":true,"edit_others_tribe_venues":true,"edit_published_tribe_venues":true,
-"edit_private_tribe_venues":true,"read_private_tribe_venues":true,
-"edit_tribe_organizers":true,"edit_others_tribe_organizers":true,
-"edit_published_tribe_organizers":true,
-"edit_private_tribe_organizers":true,"read_private_tribe_organizers":true}}`
-
-// answerAdmin makes the fake answer the current-user endpoint as an administrator.
-func answerAdmin(w http.ResponseWriter, r *http.Request) bool {
-	if r.URL.Path != "/wp-json/wp/v2/users/me" {
-		return false
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write([]byte(adminMe))
-	return true
-}
-
-// getAs is a GET with the credentials answerAdmin accepts.
-func getAs(h http.Handler, target string) *httptest.ResponseRecorder {
-	path, query, _ := strings.Cut(target, "?")
-	req := httptest.NewRequest(http.MethodGet, path, nil)
-	req.URL.RawQuery = query
-	req.Header.Set("Authorization", "Basic YWRtaW46c2VjcmV0")
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
-}
-
 type wantAnswer struct {
 	target string
 	status int
@@ -62,15 +31,13 @@ func checkAnswers(t *testing.T, get func(string) *httptest.ResponseRecorder, cas
 	}
 }
 
-const calV1 = "/wp-json/cal/events/v1"
-
 // An ID of a post that is no event is 400 rest-invalid-event-id (an attachment too, which the
 // catalog does not keep); an ID of no post at all is 404.
 func TestSingleEventOfAnotherPostType(t *testing.T) {
 	h := newTestServer(t)
 	invalid := `{"code":"rest-invalid-event-id","message":"The specified ID is not a valid event.",` +
 		`"data":{"status":400}}`
-	checkAnswers(t, func(u string) *httptest.ResponseRecorder { return serveGET(h, u) }, []wantAnswer{
+	checkAnswers(t, func(u string) *httptest.ResponseRecorder { return serve(h, http.MethodGet, u) }, []wantAnswer{
 		{calV1 + "/events/4", 400, invalid},
 		{calV1 + "/events/4?password=x", 400, invalid},
 		{calV1 + "/events/5", 400, invalid},
@@ -89,7 +56,7 @@ func TestSingleBySlugAsGetPageByPath(t *testing.T) {
 	})
 	h := fakeServer(t, wp)
 	invalidSlug := `"params":{"slug":"Invalid parameter."}`
-	checkAnswers(t, func(u string) *httptest.ResponseRecorder { return serveGET(h, u) }, []wantAnswer{
+	checkAnswers(t, func(u string) *httptest.ResponseRecorder { return serve(h, http.MethodGet, u) }, []wantAnswer{
 		{calV1 + "/events/by-slug/Opening-Night-Gala", 200, `{"id":17,`},
 		{calV1 + "/events/by-slug/Opening%20Night%20Gala", 200, `{"id":17,`},
 		{calV1 + "/events/by-slug/opening+night+gala", 200, `{"id":17,`},
@@ -102,8 +69,8 @@ func TestSingleBySlugAsGetPageByPath(t *testing.T) {
 		{calV1 + "/organizers/by-slug/0", 400, invalidSlug},
 	})
 
-	wp.SetIntercept(answerAdmin)
-	checkAnswers(t, func(u string) *httptest.ResponseRecorder { return getAs(h, u) }, []wantAnswer{
+	wp.SetIntercept(answerMe)
+	checkAnswers(t, func(u string) *httptest.ResponseRecorder { return serve(h, http.MethodGet, u, asUser(adminAuth)) }, []wantAnswer{
 		{calV1 + "/events/by-slug/~", 200, `{"id":39,`}, // the oldest event without a slug
 	})
 }
@@ -111,10 +78,8 @@ func TestSingleBySlugAsGetPageByPath(t *testing.T) {
 // Logged-in users who may read a draft or private post get its json_ld; an event with a plain
 // permalink gets tribe_get_event_link's url.
 func TestJSONLDOfNonPublishedPosts(t *testing.T) {
-	wp := wpfake.New(t)
-	h := fakeServer(t, wp)
-	wp.SetIntercept(answerAdmin)
-	checkAnswers(t, func(u string) *httptest.ResponseRecorder { return getAs(h, u) }, []wantAnswer{
+	_, h := viewerServer(t)
+	checkAnswers(t, func(u string) *httptest.ResponseRecorder { return serve(h, http.MethodGet, u, asUser(adminAuth)) }, []wantAnswer{
 		{calV1 + "/events/39", 200,
 			`"url":"http:\/\/127.0.0.1:8881\/?post_type=tribe_events&p=39%2F\/","eventAttendanceMode"`},
 		{calV1 + "/events/57", 200,
@@ -157,13 +122,13 @@ func TestVenueSearchAsFindLike(t *testing.T) {
 		"note-jazz": nil,
 		"0+jazz":    {5},
 	} {
-		rec := serveGET(h, calV1+"/venues?search="+search)
+		rec := serve(h, http.MethodGet, calV1+"/venues?search="+search)
 		if got := ids(t, rec.Body.Bytes(), "venues"); !slices.Equal(got, want) {
 			t.Errorf("search=%s: %v, want %v", search, got, want)
 		}
 	}
 	for _, list := range []string{"/venues", "/organizers"} {
-		rec := serveGET(h, v1+list+"?search=0")
+		rec := serve(h, http.MethodGet, tribeV1+list+"?search=0")
 		if rec.Code != 400 || !strings.Contains(rec.Body.String(), `"params":{"search":"Invalid parameter."}`) {
 			t.Errorf("%s?search=0: %d %s", list, rec.Code, rec.Body)
 		}
@@ -200,9 +165,9 @@ func TestVenuesWithUpcomingEventsDependOnTheCaller(t *testing.T) {
 	h := fakeServer(t, wp)
 
 	list := calV1 + "/venues?only_with_upcoming=true&per_page=50"
-	anonymous := ids(t, serveGET(h, list).Body.Bytes(), "venues")
-	wp.SetIntercept(answerAdmin)
-	admin := ids(t, getAs(h, list).Body.Bytes(), "venues")
+	anonymous := ids(t, serve(h, http.MethodGet, list).Body.Bytes(), "venues")
+	wp.SetIntercept(answerMe)
+	admin := ids(t, serve(h, http.MethodGet, list, asUser(adminAuth)).Body.Bytes(), "venues")
 	for _, tc := range []struct {
 		venue            int
 		anonymous, admin bool
@@ -219,12 +184,12 @@ func TestVenuesWithUpcomingEventsDependOnTheCaller(t *testing.T) {
 func TestVenueListTieOrder(t *testing.T) {
 	wp := wpfake.New(t)
 	h := fakeServer(t, wp)
-	anonymous := ids(t, serveGET(h, calV1+"/venues?per_page=50").Body.Bytes(), "venues")
+	anonymous := ids(t, serve(h, http.MethodGet, calV1+"/venues?per_page=50").Body.Bytes(), "venues")
 	if want := []int{20134, 10, 9, 8, 7, 6, 5}; !slices.Equal(anonymous, want) {
 		t.Errorf("anonymous: %v, want %v", anonymous, want)
 	}
-	wp.SetIntercept(answerAdmin)
-	admin := ids(t, getAs(h, calV1+"/venues?per_page=50").Body.Bytes(), "venues")
+	wp.SetIntercept(answerMe)
+	admin := ids(t, serve(h, http.MethodGet, calV1+"/venues?per_page=50", asUser(adminAuth)).Body.Bytes(), "venues")
 	if want := []int{11, 5, 6, 7, 8, 9, 10, 20134}; !slices.Equal(admin, want) {
 		t.Errorf("admin: %v, want %v", admin, want)
 	}
@@ -234,7 +199,7 @@ func TestNamespaceParameterOfTheIndex(t *testing.T) {
 	h := newTestServer(t)
 	notFound := `{"code":"rest_invalid_namespace",` +
 		`"message":"The specified namespace could not be found.","data":{"status":404}}`
-	checkAnswers(t, func(u string) *httptest.ResponseRecorder { return serveGET(h, u) }, []wantAnswer{
+	checkAnswers(t, func(u string) *httptest.ResponseRecorder { return serve(h, http.MethodGet, u) }, []wantAnswer{
 		{"/wp-json/tribe/events/v1/?namespace=foo", 404, notFound},
 		{"/wp-json/tribe/events/v1/?namespace=", 404, notFound},
 		{"/wp-json/tribe/events/v1/?namespace=TRIBE/events/v1", 404, notFound},
@@ -260,17 +225,17 @@ func TestFieldsSelection(t *testing.T) {
 		"/events?_fields=nope":                        `[]`,
 		"/?_fields=namespace":                         `{"namespace":"cal\/events\/v1","_links":{"up":`,
 	} {
-		rec := serveGET(h, calV1+target)
+		rec := serve(h, http.MethodGet, calV1+target)
 		body := rec.Body.String()
 		if rec.Code != 200 || !strings.HasPrefix(body, want) {
 			t.Errorf("GET %s = %d %.200s\nwant prefix %s", target, rec.Code, body, want)
 		}
 	}
-	rec := serveGET(h, calV1+"/events/17?_fields=venue,venue.id,title")
+	rec := serve(h, http.MethodGet, calV1+"/events/17?_fields=venue,venue.id,title")
 	if strings.Contains(rec.Body.String(), `"title"`) {
 		t.Errorf("a dotted field under a kept member stops the list: %.200s", rec.Body)
 	}
-	rec = serveGET(h, calV1+"/events/17?_fields=json_ld.name")
+	rec = serve(h, http.MethodGet, calV1+"/events/17?_fields=json_ld.name")
 	if !strings.Contains(rec.Body.String(), `"@type":"Event"`) {
 		t.Errorf("json_ld is kept whole: %.200s", rec.Body)
 	}
@@ -288,7 +253,7 @@ func TestSingleEventOfARevision(t *testing.T) {
 		_, _ = w.Write([]byte(`{"id":990500,"type":"revision"}`))
 		return true
 	})
-	checkAnswers(t, func(u string) *httptest.ResponseRecorder { return serveGET(h, u) }, []wantAnswer{
+	checkAnswers(t, func(u string) *httptest.ResponseRecorder { return serve(h, http.MethodGet, u) }, []wantAnswer{
 		{calV1 + "/events/990500", 400, `"code":"rest-invalid-event-id"`},
 		{calV1 + "/events/990501", 404, `"code":"rest-event-not-found"`},
 	})
@@ -299,7 +264,7 @@ func TestSingleEventOfARevision(t *testing.T) {
 func TestEventPasswordValidatedFirst(t *testing.T) {
 	h := newTestServer(t)
 	for _, target := range []string{"/events/17?password=", "/events/4?password="} {
-		rec := serveGET(h, calV1+target)
+		rec := serve(h, http.MethodGet, calV1+target)
 		want := `{"code":"rest_invalid_param","message":"Invalid parameter(s): password","data":{"status":400,` +
 			`"params":{"password":"Invalid parameter."},"details":[]}}`
 		if rec.Code != 400 || rec.Body.String() != want {
@@ -312,15 +277,15 @@ func TestEventPasswordValidatedFirst(t *testing.T) {
 // parent and meta; an unknown context leaves nothing (an empty list in PHP), _links aside.
 func TestTermContext(t *testing.T) {
 	h := newTestServer(t)
-	rec := serveGET(h, calV1+"/categories/5?context=embed")
+	rec := serve(h, http.MethodGet, calV1+"/categories/5?context=embed")
 	if body := rec.Body.String(); strings.Contains(body, `"count"`) || !strings.Contains(body, `"urls"`) {
 		t.Errorf("embed: %s", body)
 	}
-	rec = serveGET(h, calV1+"/categories/5?context=bogus")
+	rec = serve(h, http.MethodGet, calV1+"/categories/5?context=bogus")
 	if body := rec.Body.String(); !strings.HasPrefix(body, `{"_links":`) {
 		t.Errorf("bogus single: %.200s", body)
 	}
-	rec = serveGET(h, calV1+"/categories?per_page=1&context=bogus")
+	rec = serve(h, http.MethodGet, calV1+"/categories?per_page=1&context=bogus")
 	if body := rec.Body.String(); !strings.Contains(body, `"categories":[[]]`) {
 		t.Errorf("bogus list: %.300s", body)
 	}

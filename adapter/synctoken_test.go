@@ -18,8 +18,9 @@ import (
 
 // published returns the IDs of published, listed events of the fake.
 func publishedEvents(h http.Handler) []int {
-	rec := serveGET(h,
+	rec := serve(h, http.MethodGet,
 		"/wp-json/cal/events/v1/events?start_date=2000-01-01&end_date=2100-01-01&per_page=50")
+
 	var body struct{ Events []struct{ ID int } }
 	_ = json.Unmarshal(rec.Body.Bytes(), &body)
 	var ids []int
@@ -34,20 +35,20 @@ func publishedEvents(h http.Handler) []int {
 func TestSyncTokenAnswersChanges(t *testing.T) {
 	_, h, _ := writeRig(t)
 	ids := publishedEvents(h)
-	first := serveGET(h, "/wp-json/cal/events/v1/events")
+	first := serve(h, http.MethodGet, "/wp-json/cal/events/v1/events")
 	token := first.Header().Get(syncHeader)
 	if token == "" || len(ids) < 2 {
 		t.Fatalf("no token (%q) or too few events %v", token, ids)
 	}
 
-	created := call(h, http.MethodPost, "/events", editorAuth, event)
+	created := serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(event))
 	var made struct{ ID int }
 	if err := json.Unmarshal(created.Body.Bytes(), &made); err != nil || created.Code != 201 {
 		t.Fatalf("create: %d %s", created.Code, created.Body.String())
 	}
-	trash := call(h, http.MethodDelete, fmt.Sprintf("/events/%d", ids[1]), editorAuth, "")
+	trash := serve(h, http.MethodDelete, calV1+fmt.Sprintf("/events/%d", ids[1]), asUser(editorAuth), jsonBody(""))
 	wantWrite(t, "trash", trash, 200)
-	rec := serveGET(h, "/wp-json/cal/events/v1/events?sync_token="+token)
+	rec := serve(h, http.MethodGet, "/wp-json/cal/events/v1/events?sync_token="+token)
 	var body struct {
 		Events  []struct{ ID int }
 		Deleted []int
@@ -65,13 +66,13 @@ func TestSyncTokenAnswersChanges(t *testing.T) {
 		t.Errorf("new token %q (old %q)", next, token)
 	}
 
-	rec = serveGET(h, "/wp-json/cal/events/v1/events?sync_token="+next)
+	rec = serve(h, http.MethodGet, "/wp-json/cal/events/v1/events?sync_token="+next)
 	if !strings.HasPrefix(rec.Body.String(), `{"events":[],"deleted":[],`) {
 		t.Errorf("nothing changed since: %s", rec.Body.String())
 	}
 
 	for _, bad := range []string{"nonsense", "b3RoZXIuMQ", token + "x"} {
-		rec := serveGET(h, "/wp-json/cal/events/v1/venues?sync_token="+bad)
+		rec := serve(h, http.MethodGet, "/wp-json/cal/events/v1/venues?sync_token="+bad)
 		if rec.Code != http.StatusGone ||
 			!strings.Contains(rec.Body.String(), `"calshim_sync_token_expired"`) {
 			t.Errorf("token %q: %d %s", bad, rec.Code, rec.Body.String())
@@ -83,17 +84,17 @@ func TestSyncTokenAnswersChanges(t *testing.T) {
 func TestSyncTokenHeaderOnLists(t *testing.T) {
 	h := newTestServer(t)
 	for _, l := range []string{"events", "venues", "organizers"} {
-		rec := serveGET(h, "/wp-json/cal/events/v1/"+l)
+		rec := serve(h, http.MethodGet, "/wp-json/cal/events/v1/"+l)
 		if rec.Header().Get(syncHeader) == "" ||
 			!strings.HasSuffix(rec.Header().Get("Access-Control-Expose-Headers"), ", "+syncHeader) {
 			t.Errorf("%s: no %s, or not exposed: %v", l, syncHeader, rec.Header())
 		}
-		if body := serveGET(h, "/wp-json/cal/events/v1/"+l+"?_envelope").Body.String(); strings.Contains(
+		if body := serve(h, http.MethodGet, "/wp-json/cal/events/v1/"+l+"?_envelope").Body.String(); strings.Contains(
 			body, syncHeader) {
 			t.Errorf("%s?_envelope: %s", l, body)
 		}
 	}
-	if serveGET(h, "/wp-json/cal/events/v1/categories").Header().Get(syncHeader) != "" {
+	if serve(h, http.MethodGet, "/wp-json/cal/events/v1/categories").Header().Get(syncHeader) != "" {
 		t.Error("categories carry a sync token")
 	}
 }
@@ -113,14 +114,15 @@ func TestSyncTokenSearchLeft(t *testing.T) {
 		}
 	}
 	rename("Quuxtown Hall")
-	first := serveGET(h, "/wp-json/cal/events/v1/venues?search=quuxtown")
+	first := serve(h, http.MethodGet, "/wp-json/cal/events/v1/venues?search=quuxtown")
 	if !strings.Contains(first.Body.String(), fmt.Sprintf(`"id":%d,`, venue)) {
 		t.Fatalf("the search does not find the venue: %s", first.Body.String())
 	}
 
 	rename("Elsewhere Hall")
-	rec := serveGET(h, "/wp-json/cal/events/v1/venues?search=quuxtown&sync_token="+
+	rec := serve(h, http.MethodGet, "/wp-json/cal/events/v1/venues?search=quuxtown&sync_token="+
 		first.Header().Get(syncHeader))
+
 	if want := fmt.Sprintf(`{"venues":[],"deleted":[%d],`, venue); !strings.HasPrefix(rec.Body.String(), want) {
 		t.Errorf("sync answered %d %s, want %s…", rec.Code, rec.Body.String(), want)
 	}
@@ -149,7 +151,7 @@ func TestSyncTokenEncoding(t *testing.T) {
 func TestSyncTokenChecks(t *testing.T) {
 	h := newTestServer(t)
 	const list = "/wp-json/cal/events/v1/events?search=a&featured=false"
-	tok := serveGET(h, list).Header().Get(syncHeader)
+	tok := serve(h, http.MethodGet, list).Header().Get(syncHeader)
 	p, ok := parseSyncToken(tok)
 	if !ok {
 		t.Fatalf("token %q", tok)
@@ -167,13 +169,13 @@ func TestSyncTokenChecks(t *testing.T) {
 		{list + "&sync_token=" + syncTokenOf(syncPoint{ident: p.ident, pos: p.pos, query: strings.Repeat("0", syncQueryLen)}), 410},
 		{list + "&sync_token=" + ahead, 200},
 	} {
-		rec := serveGET(h, c.path)
+		rec := serve(h, http.MethodGet, c.path)
 		if rec.Code != c.status {
 			t.Errorf("%s: %d %s", c.path, rec.Code, rec.Body.String())
 		}
 	}
 
-	rec := serveGET(h, list+"&sync_token="+ahead)
+	rec := serve(h, http.MethodGet, list+"&sync_token="+ahead)
 	if !strings.HasPrefix(rec.Body.String(), `{"events":[],"deleted":[],`) || rec.Header().Get(syncHeader) != ahead {
 		t.Errorf("a token ahead: %s, next token %q", rec.Body.String(), rec.Header().Get(syncHeader))
 	}

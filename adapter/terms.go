@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"calshim/mapping/php"
 	"encoding/json"
 	"net/http"
 	"regexp"
@@ -110,7 +111,7 @@ func (k termKind) query(s *Server, r *request) (*termQuery, page, error) {
 	}
 
 	if v, ok := a.str("slug"); ok {
-		slug := mapping.SanitizeTitle(v)
+		slug := php.SanitizeTitle(v)
 		q.slug = &slug
 	}
 
@@ -129,7 +130,7 @@ type idList struct {
 // termIDList is wp_parse_id_list: a string split on commas and blanks (empty items dropped), an
 // array's scalar items, each absint (a slug is 0), duplicates dropped.
 func termIDList(v any) idList {
-	l := idList{given: !isEmptyValue(v), pos: map[int]int{}}
+	l := idList{given: !php.Empty(v), pos: map[int]int{}}
 	if !l.given {
 		return l
 	}
@@ -143,7 +144,7 @@ func termIDList(v any) idList {
 		default:
 			continue
 		}
-		n := phpIntval(it)
+		n := php.Int(it)
 		if _, dup := l.pos[max(n, -n)]; !dup {
 			l.pos[max(n, -n)] = len(l.pos) + 1
 		}

@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"calshim/mapping/php"
 	"encoding/json"
 	"net/url"
 	"strconv"
@@ -117,27 +118,6 @@ func items(v any) []any {
 	return out
 }
 
-// isEmptyValue is PHP's empty() on a decoded argument: "", "0", 0, false, [], {} and null.
-func isEmptyValue(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return true
-	case string:
-		return x == "" || x == "0"
-	case json.Number:
-		f, err := x.Float64()
-		return err == nil && f == 0
-	case bool:
-		return !x
-	case []any:
-		return len(x) == 0
-	case map[string]any:
-		return len(x) == 0
-	}
-
-	return false
-}
-
 // The validators of the original (Tribe__Validator__Base and the REST validators).
 
 func nonEmptyString(_ *request, v any) bool { s, ok := v.(string); return ok && s != "" }
@@ -188,7 +168,7 @@ func isPostOf(r *request, v any, postType string) bool {
 	if !ok {
 		return false
 	}
-	n, ok := positiveInt(strings.TrimSpace(s))
+	n, ok := php.PositiveInt(strings.TrimSpace(s))
 	p, exists := r.snap.Post(n)
 	return ok && exists && p.Type() == postType
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"calshim/mapping"
+	"calshim/mapping/php"
 )
 
 // What one write may make calshim ask of others. Each new category or tag, each venue or organizer
@@ -48,7 +49,7 @@ func (t *tx) afford(n int) error {
 
 // draftPost is the draft or pending post of the catalog that id names.
 func draftPost(r *request, id string) (*mapping.Post, bool) {
-	n, ok := positiveInt(id)
+	n, ok := php.PositiveInt(id)
 	if !ok {
 		return nil, false
 	}

@@ -53,7 +53,7 @@ const tooLarge = `{"code":"calshim_write_too_large","message":"This write needs 
 func TestFakeWriteTooLarge(t *testing.T) {
 	wp, h, w := budgetRig(t, 0, nil)
 	slug := fmt.Sprint(wp.Item("tribe_events", wp.IDs("tribe_events")[0])["slug"])
-	wantWrite(t, "warm-up", call(h, http.MethodPatch, "/events/by-slug/"+slug, editorAuth, `{"title":"Warm"}`), 200)
+	wantWrite(t, "warm-up", serve(h, http.MethodPatch, calV1+("/events/by-slug/"+slug), asUser(editorAuth), jsonBody(`{"title":"Warm"}`)), 200)
 	csv := make([]string, 5000)
 	for i := range csv {
 		csv[i] = fmt.Sprintf("Tag %d", i)
@@ -73,7 +73,7 @@ func TestFakeWriteTooLarge(t *testing.T) {
 			name := fmt.Sprintf("%s %s %.60s", c[0], c[1], body)
 			wp.ResetRequests()
 			n := len(w.List())
-			wantWrite(t, name, call(h, c[0], c[1], editorAuth, strings.TrimSuffix(event, "}")+","+body+"}"), 400, tooLarge)
+			wantWrite(t, name, serve(h, c[0], calV1+c[1], asUser(editorAuth), jsonBody(strings.TrimSuffix(event, "}")+","+body+"}")), 400, tooLarge)
 			if got := w.List()[n:]; len(got) != 0 {
 				t.Errorf("%s: wp/v2 writes %v", name, got)
 			}
@@ -93,7 +93,7 @@ func TestFakeWriteWithinLimit(t *testing.T) {
 	body := strings.TrimSuffix(event, "}") + fmt.Sprintf(`,"venue":{"venue":"Budget Hall","city":"Austin"},
 		"organizer":[{"organizer":"Budget A"},{"organizer":"Budget B"},{"organizer":"Budget C"}],
 		"categories":[%d,"Budget Cat","Budget Cat 2"],"tags":"budget one,budget two"}`, cat)
-	rec := call(h, http.MethodPost, "/events", editorAuth, body)
+	rec := serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(body))
 	wantWrite(t, "create", rec, 201, `"venue":{`, `"organizer":[{`)
 	count := map[string]int{}
 	for _, wr := range w.List() {
@@ -107,7 +107,7 @@ func TestFakeWriteWithinLimit(t *testing.T) {
 
 	n := len(w.List())
 	repeated := strings.TrimSuffix(event, "}") + "," + jsonList("categories", 5000, func(int) string { return `"Again Cat"` }) + "}"
-	wantWrite(t, "a name 5,000 times", call(h, http.MethodPost, "/events", editorAuth, repeated), 201)
+	wantWrite(t, "a name 5,000 times", serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(repeated)), 201)
 	if got := w.List()[n:]; len(got) != 2 || got[0].Path != "/wp-json/wp/v2/tribe_events_cat" {
 		t.Errorf("a name 5,000 times: wp/v2 writes %v, want the term's and the event's", got)
 	}
@@ -120,7 +120,7 @@ func TestFakeWriteWithinLimit(t *testing.T) {
 func TestFakeWriteBackstop(t *testing.T) {
 	_, h, w := budgetRig(t, 4, nil)
 	body := strings.TrimSuffix(event, "}") + `,"organizer":[{"organizer":"Stop A"},{"organizer":"Stop B"}]}`
-	wantWrite(t, "create", call(h, http.MethodPost, "/events", editorAuth, body), 400,
+	wantWrite(t, "create", serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(body)), 400,
 		`{"code":"calshim_write_too_large","message":"This write needs more than 4 requests to WordPress.`)
 	got := w.List()
 	if len(got) != 2 || got[0].Path != "/wp-json/wp/v2/tribe_organizer" || got[1].Path != "/wp-json/wp/v2/tribe_organizer" {
@@ -130,7 +130,7 @@ func TestFakeWriteBackstop(t *testing.T) {
 	// A new sticky event is saved twice, as the original does: the second save completes the first
 	// and is never cut.
 	_, h, w = budgetRig(t, 1, nil)
-	wantWrite(t, "sticky", call(h, http.MethodPost, "/events", editorAuth, strings.TrimSuffix(event, "}")+`,"sticky":true}`), 201)
+	wantWrite(t, "sticky", serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(strings.TrimSuffix(event, "}")+`,"sticky":true}`)), 201)
 	if got := w.List(); len(got) != 2 {
 		t.Errorf("sticky: wp/v2 writes %v, want the event's two saves", got)
 	}
@@ -148,7 +148,7 @@ func TestFakeWriteDraftsLinked(t *testing.T) {
 	body := strings.TrimSuffix(event, "}") + "," + ids + "}"
 
 	_, h, w := budgetRig(t, 0, toDraft)
-	wantWrite(t, "publish", call(h, http.MethodPost, "/events", editorAuth, body), 201)
+	wantWrite(t, "publish", serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(body)), 201)
 	count := map[string]int{}
 	for _, wr := range w.List() {
 		count[wr.Path]++
@@ -160,7 +160,7 @@ func TestFakeWriteDraftsLinked(t *testing.T) {
 	}
 
 	_, h, w = budgetRig(t, 2, toDraft)
-	wantWrite(t, "over the limit", call(h, http.MethodPost, "/events", editorAuth, body), 400, `"code":"calshim_write_too_large"`)
+	wantWrite(t, "over the limit", serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(body)), 400, `"code":"calshim_write_too_large"`)
 	if got := w.List(); len(got) != 0 {
 		t.Errorf("over the limit: wp/v2 writes %v", got)
 	}
@@ -173,7 +173,7 @@ func TestFakeUnlinkNotCut(t *testing.T) {
 	me := strings.Replace(fullEditorMe, `"upload_files":true`, `"upload_files":true,"delete_tribe_venues":true,`+
 		`"delete_others_tribe_venues":true,"delete_published_tribe_venues":true`, 1)
 	w := wp.RecordWrites(map[string]string{editorAuth: me})
-	wantWrite(t, "trash venue 5", call(h, http.MethodDelete, "/venues/5", editorAuth, ""), 200, `"id":5,`)
+	wantWrite(t, "trash venue 5", serve(h, http.MethodDelete, calV1+"/venues/5", asUser(editorAuth), jsonBody("")), 200, `"id":5,`)
 	if got := w.List(); len(got) != 8 || got[0].Method != http.MethodDelete {
 		t.Errorf("wp/v2 writes %v, want the trash and seven unlinks", got)
 	}
@@ -201,7 +201,7 @@ func FuzzWriteBody(f *testing.F) {
 		for _, c := range [][2]string{{http.MethodPost, "/events"}, {http.MethodPatch, "/events/by-slug/" + slug}} {
 			wp.ResetRequests()
 			n := len(w.List())
-			rec := call(h, c[0], c[1], editorAuth, body)
+			rec := serve(h, c[0], calV1+c[1], asUser(editorAuth), jsonBody(body))
 			searches := 0
 			for _, r := range wp.Requests() {
 				if r.Query.Has("search") {

@@ -1,10 +1,12 @@
 package adapter
 
 import (
-	"calshim/mapping"
 	"maps"
 	"slices"
 	"strings"
+
+	"calshim/mapping"
+	"calshim/mapping/php"
 )
 
 // How an event names its venue and organizers (the original: Linked_Post_Base::insert, called by
@@ -13,7 +15,7 @@ import (
 // validLink is the validator of an event's venue / organizer argument: empty; a CSV or list of IDs
 // of that type; or objects, each {id} of that type or a creation payload with a non-empty name.
 func (k linkedKind) validLink(r *request, v any) bool {
-	if isEmptyValue(v) || allEmpty(v) {
+	if php.Empty(v) || allEmpty(v) {
 		return true
 	}
 
@@ -57,7 +59,7 @@ func allEmpty(v any) bool {
 		return false
 	}
 
-	return !slices.ContainsFunc(members, func(m any) bool { return !isEmptyValue(m) })
+	return !slices.ContainsFunc(members, func(m any) bool { return !php.Empty(m) })
 }
 
 // eventWrite reads a validated event write's arguments into mapping's typed form.
@@ -136,7 +138,7 @@ func linkItem(k linkedKind, item any) mapping.LinkItem {
 		s, _ := scalar(item)
 		return mapping.LinkItem{ID: strings.TrimSpace(s), HasID: true}
 	}
-	if id, ok := Params(m).given("id"); ok && !isEmptyValue(id) {
+	if id, ok := Params(m).given("id"); ok && !php.Empty(id) {
 		s, _ := scalar(id)
 		return mapping.LinkItem{Object: true, ID: strings.TrimSpace(s), HasID: true}
 	}
@@ -149,7 +151,7 @@ func linkItem(k linkedKind, item any) mapping.LinkItem {
 // takes a list for creation data without a name); empty leaves the venue as it is.
 func venueLinks(in Params) mapping.Links {
 	v, ok := in.given("venue")
-	if !ok || isEmptyValue(v) {
+	if !ok || php.Empty(v) {
 		return mapping.Links{}
 	}
 	_, isList := v.([]any)
@@ -173,7 +175,7 @@ func organizerLinks(in Params) mapping.Links {
 	}
 	l := mapping.Links{Given: true}
 	for _, item := range list {
-		if !isEmptyValue(item) {
+		if !php.Empty(item) {
 			l.Items = append(l.Items, linkItem(organizers, item))
 		}
 	}
@@ -195,7 +197,7 @@ func organizerList(v any) ([]any, bool) {
 	if s, _ := scalar(v); strings.Contains(s, ",") {
 		return nil, false
 	}
-	if isEmptyValue(v) {
+	if php.Empty(v) {
 		return nil, true
 	}
 	return []any{v}, true

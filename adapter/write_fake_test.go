@@ -11,41 +11,15 @@ import (
 	"calshim/internal/wpfake"
 )
 
-const (
-	editorAuth     = "Basic ZWRpdG9yOnNlY3JldA=="     // editor:secret
-	subscriberAuth = "Basic c3Vic2NyaWJlcjpzZWNyZXQ=" // subscriber:secret
-)
-
-// fullEditorMe may write events, venues, organizers and terms, and delete events.
-const fullEditorMe = `{"id":6,"capabilities":{"edit_tribe_events":true,"publish_tribe_events":true,"edit_others_tribe_events":true,
-"edit_published_tribe_events":true,"delete_tribe_events":true,"delete_others_tribe_events":true,"delete_published_tribe_events":true,
-"edit_tribe_venues":true,"edit_others_tribe_venues":true,"edit_published_tribe_venues":true,"publish_tribe_venues":true,
-"edit_tribe_organizers":true,"edit_others_tribe_organizers":true,"edit_published_tribe_organizers":true,"publish_tribe_organizers":true,
-"manage_categories":true,"upload_files":true}}`
-
 // writeRig is a calshim over the fake with its wp/v2 writes answered and recorded.
 func writeRig(t *testing.T) (*wpfake.Server, http.Handler, *wpfake.Writes) {
 	wp := wpfake.New(t)
 	h := fakeServer(t, wp)
 	w := wp.RecordWrites(map[string]string{
 		editorAuth:     fullEditorMe,
-		subscriberAuth: `{"id":9,"capabilities":{"read":true}}`,
+		subscriberAuth: subscriberMe,
 	})
 	return wp, h, w
-}
-
-// call sends a v1 request with a JSON body (none when "") as auth ("" anonymous).
-func call(h http.Handler, method, path, auth, body string) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(method, "/wp-json/cal/events/v1"+path, strings.NewReader(body))
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
 }
 
 // wantWrite checks an answer's status and that its body holds each of want.
@@ -100,7 +74,7 @@ func TestFakeCreateEventRefusals(t *testing.T) {
 		{"anonymous", "", event, 401, []string{`{"code":"rest_forbidden","message":"Sorry, you are not allowed to do that.","data":{"status":401}}`}},
 		{"subscriber", subscriberAuth, event, 403, []string{`{"code":"rest_forbidden","message":"Sorry, you are not allowed to do that.","data":{"status":403}}`}},
 	} {
-		wantWrite(t, tc.name, call(h, http.MethodPost, "/events", tc.auth, tc.body), tc.status, tc.want...)
+		wantWrite(t, tc.name, serve(h, http.MethodPost, calV1+"/events", asUser(tc.auth), jsonBody(tc.body)), tc.status, tc.want...)
 	}
 	if got := w.List(); len(got) != 0 {
 		t.Errorf("refused creates wrote %v", got)
@@ -111,8 +85,9 @@ func TestFakeCreateEventRefusals(t *testing.T) {
 // the event's meta (wall and UTC dates in the site's zone, duration, cost), answered 201 with the event.
 func TestFakeCreateEvent(t *testing.T) {
 	_, h, w := writeRig(t)
-	rec := call(h, http.MethodPost, "/events", editorAuth,
-		`{"title":"Fake Gala","description":"<p>d</p>","start_date":"2031-01-01 10:00","end_date":"2031-01-01 11:00","cost":"5"}`)
+	rec := serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(
+		`{"title":"Fake Gala","description":"<p>d</p>","start_date":"2031-01-01 10:00","end_date":"2031-01-01 11:00","cost":"5"}`))
+
 	wantWrite(t, "create", rec, 201, `"id":990501,`, `"status":"publish"`)
 	body := onlyWrite(t, "create", w, 0, http.MethodPost, "/wp-json/wp/v2/tribe_events").Body
 	if body["title"] != "Fake Gala" || body["content"] != "<p>d</p>" || body["status"] != "publish" {
@@ -137,7 +112,7 @@ func TestFakeUpdateEvent(t *testing.T) {
 	byID, bySlug := ids[0], ids[1]
 	slug := fmt.Sprint(wp.Item("tribe_events", bySlug)["slug"])
 
-	wantWrite(t, "by ID", call(h, http.MethodPost, fmt.Sprintf("/events/%d", byID), editorAuth, `{"title":"Renamed"}`),
+	wantWrite(t, "by ID", serve(h, http.MethodPost, calV1+fmt.Sprintf("/events/%d", byID), asUser(editorAuth), jsonBody(`{"title":"Renamed"}`)),
 		200, fmt.Sprintf(`"id":%d,`, byID))
 	got := onlyWrite(t, "by ID", w, 0, http.MethodPost, fmt.Sprintf("/wp-json/wp/v2/tribe_events/%d", byID)).Body
 	if fmt.Sprint(got) != "map[meta:map[] title:Renamed]" {
@@ -145,7 +120,7 @@ func TestFakeUpdateEvent(t *testing.T) {
 	}
 
 	n := len(w.List())
-	wantWrite(t, "by slug", call(h, http.MethodPatch, "/events/by-slug/"+slug, editorAuth, `{"description":"d2"}`),
+	wantWrite(t, "by slug", serve(h, http.MethodPatch, calV1+("/events/by-slug/"+slug), asUser(editorAuth), jsonBody(`{"description":"d2"}`)),
 		200, fmt.Sprintf(`"id":%d,`, bySlug))
 	got = onlyWrite(t, "by slug", w, n, http.MethodPost, fmt.Sprintf("/wp-json/wp/v2/tribe_events/%d", bySlug)).Body
 	if fmt.Sprint(got) != "map[content:d2 meta:map[]]" {
@@ -154,12 +129,12 @@ func TestFakeUpdateEvent(t *testing.T) {
 
 	n = len(w.List())
 	for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodPatch} {
-		wantWrite(t, m+" unknown slug", call(h, m, "/events/by-slug/no-such-event", editorAuth, `{"title":"x"}`), 404,
+		wantWrite(t, m+" unknown slug", serve(h, m, calV1+"/events/by-slug/no-such-event", asUser(editorAuth), jsonBody(`{"title":"x"}`)), 404,
 			`{"code":"rest-event-not-found","message":"Event with ID 0 does not exist.","data":{"status":404}}`)
 	}
-	wantWrite(t, "update missing", call(h, http.MethodPut, "/events/999999", editorAuth, `{"title":"x"}`), 404, `"code":"rest-event-not-found"`)
-	wantWrite(t, "update missing anonymous", call(h, http.MethodPut, "/events/999999", "", `{"title":"x"}`), 401, `"code":"rest_forbidden"`)
-	wantWrite(t, "update non-event", call(h, http.MethodPut, fmt.Sprintf("/events/%d", wp.IDs("tribe_venue")[0]), editorAuth, `{"title":"x"}`),
+	wantWrite(t, "update missing", serve(h, http.MethodPut, calV1+"/events/999999", asUser(editorAuth), jsonBody(`{"title":"x"}`)), 404, `"code":"rest-event-not-found"`)
+	wantWrite(t, "update missing anonymous", serve(h, http.MethodPut, calV1+"/events/999999", asUser(""), jsonBody(`{"title":"x"}`)), 401, `"code":"rest_forbidden"`)
+	wantWrite(t, "update non-event", serve(h, http.MethodPut, calV1+fmt.Sprintf("/events/%d", wp.IDs("tribe_venue")[0]), asUser(editorAuth), jsonBody(`{"title":"x"}`)),
 		400, `"code":"rest-invalid-event-id"`)
 	if got := w.List()[n:]; len(got) != 0 {
 		t.Errorf("refused updates wrote %v", got)
@@ -173,25 +148,25 @@ func TestFakeDeleteEvent(t *testing.T) {
 	wp, h, w := writeRig(t)
 	ids := wp.IDs("tribe_events")
 	ev, other := ids[0], ids[1]
-	wantWrite(t, "anonymous", call(h, http.MethodDelete, fmt.Sprintf("/events/%d", ev), "", ""), 401, `"code":"rest_forbidden"`)
-	wantWrite(t, "missing", call(h, http.MethodDelete, "/events/999999", editorAuth, ""), 404, `"code":"rest-event-not-found"`)
+	wantWrite(t, "anonymous", serve(h, http.MethodDelete, calV1+fmt.Sprintf("/events/%d", ev), asUser(""), jsonBody("")), 401, `"code":"rest_forbidden"`)
+	wantWrite(t, "missing", serve(h, http.MethodDelete, calV1+"/events/999999", asUser(editorAuth), jsonBody("")), 404, `"code":"rest-event-not-found"`)
 	if got := w.List(); len(got) != 0 {
 		t.Fatalf("refused deletes wrote %v", got)
 	}
-	wantWrite(t, "trash", call(h, http.MethodDelete, fmt.Sprintf("/events/%d", ev), editorAuth, ""), 200,
+	wantWrite(t, "trash", serve(h, http.MethodDelete, calV1+fmt.Sprintf("/events/%d", ev), asUser(editorAuth), jsonBody("")), 200,
 		fmt.Sprintf(`"id":%d,`, ev), `"status":"trash"`)
 	if d := onlyWrite(t, "trash", w, 0, http.MethodDelete, fmt.Sprintf("/wp-json/wp/v2/tribe_events/%d", ev)); d.Query.Has("force") {
 		t.Errorf("trash sent force: %v", d.Query)
 	}
 	n := len(w.List())
-	wantWrite(t, "again", call(h, http.MethodDelete, fmt.Sprintf("/events/%d", ev), editorAuth, ""), 410, `"code":"event-is-in-trash"`)
+	wantWrite(t, "again", serve(h, http.MethodDelete, calV1+fmt.Sprintf("/events/%d", ev), asUser(editorAuth), jsonBody("")), 410, `"code":"event-is-in-trash"`)
 	if got := w.List()[n:]; len(got) != 0 {
 		t.Errorf("delete of a trashed event wrote %v", got)
 	}
 
 	path := fmt.Sprintf("/wp-json/wp/v2/tribe_events/%d", other)
 	w.Refuse(http.MethodDelete, path, 403, "rest_cannot_delete", "Sorry, you are not allowed to delete this post.")
-	wantWrite(t, "refused", call(h, http.MethodDelete, fmt.Sprintf("/events/%d", other), editorAuth, ""), 403,
+	wantWrite(t, "refused", serve(h, http.MethodDelete, calV1+fmt.Sprintf("/events/%d", other), asUser(editorAuth), jsonBody("")), 403,
 		`{"code":"rest_forbidden","message":"Sorry, you are not allowed to do that.","data":{"status":403}}`)
 	onlyWrite(t, "refused", w, n, http.MethodDelete, path)
 	if st := fmt.Sprint(wp.Item("tribe_events", other)["status"]); st == "trash" {
@@ -220,15 +195,15 @@ func TestFakeLinkedWrites(t *testing.T) {
 			http.MethodPost, fmt.Sprintf("/wp-json/wp/v2/tribe_organizer/%d", organizer), "map[meta:map[_OrganizerPhone:123]]"},
 	} {
 		n := len(w.List())
-		wantWrite(t, tc.name, call(h, tc.method, tc.path, editorAuth, tc.body), tc.status, `"id":`)
+		wantWrite(t, tc.name, serve(h, tc.method, calV1+tc.path, asUser(editorAuth), jsonBody(tc.body)), tc.status, `"id":`)
 		if got := fmt.Sprint(onlyWrite(t, tc.name, w, n, tc.wpMethod, tc.wpPath).Body); got != tc.sent {
 			t.Errorf("%s sent\n %s\nwant %s", tc.name, got, tc.sent)
 		}
 	}
 	n := len(w.List())
-	wantWrite(t, "venue without name", call(h, http.MethodPost, "/venues", editorAuth, `{"city":"Nowhere"}`), 400, `"code":"rest_missing_callback_param"`)
-	wantWrite(t, "organizer without name", call(h, http.MethodPost, "/organizers", editorAuth, `{"email":"x@example.com"}`), 400, `"code":"rest_missing_callback_param"`)
-	wantWrite(t, "venue show_map boolean", call(h, http.MethodPost, "/venues", editorAuth, `{"venue":"x","show_map":true}`), 400, `"code":"rest_invalid_param"`)
+	wantWrite(t, "venue without name", serve(h, http.MethodPost, calV1+"/venues", asUser(editorAuth), jsonBody(`{"city":"Nowhere"}`)), 400, `"code":"rest_missing_callback_param"`)
+	wantWrite(t, "organizer without name", serve(h, http.MethodPost, calV1+"/organizers", asUser(editorAuth), jsonBody(`{"email":"x@example.com"}`)), 400, `"code":"rest_missing_callback_param"`)
+	wantWrite(t, "venue show_map boolean", serve(h, http.MethodPost, calV1+"/venues", asUser(editorAuth), jsonBody(`{"venue":"x","show_map":true}`)), 400, `"code":"rest_invalid_param"`)
 	if got := w.List()[n:]; len(got) != 0 {
 		t.Errorf("refused linked writes wrote %v", got)
 	}
@@ -241,7 +216,7 @@ func TestFakeTermWrites(t *testing.T) {
 	wp, h, w := writeRig(t)
 	for _, k := range []struct{ path, base string }{{"/categories", "tribe_events_cat"}, {"/tags", "tags"}} {
 		n := len(w.List())
-		rec := call(h, http.MethodPost, k.path, editorAuth, `{"name":"Fake Term","description":"made here"}`)
+		rec := serve(h, http.MethodPost, calV1+k.path, asUser(editorAuth), jsonBody(`{"name":"Fake Term","description":"made here"}`))
 		wantWrite(t, k.path+" create", rec, 201, `"name":"Fake Term"`, `"_links":`)
 		sent := onlyWrite(t, k.path+" create", w, n, http.MethodPost, "/wp-json/wp/v2/"+k.base)
 		if fmt.Sprint(sent.Body) != "map[description:made here name:Fake Term]" {
@@ -253,15 +228,15 @@ func TestFakeTermWrites(t *testing.T) {
 		}
 
 		n = len(w.List())
-		wantWrite(t, k.path+" missing name", call(h, http.MethodPost, k.path, editorAuth, `{"description":"no name"}`), 400, `"code":"rest_missing_callback_param"`)
-		wantWrite(t, k.path+" empty name", call(h, http.MethodPost, fmt.Sprintf("%s/%d", k.path, created), editorAuth, `{"name":""}`), 400, `"code":"rest_invalid_param"`)
-		wantWrite(t, k.path+" anonymous", call(h, http.MethodPost, k.path, "", `{"name":"Denied"}`), 401, `"code":"rest_forbidden"`)
-		wantWrite(t, k.path+" subscriber", call(h, http.MethodPost, k.path, subscriberAuth, `{"name":"Denied"}`), 403, `"code":"rest_forbidden"`)
+		wantWrite(t, k.path+" missing name", serve(h, http.MethodPost, calV1+k.path, asUser(editorAuth), jsonBody(`{"description":"no name"}`)), 400, `"code":"rest_missing_callback_param"`)
+		wantWrite(t, k.path+" empty name", serve(h, http.MethodPost, calV1+fmt.Sprintf("%s/%d", k.path, created), asUser(editorAuth), jsonBody(`{"name":""}`)), 400, `"code":"rest_invalid_param"`)
+		wantWrite(t, k.path+" anonymous", serve(h, http.MethodPost, calV1+k.path, asUser(""), jsonBody(`{"name":"Denied"}`)), 401, `"code":"rest_forbidden"`)
+		wantWrite(t, k.path+" subscriber", serve(h, http.MethodPost, calV1+k.path, asUser(subscriberAuth), jsonBody(`{"name":"Denied"}`)), 403, `"code":"rest_forbidden"`)
 		if got := w.List()[n:]; len(got) != 0 {
 			t.Errorf("%s refused writes wrote %v", k.path, got)
 		}
 
-		wantWrite(t, k.path+" update", call(h, http.MethodPut, fmt.Sprintf("%s/%d", k.path, created), editorAuth, `{"description":"updated"}`),
+		wantWrite(t, k.path+" update", serve(h, http.MethodPut, calV1+fmt.Sprintf("%s/%d", k.path, created), asUser(editorAuth), jsonBody(`{"description":"updated"}`)),
 			200, fmt.Sprintf(`"id":%d,`, created))
 		sent = onlyWrite(t, k.path+" update", w, n, http.MethodPost, fmt.Sprintf("/wp-json/wp/v2/%s/%d", k.base, created))
 		if fmt.Sprint(sent.Body) != "map[description:updated]" {
@@ -269,7 +244,7 @@ func TestFakeTermWrites(t *testing.T) {
 		}
 
 		n = len(w.List())
-		del := call(h, http.MethodDelete, fmt.Sprintf("%s/%d", k.path, created), editorAuth, "")
+		del := serve(h, http.MethodDelete, calV1+fmt.Sprintf("%s/%d", k.path, created), asUser(editorAuth), jsonBody(""))
 		wantWrite(t, k.path+" delete", del, 200, fmt.Sprintf(`"id":%d,`, created))
 		if strings.Contains(del.Body.String(), `"_links"`) {
 			t.Errorf("%s delete answered _links: %.300s", k.path, del.Body)
@@ -277,7 +252,7 @@ func TestFakeTermWrites(t *testing.T) {
 		if d := onlyWrite(t, k.path+" delete", w, n, http.MethodDelete, fmt.Sprintf("/wp-json/wp/v2/%s/%d", k.base, created)); d.Query.Get("force") != "true" {
 			t.Errorf("%s delete without force: %v", k.path, d.Query)
 		}
-		wantWrite(t, k.path+" gone", serveGET(h, fmt.Sprintf("/wp-json/cal/events/v1%s/%d", k.path, created)), 400, `"code":"rest_invalid_param"`)
+		wantWrite(t, k.path+" gone", serve(h, http.MethodGet, fmt.Sprintf("/wp-json/cal/events/v1%s/%d", k.path, created)), 400, `"code":"rest_invalid_param"`)
 	}
 }
 
@@ -288,7 +263,7 @@ func TestFakeWritesUpstreamDown(t *testing.T) {
 	ev, venue := wp.IDs("tribe_events")[0], wp.IDs("tribe_venue")[0]
 	cat := wp.IDs("tribe_events_cat")[0]
 	// Warm-up: the viewer is resolved and cached while WordPress is up.
-	wantWrite(t, "warm-up", call(h, http.MethodPost, "/events", editorAuth, `{}`), 400)
+	wantWrite(t, "warm-up", serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(`{}`)), 400)
 	wp.SetIntercept(nil)
 	for _, down := range []int{wpfake.Drop, http.StatusBadGateway} {
 		wp.SetDown(down)
@@ -302,7 +277,7 @@ func TestFakeWritesUpstreamDown(t *testing.T) {
 			{http.MethodDelete, fmt.Sprintf("/categories/%d", cat), ""},
 		} {
 			start := time.Now()
-			rec := call(h, c[0], c[1], editorAuth, c[2])
+			rec := serve(h, c[0], calV1+c[1], asUser(editorAuth), jsonBody(c[2]))
 			wantWrite(t, fmt.Sprintf("down %d: %s %s", down, c[0], c[1]), rec, 503, `"code":"calshim_upstream_unavailable"`)
 			if d := time.Since(start); d > 2*time.Second {
 				t.Errorf("down %d: %s %s took %v", down, c[0], c[1], d)

@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"calshim/mapping/php"
 	"context"
 	"encoding/json"
 	"errors"
@@ -45,7 +46,7 @@ func isImage(r *request, v any) bool {
 	}
 
 	s = strings.TrimSpace(s)
-	if n, ok := positiveInt(s); ok {
+	if n, ok := php.PositiveInt(s); ok {
 		return isImageAttachment(r, n)
 	}
 
@@ -138,7 +139,7 @@ func (t *tx) resolveImage(v string) (int, error) {
 // knownImage is the attachment an image argument names without asking WordPress: an ID, or the
 // URL of an event's featured image in the catalog.
 func knownImage(r *request, v string) (int, bool) {
-	if n, ok := positiveInt(v); ok {
+	if n, ok := php.PositiveInt(v); ok {
 		return n, true
 	}
 

@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"calshim/mapping/php"
 	"net/http"
 	"strconv"
 	"strings"
@@ -316,7 +317,7 @@ func venueMaps(in Params, p *mapping.Post, meta map[string]any) {
 			continue
 		}
 		flag := "1"
-		if ok && !phpTruthy(v) {
+		if ok && !php.TribeTruthy(v) {
 			flag = "false"
 		}
 		meta[f.venueKey], meta[f.eventKey] = flag, flag

@@ -12,10 +12,6 @@ import (
 	"calshim/internal/wpfake"
 )
 
-// venueEditorMe is an editor who may edit others' published venues.
-const venueEditorMe = `{"id":6,"capabilities":{"edit_tribe_venues":true,"edit_others_tribe_venues":true,
-"edit_published_tribe_venues":true,"publish_tribe_venues":true}}`
-
 // postWrite is one wp/v2 write the fake received.
 type postWrite struct {
 	Path string
@@ -30,8 +26,7 @@ func linkedWrites(t *testing.T, wp *wpfake.Server, base string) func() []postWri
 	source := wp.IDs(base)[0]
 	prefix := "/wp-json/wp/v2/" + base
 	wp.SetIntercept(func(w http.ResponseWriter, r *http.Request) bool {
-		if r.URL.Path == "/wp-json/wp/v2/users/me" {
-			_, _ = w.Write([]byte(venueEditorMe))
+		if answerVenueEditor(w, r) {
 			return true
 		}
 		if r.Method != http.MethodPost || !strings.HasPrefix(r.URL.Path, prefix) {
@@ -70,7 +65,7 @@ func TestVenueDuplicateCreate(t *testing.T) {
 	wp := wpfake.New(t)
 	h := fakeServer(t, wp)
 	writes := linkedWrites(t, wp, "tribe_venue")
-	rec := post(h, "/venues", `{"venue":"BLUE NOTE JAZZ CLUB","description":"Legendary Greenwich Village jazz club.","phone":"999"}`)
+	rec := serve(h, http.MethodPost, calV1+"/venues", asUser(editorAuth), jsonBody(`{"venue":"BLUE NOTE JAZZ CLUB","description":"Legendary Greenwich Village jazz club.","phone":"999"}`))
 	if rec.Code != http.StatusCreated || !strings.Contains(rec.Body.String(), `"id":5,`) {
 		t.Fatalf("got %d %.300s", rec.Code, rec.Body)
 	}
@@ -83,7 +78,7 @@ func TestVenueDuplicateCreate(t *testing.T) {
 	if got := fmt.Sprint(w[0].Body); got != want {
 		t.Errorf("duplicate write\n got %s\nwant %s", got, want)
 	}
-	rec = post(h, "/venues", `{"venue":"Blue Note Jazz Club","description":"Another club."}`)
+	rec = serve(h, http.MethodPost, calV1+"/venues", asUser(editorAuth), jsonBody(`{"venue":"Blue Note Jazz Club","description":"Another club."}`))
 	if rec.Code != http.StatusCreated || strings.Contains(rec.Body.String(), `"id":5,`) {
 		t.Errorf("other description: %d %.200s", rec.Code, rec.Body)
 	}
@@ -101,7 +96,7 @@ func TestEventVenueListOfOne(t *testing.T) {
 	writes := eventWrites(t, wp)
 	venue := wp.IDs("tribe_venue")[0]
 	for _, v := range []string{fmt.Sprintf(`[%d]`, venue), fmt.Sprintf(`[{"id":%d}]`, venue)} {
-		rec := post(h, "/events", `{"title":"x","start_date":"2026-12-10 10:00","end_date":"2026-12-10 12:00","venue":`+v+`}`)
+		rec := serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(`{"title":"x","start_date":"2026-12-10 10:00","end_date":"2026-12-10 12:00","venue":`+v+`}`))
 		if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), `"code":"could-not-create-venue"`) {
 			t.Errorf("%s: %d %.200s", v, rec.Code, rec.Body)
 		}
@@ -133,7 +128,7 @@ func TestEventOrganizerEntries(t *testing.T) {
 		{`"venue":{"id":""}`, 400, "could-not-create-venue"},
 	} {
 		n := len(writes())
-		rec := post(h, "/events", `{"title":"x","start_date":"2026-12-10 10:00","end_date":"2026-12-10 12:00",`+tc.link+`}`)
+		rec := serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(`{"title":"x","start_date":"2026-12-10 10:00","end_date":"2026-12-10 12:00",`+tc.link+`}`))
 		if rec.Code != tc.status || !strings.Contains(rec.Body.String(), tc.code) {
 			t.Errorf("%s: %d %.200s", tc.link, rec.Code, rec.Body)
 			continue
@@ -157,7 +152,7 @@ func TestVenueDuplicateCreatedElsewhere(t *testing.T) {
 		o["title"] = map[string]any{"rendered": "Late Hall"}
 		wp.Sub(o, "calshim")["title"] = "Late Hall"
 	})
-	rec := post(h, "/venues", `{"venue":"Late Hall","phone":"1"}`)
+	rec := serve(h, http.MethodPost, calV1+"/venues", asUser(editorAuth), jsonBody(`{"venue":"Late Hall","phone":"1"}`))
 	if rec.Code != http.StatusCreated || !strings.Contains(rec.Body.String(), `"id":990300,`) {
 		t.Fatalf("got %d %.300s", rec.Code, rec.Body)
 	}

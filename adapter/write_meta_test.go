@@ -68,8 +68,9 @@ func TestWriteMetaTypes(t *testing.T) {
 	h := fakeServer(t, wp)
 	writes := eventWrites(t, wp)
 	venue := wp.IDs("tribe_venue")[0]
-	rec := post(h, "/events", fmt.Sprintf(`{"title":"x","start_date":"2026-12-10","end_date":"2026-12-11",
-		"all_day":true,"cost":"$5","venue":%d}`, venue))
+	rec := serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(fmt.Sprintf(`{"title":"x","start_date":"2026-12-10","end_date":"2026-12-11",
+		"all_day":true,"cost":"$5","venue":%d}`, venue)))
+
 	if rec.Code != http.StatusCreated {
 		t.Fatalf("got %d %s", rec.Code, rec.Body)
 	}
@@ -81,7 +82,7 @@ func TestWriteMetaTypes(t *testing.T) {
 			t.Errorf("%s = %#v, want %#v", k, meta[k], v)
 		}
 	}
-	rec = post(h, "/events", `{"title":"x","start_date":"2026-12-10 10:00","end_date":"2026-12-10 12:00"}`)
+	rec = serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(`{"title":"x","start_date":"2026-12-10 10:00","end_date":"2026-12-10 12:00"}`))
 	// The original stores no _EventAllDay row for an event that is not all day; wp/v2 refuses to
 	// delete the boolean key of a new post ("invalid stored value"), so it is left out.
 	if meta, has := writes()[1]["meta"].(map[string]any)["_EventAllDay"]; rec.Code != http.StatusCreated || has {
@@ -97,7 +98,7 @@ func TestWriteEndBeforeStart(t *testing.T) {
 	wp := wpfake.New(t)
 	h := fakeServer(t, wp)
 	writes := eventWrites(t, wp)
-	rec := post(h, "/events", `{"title":"x","start_date":"2026-12-10 10:00:00","end_date":"2026-12-10 08:00:00"}`)
+	rec := serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(`{"title":"x","start_date":"2026-12-10 10:00:00","end_date":"2026-12-10 08:00:00"}`))
 	if rec.Code != http.StatusCreated || len(writes()) != 2 {
 		t.Fatalf("got %d %s after %d writes", rec.Code, rec.Body, len(writes()))
 	}
@@ -128,8 +129,9 @@ func TestWriteEventCreateFields(t *testing.T) {
 "data":{"status":400,"term_id":6},"additional_data":[6]}`))
 		return true
 	})
-	rec := post(h, "/events", `{"title":"x","start_date":"2026-12-10 10:00","end_date":"2026-12-10 12:00",
-		"website":"","categories":["Created Meanwhile"]}`)
+	rec := serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(`{"title":"x","start_date":"2026-12-10 10:00","end_date":"2026-12-10 12:00",
+		"website":"","categories":["Created Meanwhile"]}`))
+
 	if rec.Code != http.StatusCreated {
 		t.Fatalf("got %d %s", rec.Code, rec.Body)
 	}
@@ -163,7 +165,7 @@ func TestWriteKeepsCost(t *testing.T) {
 		}
 		return true
 	})
-	rec := post(h, "/events/17", `{"description":"x"}`)
+	rec := serve(h, http.MethodPost, calV1+"/events/17", asUser(editorAuth), jsonBody(`{"description":"x"}`))
 	if rec.Code != http.StatusOK {
 		t.Fatalf("got %d %.200s", rec.Code, rec.Body)
 	}
@@ -178,7 +180,7 @@ func TestWriteCostObject(t *testing.T) {
 	wp := wpfake.New(t)
 	h := fakeServer(t, wp)
 	writes := eventWrites(t, wp)
-	rec := post(h, "/events", `{"title":"x","start_date":"2026-12-10 10:00","end_date":"2026-12-10 12:00","cost":{"a":1}}`)
+	rec := serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(`{"title":"x","start_date":"2026-12-10 10:00","end_date":"2026-12-10 12:00","cost":{"a":1}}`))
 	if rec.Code != http.StatusCreated {
 		t.Fatalf("got %d %.200s", rec.Code, rec.Body)
 	}
@@ -193,7 +195,7 @@ func TestWriteTermsObject(t *testing.T) {
 	wp := wpfake.New(t)
 	h := fakeServer(t, wp)
 	writes := eventWrites(t, wp)
-	rec := post(h, "/events", `{"title":"x","start_date":"2026-12-10 10:00","end_date":"2026-12-10 12:00","categories":{"a":6}}`)
+	rec := serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(`{"title":"x","start_date":"2026-12-10 10:00","end_date":"2026-12-10 12:00","categories":{"a":6}}`))
 	if rec.Code != http.StatusCreated {
 		t.Fatalf("got %d %.200s", rec.Code, rec.Body)
 	}
@@ -212,8 +214,9 @@ func TestStickyCreateSavesTwice(t *testing.T) {
 	}{{"true", 2}, {"false", 1}} {
 		wp := wpfake.New(t)
 		writes := eventWrites(t, wp)
-		rec := post(fakeServer(t, wp), "/events", `{"title":"Sticky","start_date":"2027-01-01 10:00",`+
-			`"end_date":"2027-01-01 11:00","date":"2026-10-01 09:00:00","sticky":`+tc.sticky+`}`)
+		rec := serve(fakeServer(t, wp), http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(`{"title":"Sticky","start_date":"2027-01-01 10:00",`+
+			`"end_date":"2027-01-01 11:00","date":"2026-10-01 09:00:00","sticky":`+tc.sticky+`}`))
+
 		if rec.Code != http.StatusCreated {
 			t.Fatalf("sticky %s: %d %.300s", tc.sticky, rec.Code, rec.Body)
 		}

@@ -12,41 +12,16 @@ import (
 	"calshim/mapping"
 )
 
-// editorMe is what /wp/v2/users/me?context=edit answers for an editor (the capabilities that matter).
-const editorMe = `{"id":6,"capabilities":{"edit_tribe_events":true,"publish_tribe_events":true,"edit_others_tribe_events":true,
-"edit_published_tribe_events":true,"edit_tribe_venues":true,"publish_tribe_venues":true,"upload_files":true}}`
-
-func post(h http.Handler, path, body string) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(http.MethodPost, "/wp-json/cal/events/v1"+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Basic ZWRpdG9yOnNlY3JldA==")
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
-}
-
-// answerMe makes the fake answer the current-user endpoint as an editor.
-func answerMe(w http.ResponseWriter, r *http.Request) bool {
-	if r.URL.Path == "/wp-json/wp/v2/users/me" {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(editorMe))
-		return true
-	}
-	return false
-}
-
 // TestWriteUpstreamDown: a write while the CMS cannot be reached is a prompt 503 with the error body.
 func TestWriteUpstreamDown(t *testing.T) {
-	wp := wpfake.New(t)
-	h := fakeServer(t, wp)
-	wp.SetIntercept(answerMe)
-	if rec := post(h, "/events", `{}`); rec.Code != http.StatusBadRequest { // resolves and caches the viewer
+	wp, h := viewerServer(t)
+	if rec := serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(`{}`)); rec.Code != http.StatusBadRequest { // resolves and caches the viewer
 		t.Fatalf("warm-up: %d %s", rec.Code, rec.Body)
 	}
 	for _, down := range []int{wpfake.Drop, http.StatusBadGateway} {
 		wp.SetDown(down)
 		start := time.Now()
-		rec := post(h, "/events", `{"title":"x","start_date":"2031-01-01 10:00","end_date":"2031-01-01 11:00"}`)
+		rec := serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(`{"title":"x","start_date":"2031-01-01 10:00","end_date":"2031-01-01 11:00"}`))
 		if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), `"code":"calshim_upstream_unavailable"`) {
 			t.Errorf("down %d: %d %s", down, rec.Code, rec.Body)
 		}
@@ -78,13 +53,11 @@ func TestWriteFailsHalfWay(t *testing.T) {
 		}
 		return true
 	})
-	rec := post(h, "/events", `{"title":"x","start_date":"2031-01-01 10:00","end_date":"2031-01-01 11:00","venue":{"venue":"Half Way Hall"}}`)
+	rec := serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(`{"title":"x","start_date":"2031-01-01 10:00","end_date":"2031-01-01 11:00","venue":{"venue":"Half Way Hall"}}`))
 	if rec.Code != http.StatusInternalServerError || !strings.Contains(rec.Body.String(), `"db_insert_error"`) {
 		t.Fatalf("got %d %s", rec.Code, rec.Body)
 	}
-	req := httptest.NewRequest(http.MethodGet, "/wp-json/cal/events/v1/venues/990001", nil)
-	got := httptest.NewRecorder()
-	h.ServeHTTP(got, req)
+	got := serve(h, http.MethodGet, calV1+"/venues/990001")
 	if got.Code != http.StatusOK {
 		t.Errorf("venue created half-way is not in the catalog: %d %s", got.Code, got.Body)
 	}

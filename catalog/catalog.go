@@ -44,7 +44,7 @@ type Options struct {
 }
 
 // Catalog is the in-memory copy of the upstream calendar. The zero value is not usable: call New, then
-// Load, then Run.
+// Start (the snapshot file or a full load), then Run.
 type Catalog struct {
 	client *cmsclient.Client
 	opt    Options

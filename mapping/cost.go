@@ -205,8 +205,8 @@ func formatBound(c string, f *CostFormat) string {
 	return php.EscHTML(c)
 }
 
-// The cost's replacers, built once (a Replacer's tables cost about 30 KB to build: per event
-// rendered, that was a third of the allocations of a list).
+// The cost's replacers, built once (a Replacer builds its tables on first use: built per event
+// rendered, they were a large part of a list's allocations).
 var (
 	commaToDot     = strings.NewReplacer(",", ".")
 	dropSeparators = strings.NewReplacer(".", "", ",", "")
@@ -229,7 +229,7 @@ func withCurrency(c string, f CostFormat) string {
 	}
 
 	symbol := f.Symbol
-	if php.EmptyString(symbol) {
+	if php.Empty(symbol) {
 		symbol = f.DefaultSymbol
 		if symbol == "" {
 			symbol = "$"
@@ -237,7 +237,7 @@ func withCurrency(c string, f CostFormat) string {
 	}
 
 	position := f.Position
-	if php.EmptyString(position) {
+	if php.Empty(position) {
 		position = "prefix"
 		if f.Reverse {
 			position = "suffix"

@@ -145,7 +145,7 @@ func (c *Context) eventOrganizers(p *Post) []Object {
 func (c *Context) customFields(p *Post) any {
 	var o Object
 	for _, f := range c.CustomFields {
-		if v := metaOr(p, f.Name, ""); !php.EmptyString(v) {
+		if v := metaOr(p, f.Name, ""); !php.Empty(v) {
 			o = append(o, KV{f.Name, Object{{"label", f.Label}, {"value", v}}})
 		}
 	}

@@ -163,7 +163,7 @@ var searchToken = regexp.MustCompile(`"[^"]*("|$)|[^\t ",+]+`)
 // skipSearchTerm: parse_search_terms drops empty terms (PHP's falsy "0" too), single letters and
 // dashes, and WordPress' search stopwords.
 func skipSearchTerm(w string) bool {
-	if w == "" || w == "0" {
+	if php.Empty(w) {
 		return true
 	}
 	if len(w) == 1 && (w == "-" || ('a' <= w[0]|0x20 && w[0]|0x20 <= 'z')) {
@@ -314,9 +314,6 @@ func termByID(terms []*Term, id int) *Term {
 	}
 	return nil
 }
-
-// SanitizeTitle is WordPress' sanitize_title, as WP_Term_Query applies it to a slug argument.
-func SanitizeTitle(s string) string { return php.SanitizeTitle(s) }
 
 // ApplyWindow sets the date bounds of f from the effective window. The original's event repository
 // keys start_date and starts_after to one meta query clause ("starts-after"), and end_date and

@@ -2,7 +2,6 @@ package mapping
 
 import (
 	"calshim/mapping/php"
-	"fmt"
 	"strings"
 )
 
@@ -23,7 +22,7 @@ func eventLDLink(permalink string) string {
 			continue
 		}
 		key, value, _ := strings.Cut(part, "=")
-		value = phpURLEncode(php.URLDecode(value))
+		value = php.URLEncode(php.URLDecode(value))
 		if value == "" {
 			pairs = append(pairs, key) // add_query_arg drops the "=" of empty values
 			continue
@@ -36,22 +35,3 @@ func eventLDLink(permalink string) string {
 
 // trailingSlash is WordPress' trailingslashit.
 func trailingSlash(s string) string { return strings.TrimRight(s, "/\\") + "/" }
-
-// phpURLEncode is PHP's urlencode: a space is "+", every byte but A-Z a-z 0-9 - _ . is %XX.
-func phpURLEncode(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == ' ':
-			b.WriteByte('+')
-		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-			c == '-' || c == '_' || c == '.':
-			b.WriteByte(c)
-		default:
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-
-	return b.String()
-}

@@ -67,39 +67,9 @@ func imageSizes(sizes []MediaSize) Object {
 func filterEmpty(o Object) Object {
 	out := o[:0:0]
 	for _, kv := range o {
-		if !phpEmpty(kv.Value) {
+		if !php.Empty(kv.Value) {
 			out = append(out, kv)
 		}
 	}
 	return out
-}
-
-// phpEmpty reports whether PHP's empty() is true for an encoded value.
-func phpEmpty(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return true
-	case bool:
-		return !x
-	case int:
-		return x == 0
-	case int64:
-		return x == 0
-	case float64:
-		return x == 0
-	case string:
-		return php.EmptyString(x)
-	case Object:
-		return len(x) == 0
-	case []any:
-		return len(x) == 0
-	case []Object:
-		return len(x) == 0
-	case []string:
-		return len(x) == 0
-	case []int:
-		return len(x) == 0
-	}
-
-	return false
 }

@@ -171,15 +171,14 @@ func CoerceMeta(meta map[string]any, types map[string]string) {
 	}
 }
 
+// metaTruthy is a flag as a boolean key takes it: a bool, or a string FILTER_VALIDATE_BOOLEAN
+// accepts.
 func metaTruthy(v any) bool {
 	switch x := v.(type) {
 	case bool:
 		return x
 	case string:
-		switch strings.ToLower(strings.TrimSpace(x)) {
-		case "yes", "1", "true", "on":
-			return true
-		}
+		return php.FilterBool(x)
 	}
 
 	return false

@@ -50,7 +50,7 @@ func (c *Context) ldBase(p *Post, typ, url string) Object {
 func (c *Context) venueLD(v *Post) Object {
 	o := c.ldBase(v, "Place", "")
 	region := php.EscHTML(metaOr(v, "_VenueProvince", ""))
-	if sp := metaOr(v, "_VenueStateProvince", ""); !php.EmptyString(sp) {
+	if sp := metaOr(v, "_VenueStateProvince", ""); !php.Empty(sp) {
 		region = sp
 	} else if php.EscHTML(metaOr(v, "_VenueCountry", "")) == "United States" {
 		region = php.EscHTML(metaOr(v, "_VenueState", ""))
@@ -100,7 +100,7 @@ func (c *Context) eventLD(p *Post, cost EventCost) Object {
 	}
 
 	tz := metaOr(p, "_EventTimezone", "")
-	if php.EmptyString(tz) {
+	if php.Empty(tz) {
 		tz = c.siteTimezone()
 	}
 

@@ -1,6 +1,7 @@
 package mapping
 
 import (
+	"calshim/mapping/php"
 	"html"
 	"regexp"
 	"strings"
@@ -25,7 +26,7 @@ var likeSeparators = regexp.MustCompile(`[^a-zA-Z0-9-]+`)
 func NewLinkedSearch(s string) LinkedSearch {
 	var frags []string
 	for _, f := range strings.Split(likeSeparators.ReplaceAllString(s, "_"), "_") {
-		if f != "" && f != "0" { // array_filter drops "0" too
+		if !php.Empty(f) { // array_filter drops what empty() is true for
 			frags = append(frags, strings.ToLower(f))
 		}
 	}

@@ -10,8 +10,8 @@ import (
 	"sync"
 )
 
-// Meta is a post's meta rows, stored compactly: a Go map per post cost about 1 KB at catalog scale
-// (100,000 events), so a post holds only its values, in key order and row order within a key, and
+// Meta is a post's meta rows, stored compactly: a Go map per post weighs many times its rows at
+// catalog scale, so a post holds only its values, in key order and row order within a key, and
 // shares the key list and row counts (its shape) with every post of the same keys and counts. The
 // values are packed into one string, preceded by their ends as little-endian uint32s: two pointers
 // per post instead of one per row, for the collector's sake (see Text).

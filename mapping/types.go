@@ -91,9 +91,9 @@ type Site struct {
 
 // Colocate moves the text and meta of posts, stored side by side (as a catalog decodes them a page
 // at a time), into one string, and points Derived's Start and End at their meta rows there. The
-// collector's mark time follows the number of objects it visits more than their bytes: a catalog of
-// 100,000 events was 314,000 objects (a Post and two strings each) and a forced collection took 23 ms;
-// with posts in blocks of 256 (catalog.compactBlocks) it is 14,400 objects and 9 ms (issue 11).
+// collector's mark time follows the number of objects it visits more than their bytes: a Post and
+// two strings each made a catalog three objects per post; posts in blocks (catalog.compactBlocks)
+// make it a few per block (issue 11; README, Performance, gives the measured times).
 func Colocate(posts []Post) {
 	n := 0
 	for i := range posts {

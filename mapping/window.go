@@ -50,7 +50,7 @@ type WindowQuery struct {
 //  1. every given date is localized (Localize); start_date and end_date fall back to their
 //     defaults, which are localized again (the default start, already site time, moves a second
 //     time);
-//  2. inclusive mode (strict_dates not truthy per FilterBool): start_date becomes BeginningOfDay
+//  2. inclusive mode (strict_dates not truthy per php.FilterBool): start_date becomes BeginningOfDay
 //     and end_date and all four starts_*/ends_* become EndOfDay of the raw values (so
 //     starts_after=X excludes the whole of day X);
 //  3. include given: start_date/end_date are replaced by the raw defaults, whatever was asked;
@@ -70,7 +70,7 @@ func EffectiveWindow(q WindowQuery, now time.Time, site *time.Location) Window {
 	}
 
 	w := localizedWindow(q, start, end, now, site)
-	if !FilterBool(q.StrictDates) {
+	if !php.FilterBool(q.StrictDates) {
 		w = inclusiveWindow(w, q, start, end, now)
 	}
 
@@ -171,7 +171,7 @@ func EndOfDay(v string, now time.Time, cutoff string) string {
 // winDayStart is the UTC date of v (PHP's date('Y-m-d', strtotime($v))) at 00:00 plus the cutoff.
 func winDayStart(v string, now time.Time, cutoff string) time.Time {
 	day := time.Unix(0, 0).UTC() // date('Y-m-d', false)
-	if v == "" || v == "0" {     // PHP's empty()
+	if php.Empty(v) {
 		day = now.UTC()
 	} else if t, ok := php.ParseTime(v, now, time.UTC); ok {
 		day = t.UTC()
@@ -201,16 +201,6 @@ func ValidDateArg(v string, now time.Time) bool {
 	}
 	t, ok := php.ParseTime(v, now, time.UTC)
 	return ok && t.Unix() != 0
-}
-
-// FilterBool is PHP's filter_var($v, FILTER_VALIDATE_BOOLEAN): true for "1", "true", "on" and "yes"
-// (any case, surrounding whitespace ignored), false for everything else.
-func FilterBool(v string) bool {
-	switch strings.ToLower(strings.Trim(v, " \t\n\r\v\x00")) {
-	case "1", "true", "on", "yes":
-		return true
-	}
-	return false
 }
 
 // LoadZone returns the zone named by a WordPress/TEC time zone setting: an IANA name

@@ -234,17 +234,6 @@ func TestValidDateArg(t *testing.T) {
 	}
 }
 
-func TestFilterBool(t *testing.T) {
-	for in, want := range map[string]bool{
-		"1": true, "true": true, "TRUE": true, "on": true, "Yes": true, " yes ": true,
-		"": false, "0": false, "false": false, "off": false, "no": false, "2": false, "y": false,
-	} {
-		if got := FilterBool(in); got != want {
-			t.Errorf("FilterBool(%q) = %v, want %v", in, got, want)
-		}
-	}
-}
-
 func TestLoadZone(t *testing.T) {
 	at := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {

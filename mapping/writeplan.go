@@ -365,7 +365,7 @@ func (pl *planner) eventDates(w EventWrite, p *Post, save *PostWrite) {
 		tz = keep(w.Timezone, p, "_EventTimezone")
 		if !w.AllDay.OK {
 			v, _ := p.MetaFirst("_EventAllDay")
-			allDay = v == "yes" || v == "1" || v == "true"
+			allDay = php.TribeTruthy(v) // as the read side reads it
 		}
 	}
 

@@ -55,7 +55,7 @@ cleanup() {
 trap cleanup EXIT
 
 rm -f "$COUNT"
-"$STATE/countproxy" "127.0.0.1:$PROXY_PORT" "$WP_URL" "$COUNT" &
+"$STATE/countproxy" "$PROXY_PORT" "$WP_URL" "$COUNT" &
 proxy_pid=$!
 requests() { cat "$COUNT" 2>/dev/null || echo 0; }
 # CPU seconds used so far by WordPress (the PHP server's process group) and by calshim: on a shared

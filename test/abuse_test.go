@@ -18,7 +18,7 @@ import (
 
 // The limits of adapter/limits.go against the real WordPress, on a calshim of its own (the suite's
 // shared one keeps its allowance). Client addresses are real: requests leave from different
-// loopback addresses (127.0.0.50, .51, ...). Takes 5-9 s.
+// loopback addresses (127.0.0.50, .51, ...).
 func TestAbuseLimits(t *testing.T) {
 	base, proxy := launchBehindProxy(t, "CALSHIM_LIMITS_TRUSTED_PROXIES=127.0.0.1",
 		// A small write allowance to see it end; the default (1200/min, burst 200) serves the suite.

@@ -16,8 +16,7 @@ import (
 // and holds what it should: a static calshim that runs, as a non-root user, the port exposed, a
 // health check by the binary itself, the CA certificates. Running the container is not possible
 // here (crun cannot set its limits in this sandbox), so the binary is copied out and run on the
-// host. Takes 2-5 s with Go's build cache warm, up to about 2 minutes on a fresh machine (the
-// static build recompiles the dependencies once).
+// host. Slow on a fresh machine, where the static build recompiles the dependencies once.
 func TestContainerImage(t *testing.T) {
 	if _, err := exec.LookPath("podman"); err != nil {
 		t.Fatal("podman is missing: run scripts/tools-up.sh (make test does)")

@@ -4,11 +4,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httputil"
-	neturl "net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"calshim/internal/cluster"
 )
 
 func TestConditionalGet(t *testing.T) {
@@ -66,9 +67,10 @@ func TestStartsBeforeItsUpstream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	upstream := ln.Addr().String()
+	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close() // nothing listens there yet
-	url, stop, err := launch(filepath.Join(t.TempDir(), "log"), "CALSHIM_UPSTREAM_URL=http://"+upstream+"/wp-json")
+	url, stop, err := launch(filepath.Join(t.TempDir(), "log"),
+		"CALSHIM_UPSTREAM_URL=http://127.0.0.1:"+strconv.Itoa(port)+"/wp-json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,13 +93,10 @@ func TestStartsBeforeItsUpstream(t *testing.T) {
 		t.Errorf("v1 call before load = %d %s", res.StatusCode, b)
 	}
 	// The CMS comes up: a proxy to the real WordPress on the port calshim waits for.
-	target, _ := neturl.Parse(wpEnv["WP_URL"])
-	proxy := &http.Server{Handler: httputil.NewSingleHostReverseProxy(target)}
-	pl, err := net.Listen("tcp", upstream)
+	proxy, err := cluster.NewProxy(wpEnv["WP_URL"], port)
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = proxy.Serve(pl) }()
 	defer proxy.Close()
 	eventually(t, "catalog loaded after the CMS came up", func() bool {
 		res, err := http.Get(url + "/readyz")

@@ -14,7 +14,7 @@ const pushSecret = "black-box-push-notice-secret"
 
 // With push notices on, a change made directly in WordPress — through wp/v2, or in PHP as WP-CLI
 // makes it — reaches a calshim that polls only every 30 s within a few seconds: the plugin's
-// notice at the end of the request makes it poll at once. Takes 2-3 s.
+// notice at the end of the request makes it poll at once.
 func TestSyncPushNotice(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "calshim.log")
 	url, stop, err := launch(logPath, "CALSHIM_UPSTREAM_URL="+wpEnv["CALSHIM_UPSTREAM_URL"],

@@ -12,7 +12,7 @@ import (
 )
 
 // Three calshim replicas behind Debian's haproxy (internal/cluster: health checks on /readyz every
-// 250 ms), under a steady read load through haproxy. Takes about 30-40 s.
+// 250 ms), under a steady read load through haproxy. One of the slowest tests.
 func TestReplicasBehindHAProxy(t *testing.T) {
 	c, load := startCluster(t)
 	t.Run("upstream requests are feed polls only", func(t *testing.T) { checkUpstream(t, c, load) })

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httputil"
 	neturl "net/url"
 	"os"
 	"os/exec"
@@ -15,11 +13,11 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"calshim/cmsclient"
+	"calshim/internal/cluster"
 	"calshim/mapping"
 )
 
@@ -443,55 +441,24 @@ func TestSyncSincePastRetention(t *testing.T) {
 	}
 }
 
-// countingProxy forwards to WordPress and counts requests; it can be closed and reopened on its port.
-type countingProxy struct {
-	addr  string
-	n     atomic.Int64
-	srv   *http.Server
-	proxy http.Handler
-}
-
-func newCountingProxy(t *testing.T) *countingProxy {
-	t.Helper()
-	target, _ := neturl.Parse(wpEnv["WP_URL"])
-	rp := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
-		pr.SetURL(target)
-		pr.Out.Host = target.Host // WordPress (Debian) picks its site by the Host header
-	}}
-	p := &countingProxy{proxy: rp}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.addr = ln.Addr().String()
-	p.serve(ln)
-	return p
-}
-
-func (p *countingProxy) serve(ln net.Listener) {
-	p.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p.n.Add(1)
-		p.proxy.ServeHTTP(w, r)
-	})}
-	go func() { _ = p.srv.Serve(ln) }()
-}
-
 // When calshim restarts while WordPress is down, it serves its snapshot and says so in /readyz;
 // it catches up once WordPress answers. Idle, it sends one request per poll.
 func TestSyncSnapshotWhileWordPressIsDown(t *testing.T) {
-	p := newCountingProxy(t)
-	upstream := "http://" + p.addr + "/wp-json"
+	p, err := cluster.NewProxy(wpEnv["WP_URL"], 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upstream := "http://" + p.Addr + "/wp-json"
 	snap := filepath.Join(t.TempDir(), "catalog.gob")
-	url, stop, _ := syncShim(t, snap, upstream)
+	_, stop, _ := syncShim(t, snap, upstream)
 	time.Sleep(time.Second)
-	before := p.n.Load()
+	before := p.Total()
 	time.Sleep(5 * time.Second)
-	if idle := p.n.Load() - before; idle > 6 {
+	if idle := p.Total() - before; idle > 6 {
 		t.Errorf("%d upstream requests in 5 s idle, want at most one per poll", idle)
 	}
-	_ = url
 	stop()
-	_ = p.srv.Close()
+	p.Close()
 
 	url, stop, logPath := syncShim(t, snap, upstream)
 	defer stop()
@@ -503,12 +470,11 @@ func TestSyncSnapshotWhileWordPressIsDown(t *testing.T) {
 	if getFrom(t, url, "/events") != http.StatusOK {
 		t.Error("events not served from the snapshot")
 	}
-	ln, err := net.Listen("tcp", p.addr)
+	p, err = cluster.NewProxy(wpEnv["WP_URL"], p.Port())
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.serve(ln)
-	defer p.srv.Close()
+	defer p.Close()
 	eventually(t, "confirmed once WordPress answers", func() bool {
 		s, _ := readyz(t, url)["sync"].(map[string]any)
 		return s["snapshot_unconfirmed"] == false

@@ -23,7 +23,7 @@ import (
 // of the test's own, with deploy/varnish/calshim.vcl and a five-minute s-maxage: under a read load
 // through Varnish, edits made in WordPress (an event's title, then the name of the venue the event
 // shows) are served by Varnish once calshim's catalog has them and its purge has reached Varnish,
-// never stale after that, and most reads are hits. Takes about 15 s.
+// never stale after that, and most reads are hits.
 func TestVarnishServesEditsFresh(t *testing.T) {
 	varnishd, err := exec.LookPath("varnishd")
 	if err != nil {

@@ -16,19 +16,17 @@ import (
 	"calshim/config"
 )
 
-// Go's collector lets the heap grow to twice what is live before it collects. With 100,000 events
-// (then a catalog of about 140 MiB; about 97 MiB since posts are packed) and the response caches
-// full, that was about 490 MiB of RSS under uncached traffic, though what calshim holds is under
-// 250 MiB. A soft memory limit just above what it holds makes the collector run earlier, at about a
-// tenth of a core more in GC at that traffic.
+// Go's collector lets the heap grow to twice what is live before it collects: with a large catalog
+// and the response caches full, RSS under uncached traffic approached twice what calshim holds. A
+// soft memory limit just above what it holds makes the collector run earlier, for a little more CPU
+// in GC at that traffic (README, Performance, gives the measured figures).
 const (
 	// memoryHeadroom is what the limit leaves above the catalogs and the caches' budgets: requests in
 	// flight and what they allocate while a collection runs.
 	memoryHeadroom = 48 << 20
 	// catalogGrowth is the margin on the catalogs' size scaled by post count: a catalog's bytes per
-	// post grow with it (the index's end-date trees are n·log n: before posts were packed, 1,341 B/post
-	// measured at 100,000 posts and 1,508 at 1,000,000; 1,019 at 100,000 since), and the limit is
-	// scaled only once a minute.
+	// post grow with it (the index's end-date trees are n·log n), and the limit is scaled only once a
+	// minute.
 	catalogGrowth = 1.25
 	// memoryLimitEvery is how often the limit follows the catalogs' post count.
 	memoryLimitEvery = time.Minute

@@ -14,7 +14,8 @@ import (
 )
 
 // Proxy forwards a replica's requests to WordPress and counts them: feed polls, credential checks
-// (users/me) and post look-ups apart from the rest.
+// (users/me) and post look-ups apart from the rest. It is the one counting proxy of the project: the
+// black-box tests (test/) and scripts/countproxy (bench-sync) use it too.
 type Proxy struct {
 	Addr  string
 	feed  atomic.Int64
@@ -84,6 +85,16 @@ func (p *Proxy) Lookups() int64 { return p.look.Load() }
 
 // Counts returns the feed requests and the other requests forwarded so far.
 func (p *Proxy) Counts() (feed, other int64) { return p.feed.Load(), p.other.Load() }
+
+// Total returns every request forwarded so far.
+func (p *Proxy) Total() int64 { return p.feed.Load() + p.other.Load() }
+
+// Port is the loopback port the proxy listens on, for a new proxy in its place after Close.
+func (p *Proxy) Port() int {
+	_, port, _ := net.SplitHostPort(p.Addr)
+	n, _ := strconv.Atoi(port)
+	return n
+}
 
 // Close stops the proxy.
 func (p *Proxy) Close() { _ = p.srv.Close() }

@@ -26,8 +26,7 @@ func (w Write) String() string { return w.Method + " " + w.Path }
 
 // Writes answers wp/v2 writes in outline as WordPress does and records them, for tests of a client's
 // write path. It answers:
-//   - /wp/v2/users/me by the Authorization header from the map given to RecordWrites (a header not
-//     in it: 401 rest_not_logged_in);
+//   - /wp/v2/users/me by the Authorization header from the map given to RecordWrites (Me);
 //   - POST /wp/v2/{base}: a copy of the collection's first object under a new ID (990501 up), with a
 //     string name, description or slug given taken over (terms), 201 and the object;
 //   - POST, PUT or PATCH /wp/v2/{base}/{id}: the stored object, 200;
@@ -48,6 +47,32 @@ type Writes struct {
 	refuse map[string][2]string
 	writes []Write
 	next   int
+}
+
+// Me is the fake's users/me: an intercept hook that answers /wp/v2/users/me by the Authorization
+// header from answers, as WordPress does: the answer given (an error body, {"code":…,"data":
+// {"status":N}}, with its status), and for a header not in answers 401 rest_not_logged_in (what
+// WordPress answers when it does not try the credentials). Other paths fall through.
+func Me(answers map[string]string) func(http.ResponseWriter, *http.Request) bool {
+	return func(rw http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path != "/wp-json/wp/v2/users/me" {
+			return false
+		}
+		me, ok := answers[r.Header.Get("Authorization")]
+		if !ok {
+			writeError(rw, http.StatusUnauthorized, "rest_not_logged_in", "You are not currently logged in.")
+			return true
+		}
+		var refusal struct {
+			Data struct{ Status int } `json:"data"`
+		}
+		status := http.StatusOK
+		if json.Unmarshal([]byte(me), &refusal) == nil && refusal.Data.Status >= 400 {
+			status = refusal.Data.Status
+		}
+		writeJSON(rw, status, []byte(me))
+		return true
+	}
 }
 
 // RecordWrites installs Writes as the fake's intercept hook (replacing any). me maps an Authorization
@@ -76,16 +101,10 @@ func (w *Writes) List() []Write {
 
 func (w *Writes) serve(rw http.ResponseWriter, r *http.Request) bool {
 	const prefix = "/wp-json/wp/v2/"
-	rw.Header().Set("Content-Type", "application/json")
-	if r.URL.Path == prefix+"users/me" {
-		me, ok := w.me[r.Header.Get("Authorization")]
-		if !ok {
-			writeError(rw, http.StatusUnauthorized, "rest_not_logged_in", "You are not currently logged in.")
-			return true
-		}
-		_, _ = rw.Write([]byte(me))
+	if Me(w.me)(rw, r) {
 		return true
 	}
+	rw.Header().Set("Content-Type", "application/json")
 	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions ||
 		!strings.HasPrefix(r.URL.Path, prefix) {
 		rw.Header().Del("Content-Type")

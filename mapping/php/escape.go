@@ -13,6 +13,8 @@ import (
 
 // validEntity matches an HTML character reference that WordPress keeps as is when it escapes
 // without double-encoding (wp_kses_normalize_entities accepts these; anything else gets "&amp;").
+// It differs from WordPress there: any name is kept ("&foo;"), where WordPress keeps only HTML 4's
+// entity names and escapes the "&" of others.
 var validEntity = regexp.MustCompile(
 	`^&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});`)
 

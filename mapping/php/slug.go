@@ -146,9 +146,15 @@ func QuerySlug(raw string) (slug string, single bool) {
 	return sanitizeTitleWithDashes(parts[len(parts)-1], false), len(parts) == 1
 }
 
-// URLDecode is PHP's urldecode: "+" is a space, %XX a byte, any other "%" stays.
+// URLDecode is PHP's urldecode: "+" is a space, %XX a byte, any other "%" stays (PHP never rejects
+// a query string).
 func URLDecode(s string) string {
+	if !strings.ContainsAny(s, "+%") {
+		return s // most request values: no copy
+	}
+
 	var b strings.Builder
+	b.Grow(len(s))
 	for i := 0; i < len(s); i++ {
 		switch {
 		case s[i] == '+':
@@ -163,17 +169,26 @@ func URLDecode(s string) string {
 	return b.String()
 }
 
+// URLEncode is PHP's urlencode: a space is "+", every byte but A-Z a-z 0-9 - _ . is upper-case %XX.
+func URLEncode(s string) string { return percentEncode(s, false) }
+
 // rawURLEncode is PHP's rawurlencode: every byte but A-Z a-z 0-9 - _ . ~ as upper-case %XX.
-func rawURLEncode(s string) string {
+func rawURLEncode(s string) string { return percentEncode(s, true) }
+
+func percentEncode(s string, raw bool) string {
+	const hex = "0123456789ABCDEF"
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		unreserved := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-			c == '-' || c == '_' || c == '.' || c == '~'
-		if unreserved {
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			c == '-' || c == '_' || c == '.' || raw && c == '~':
 			b.WriteByte(c)
-		} else {
-			fmt.Fprintf(&b, "%%%02X", c)
+		case c == ' ' && !raw:
+			b.WriteByte('+')
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
 		}
 	}
 	return b.String()

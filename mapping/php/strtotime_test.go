@@ -188,20 +188,6 @@ var parseCases = []struct{ in, want string }{
 	{"9999-12-31 +1 day", ""},       // PHP: "10000-01-01 00:00:00"
 }
 
-func TestParseTime(t *testing.T) {
-	for _, tc := range parseCases {
-		t.Run(tc.in, func(t *testing.T) {
-			got := ""
-			if tm, ok := ParseTime(tc.in, stNow, time.UTC); ok {
-				got = tm.UTC().Format(time.DateTime)
-			}
-			if got != tc.want {
-				t.Errorf("ParseTime(%q) = %q, want %q", tc.in, got, tc.want)
-			}
-		})
-	}
-}
-
 // TestParseTimeMemo checks that the memoized scan serves a second parse of the same strings (the
 // recorded answers again, in another order), keeps the clock and the zone out of what it reuses,
 // and still answers once the memo has been dropped for being full.
@@ -244,31 +230,21 @@ func TestParseTimeMemo(t *testing.T) {
 	check()
 }
 
-// TestParseTimeNumeric covers TEC's rule that integral numbers are timestamps, which strtotime
-// itself does not have ("2026" would be 20:26 today, "20261222" a date).
-func TestParseTimeNumeric(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"1700000000", "2023-11-14 22:13:20"},
-		{" 1700000000 ", "2023-11-14 22:13:20"},
-		{"0", "1970-01-01 00:00:00"},
-		{"-5", "1969-12-31 23:59:55"},
-		{"+5", "1970-01-01 00:00:05"},
-		{"12.0", "1970-01-01 00:00:12"},
-		{"1e3", "1970-01-01 00:16:40"},
-		{"2026", "1970-01-01 00:33:46"},
-		{"20261222", "1970-08-23 12:07:02"},
-		{"1.5", "2026-11-22 01:05:00"}, // not integral: strtotime reads a time, 01:05
-		{"99999999999999", ""},         // year 3170843: out of range
-		{"1e20", ""},
-	} {
-		got := ""
-		if tm, ok := ParseTime(tc.in, stNow, time.UTC); ok {
-			got = tm.UTC().Format(time.DateTime)
-		}
-		if got != tc.want {
-			t.Errorf("ParseTime(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
+// numericParseCases are integral numbers, which TEC reads as timestamps (strtotime itself does
+// not: "2026" would be 20:26 today, "20261222" a date). TestRules checks both tables.
+var numericParseCases = []struct{ in, want string }{
+	{"1700000000", "2023-11-14 22:13:20"},
+	{" 1700000000 ", "2023-11-14 22:13:20"},
+	{"0", "1970-01-01 00:00:00"},
+	{"-5", "1969-12-31 23:59:55"},
+	{"+5", "1970-01-01 00:00:05"},
+	{"12.0", "1970-01-01 00:00:12"},
+	{"1e3", "1970-01-01 00:16:40"},
+	{"2026", "1970-01-01 00:33:46"},
+	{"20261222", "1970-08-23 12:07:02"},
+	{"1.5", "2026-11-22 01:05:00"}, // not integral: strtotime reads a time, 01:05
+	{"99999999999999", ""},         // year 3170843: out of range
+	{"1e20", ""},
 }
 
 // TestParseTimeDST checks wall times placed in a zone around daylight saving changes, and relative
@@ -329,34 +305,6 @@ func TestParseTimeNilLocation(t *testing.T) {
 	tm, ok := ParseTime("2026-12-22 10:00", stNow, nil)
 	if got := tm.Format(time.DateTime + " MST"); !ok || got != "2026-12-22 10:00:00 UTC" {
 		t.Errorf("ParseTime with nil loc = %q, %v", got, ok)
-	}
-}
-
-func TestIsNumeric(t *testing.T) {
-	for in, want := range map[string]bool{
-		"12": true, " 12": true, "12 ": true, "\n12\t": true, "-1.5": true, "+.5": true, "1.": true,
-		"1e3": true, "1E-3": true, "": false, " ": false, ".": false, "1e": false, "0x1A": false,
-		"12abc": false, "1 2": false, "--1": false, "inf": false, "NaN": false,
-	} {
-		if got := IsNumeric(in); got != want {
-			t.Errorf("IsNumeric(%q) = %v, want %v", in, got, want)
-		}
-	}
-}
-
-func TestIsTimestamp(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"1700000000", 1700000000, true}, {"-5", -5, true}, {"12.0", 12, true}, {"1e3", 1000, true},
-		{"1.5", 0, false}, {"2026-12-22", 0, false}, {"1e15", 0, false}, {"", 0, false},
-	} {
-		got, ok := IsTimestamp(tc.in)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("IsTimestamp(%q) = %d, %v, want %d, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
 	}
 }
 
