@@ -146,7 +146,7 @@ func ownTable() []route {
 			{methods: readable, h: icalSingle, args: apidoc.Events.ID},
 		}},
 
-		// The probes, the metrics (ops.go) and the plugin's push notices (notify.go).
+		// The probes, the metrics (ops_metrics.go) and the plugin's push notices (sync_notify.go).
 		{pattern: "/healthz", hidden: true, at: onProbes, endpoints: []endpoint{
 			{methods: readable, serve: healthz},
 		}},
@@ -190,7 +190,7 @@ func documents(responses []apidoc.Response) *apidoc.Operation {
 }
 
 // singleHandlers are the handlers of an {id} or by-slug route. Single resources carry ETags and
-// honour If-Match on writes (precondition.go).
+// honour If-Match on writes (http_precondition.go).
 type singleHandlers struct{ get, update, del handler }
 
 func single(read, update, remove handler, term bool) singleHandlers {

@@ -44,10 +44,10 @@ type Options struct {
 	// WriteMaxUpstream caps the requests one write makes of WordPress and image hosts
 	// (write_budget.go); 0: DefaultWriteMaxUpstream.
 	WriteMaxUpstream int
-	// NotifySecret, when set, serves POST /calshim/notify to push notices carrying it (notify.go).
+	// NotifySecret, when set, serves POST /calshim/notify to push notices carrying it (sync_notify.go).
 	NotifySecret string
 	// CacheTTL, CacheMaxEntries and CacheMaxBytes bound the cache of rendered anonymous GET answers
-	// (respcache.go; 0 entries: off).
+	// (http_respcache.go; 0 entries: off).
 	CacheTTL        time.Duration
 	CacheMaxEntries int
 	CacheMaxBytes   int // 0 with CacheMaxEntries > 0: no byte bound (tests)
@@ -57,7 +57,7 @@ type Options struct {
 	// Now is the clock (tests inject one); nil = time.Now.
 	Now func() time.Time
 	// LoadWait: a request reaching calshim while its catalog loads waits this long for it (0: 503 at
-	// once); SequenceWait bounds the wait for X-Calshim-Min-Seq (replicas.go).
+	// once); SequenceWait bounds the wait for X-Calshim-Min-Seq (sync_replicas.go).
 	LoadWait, SequenceWait time.Duration
 	// Draining, when it reports true, makes /readyz answer 503 (the process is stopping).
 	Draining func() bool
@@ -77,14 +77,14 @@ type Server struct {
 	cat    *catalog.Catalog
 	log    *zap.Logger
 	opt    Options
-	routes []route    // the route table's routes below the namespaces (routes.go)
+	routes []route    // the route table's routes below the namespaces (http_routes.go)
 	cache  *respCache // rendered anonymous GET responses, keyed by request and catalog version; nil: off
 	// viewers caches who a credential belongs to (auth.go); writes and authenticated reads need it.
 	viewers *viewers
-	// others remembers whether IDs the catalog does not hold belong to another post (events.go), so
+	// others remembers whether IDs the catalog does not hold belong to another post (read_events.go), so
 	// requests for unknown IDs cost WordPress one request per ID and minute, whatever their URLs.
 	others  *gocache.Cache
-	metrics *metrics // Prometheus collectors, served at /metrics (ops.go)
+	metrics *metrics // Prometheus collectors, served at /metrics (ops_metrics.go)
 	// siteIndexes caches the upstream's REST index for the REST root's answer (restindex.go).
 	siteIndexes siteIndexes
 	limits      *limits     // per-client limits and refused credentials (limits.go)
