@@ -9,6 +9,7 @@ import (
 
 	"calshim/adapter/apidoc"
 	"calshim/catalog"
+	"calshim/mapping"
 )
 
 // route is one route of the table (routeTable): where it is served, its endpoints, and what the
@@ -293,3 +294,15 @@ func (k linkedKind) may(v *viewer, action string) bool { return v.can(k.cap(acti
 
 // may is the general permission of a term route's writes, whatever the action.
 func (k termKind) may(v *viewer, _ string) bool { return k.mayManage(v) }
+
+// options answers OPTIONS on a route as WordPress does: 200 with the route's description, the
+// object the namespace index lists for it.
+func (s *Server) options(r *request, rt *route) *response {
+	var desc any = mapping.Object{}
+	if routes, ok := apidoc.Index(s.docOptions(r)).Get("routes"); ok {
+		if d, found := routes.(mapping.Object).Get("/" + r.ns + rt.pattern); found {
+			desc = d
+		}
+	}
+	return &response{status: http.StatusOK, body: desc}
+}

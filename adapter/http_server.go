@@ -189,21 +189,6 @@ func (r *request) ctx(single bool) *mapping.Context {
 		Readable: r.viewer.jsonLDReadable, MayRead: r.viewer.mayRead, Now: func() time.Time { return r.now }}
 }
 
-// jsonLDReadable is the visibility rule of TEC's JSON-LD generator
-// (Tribe__JSON_LD__Abstract::get_data): a visitor sees published posts only; a logged-in user any
-// post with the primitive "read" capability, and private ones with "read_private_posts" (the posts'
-// capability, whatever the post type), so a subscriber gets json_ld on a draft it may read through
-// the API.
-func (v *viewer) jsonLDReadable(p *mapping.Post) bool {
-	switch {
-	case v == nil:
-		return p.Status() == "publish"
-	case p.Status() == "private":
-		return v.can("read_private_posts")
-	}
-	return v.can("read")
-}
-
 // response is what a handler answers on success.
 type response struct {
 	status int
@@ -366,33 +351,17 @@ func (s *Server) match(ns, rest string) (*route, map[string]string) {
 	return nil, nil
 }
 
-// selectFields applies `_fields` to a successful answer as WordPress does for every REST answer
-// (rest_filter_response_fields). The namespace index keeps its _links whatever is selected:
-// WordPress adds response links after the filter.
-func selectFields(rt *route, r *request, body any) any {
-	tree := parseFields(r.params)
-	if tree == nil {
-		return body
-	}
-
-	obj, isObject := body.(mapping.Object)
-	if rt.pattern != "" || !isObject {
-		return filterFields(body, tree)
-	}
-
-	filtered := filterFields(obj, tree)
-	links, ok := obj.Get("_links")
-	if !ok {
-		return filtered
-	}
-
-	out, _ := filtered.(mapping.Object) // nil when nothing was selected
-	kept := mapping.Object{}
-	for _, kv := range out {
-		if kv.Key != "_links" {
-			kept = append(kept, kv)
-		}
-	}
-
-	return append(kept, mapping.KV{Key: "_links", Value: links})
+// NewServers returns calshim's public handler, which serves the v1 routes, /healthz and /readyz,
+// and the operations handler, which serves /healthz, /readyz and /metrics, for a listener of its
+// own (ops_listen) that the public cannot reach. Both count into the same metrics.
+func NewServers(cat *catalog.Catalog, log *zap.Logger, opt Options) (public, ops http.Handler) {
+	opt.opsApart = true
+	s, g := newServer(cat, log, opt)
+	o := gin.New()
+	o.Use(s.accessLog, s.recoverPanic)
+	// Every answer is written within the middleware: gin's own 404 comes after the access log
+	// has given its writer back.
+	o.NoRoute(func(gc *gin.Context) { gc.String(http.StatusNotFound, "404 page not found\n") })
+	s.serveFixed(o, true)
+	return g, o
 }
