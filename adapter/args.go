@@ -263,3 +263,12 @@ func lookup[F any](m map[string]F, name string) F {
 func (r *request) readArgs() (Params, error) {
 	return parseArgs(r, routeSpecs(r))
 }
+
+// checkArgs runs a write's arguments through the pipeline every route shares (parseArgs: WordPress'
+// has_valid_params, then sanitize_params), with the arguments the route table declares for the
+// request's route and method, in the original's order (which decides the order of the names in an
+// error). The write handlers keep the values as given.
+func checkArgs(r *request) error {
+	_, err := parseArgs(r, routeSpecs(r))
+	return err
+}

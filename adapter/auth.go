@@ -240,3 +240,18 @@ func (r *request) editContext(p *mapping.Post) bool {
 	c, _ := r.params.str("context")
 	return c == "edit" && r.viewer.mayEdit(p)
 }
+
+// jsonLDReadable is the visibility rule of TEC's JSON-LD generator
+// (Tribe__JSON_LD__Abstract::get_data): a visitor sees published posts only; a logged-in user any
+// post with the primitive "read" capability, and private ones with "read_private_posts" (the posts'
+// capability, whatever the post type), so a subscriber gets json_ld on a draft it may read through
+// the API.
+func (v *viewer) jsonLDReadable(p *mapping.Post) bool {
+	switch {
+	case v == nil:
+		return p.Status() == "publish"
+	case p.Status() == "private":
+		return v.can("read_private_posts")
+	}
+	return v.can("read")
+}

@@ -41,7 +41,7 @@ type LimitOptions struct {
 	WritesPerMinute, WritesBurst int
 
 	// LookupsPerMinute and LookupsBurst ration the questions to WordPress about IDs the catalog does
-	// not hold (events.go, otherPostExists).
+	// not hold (read_events.go, otherPostExists).
 	LookupsPerMinute, LookupsBurst int
 
 	// WorkUnit is how many posts a read must be expected to scan or render (workEstimate) to be

@@ -17,7 +17,7 @@ import (
 	"calshim/mapping"
 )
 
-// The sync journal answers clients' sync tokens (adapter/synctoken.go). A token is a position: when
+// The sync journal answers clients' sync tokens (adapter/sync_token.go). A token is a position: when
 // the catalog syncs through the plugin's change feed, the change log's identity and a sequence in
 // it, which every replica, restarted or not, can answer; without the feed (wp/v2 polling), this
 // catalog instance and a snapshot version, which only this process can.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -65,21 +64,6 @@ func fromAddr(ip string) *http.Client {
 	}}
 }
 
-func getVia(t *testing.T, c *http.Client, url string, header ...string) (int, http.Header, string) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	res, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
-	return res.StatusCode, res.Header, string(body)
-}
-
 func randomBasic() string {
 	cred := fmt.Sprintf("user%x:%x %x", rand.Uint64(), rand.Uint64(), rand.Uint64())
 	return "Basic " + base64.StdEncoding.EncodeToString([]byte(cred))
@@ -101,13 +85,13 @@ func checkRandomCredentials(t *testing.T, base string, proxy *cluster.Proxy) {
 		go func() {
 			defer wg.Done()
 			for range 125 {
-				status, h, body := getVia(t, attacker, url, "Authorization", randomBasic())
+				r := call(t, http.MethodGet, url, via(attacker), lenient, header("Authorization", randomBasic()))
 				mu.Lock()
-				statuses[status]++
+				statuses[r.status]++
 				mu.Unlock()
-				if status == http.StatusTooManyRequests && (h.Get("Retry-After") == "" ||
-					!jsonHas(body, `{"code":"calshim_rate_limited","message":"`, `","data":{"status":429}}`)) {
-					t.Errorf("429 answer: Retry-After %q, %s", h.Get("Retry-After"), body)
+				if r.status == http.StatusTooManyRequests && (r.header.Get("Retry-After") == "" ||
+					!jsonHas(string(r.raw), `{"code":"calshim_rate_limited","message":"`, `","data":{"status":429}}`)) {
+					t.Errorf("429 answer: Retry-After %q, %s", r.header.Get("Retry-After"), string(r.raw))
 				}
 			}
 		}()
@@ -123,13 +107,12 @@ func checkRandomCredentials(t *testing.T, base string, proxy *cluster.Proxy) {
 	}
 
 	legit := fromAddr("127.0.0.51")
-	h := as("editor")
-	if status, _, body := getVia(t, legit, url, h...); status != http.StatusOK {
-		t.Errorf("the editor from another address: %d %.200s", status, body)
+	if r := call(t, http.MethodGet, url, via(legit), lenient, as("editor")); r.status != http.StatusOK {
+		t.Errorf("the editor from another address: %d %.200s", r.status, r.raw)
 	}
-	status, _, body := getVia(t, legit, url, "Authorization", randomBasic())
-	if status != http.StatusUnauthorized {
-		t.Errorf("a new credential from another address: %d %.200s (want WordPress' 401)", status, body)
+	r := call(t, http.MethodGet, url, via(legit), lenient, header("Authorization", randomBasic()))
+	if r.status != http.StatusUnauthorized {
+		t.Errorf("a new credential from another address: %d %.200s (want WordPress' 401)", r.status, r.raw)
 	}
 }
 
@@ -146,16 +129,16 @@ func checkRefusedOnce(t *testing.T, base string, proxy *cluster.Proxy) {
 		base64.StdEncoding.EncodeToString([]byte(wpEnv["WP_EDITOR_USER"]+":wrong password"))
 	before := proxy.CredentialChecks()
 	url := base + "/wp-json/cal/events/v1/events?per_page=1"
-	status0, _, body0 := getVia(t, c, url, "Authorization", wrong)
+	r0 := call(t, http.MethodGet, url, via(c), lenient, header("Authorization", wrong))
 	for range 50 {
-		status, _, body := getVia(t, c, url, "Authorization", wrong)
-		if status != status0 || body != body0 {
-			t.Fatalf("repeated refusal %d %s differs from the first %d %s", status, body, status0, body0)
+		r := call(t, http.MethodGet, url, via(c), lenient, header("Authorization", wrong))
+		if r.status != r0.status || string(r.raw) != string(r0.raw) {
+			t.Fatalf("repeated refusal %d %s differs from the first %d %s", r.status, r.raw, r0.status, r0.raw)
 		}
 	}
-	if n := proxy.CredentialChecks() - before; n != 1 || status0 != http.StatusUnauthorized {
+	if n := proxy.CredentialChecks() - before; n != 1 || r0.status != http.StatusUnauthorized {
 		t.Errorf("51 requests with a wrong password: %d upstream checks, first answer %d %s", n,
-			status0, body0)
+			r0.status, r0.raw)
 	}
 }
 
@@ -166,8 +149,8 @@ func checkForwarded(t *testing.T, base string) {
 	url := base + "/wp-json/cal/events/v1/events?per_page=1"
 	limited := func(c *http.Client, xff string) bool {
 		for range 40 {
-			status, _, _ := getVia(t, c, url, "Authorization", randomBasic(), "X-Forwarded-For", xff)
-			if status == 429 {
+			r := call(t, http.MethodGet, url, via(c), lenient, header("Authorization", randomBasic()), header("X-Forwarded-For", xff))
+			if r.status == 429 {
 				return true
 			}
 		}
@@ -176,17 +159,16 @@ func checkForwarded(t *testing.T, base string) {
 	if !limited(proxied, "198.51.100.1") {
 		t.Fatal("40 new credentials for 198.51.100.1 were not limited")
 	}
-	if status, _, body := getVia(t, proxied, url, "Authorization", randomBasic(), "X-Forwarded-For",
-		"198.51.100.2"); status != http.StatusUnauthorized {
-		t.Errorf("another forwarded client: %d %.200s", status, body)
+	if r := call(t, http.MethodGet, url, via(proxied), lenient, header("Authorization", randomBasic()), header("X-Forwarded-For", "198.51.100.2")); r.status != http.StatusUnauthorized {
+		t.Errorf("another forwarded client: %d %.200s", r.status, r.raw)
 	}
 	// From an address that is not a trusted proxy, a different X-Forwarded-For on every request does
 	// not make each one a new client.
 	untrusted := fromAddr("127.0.0.56")
 	for i := range 40 {
 		xff := fmt.Sprintf("198.51.100.%d", 10+i)
-		status, _, _ := getVia(t, untrusted, url, "Authorization", randomBasic(), "X-Forwarded-For", xff)
-		if status == 429 {
+		r := call(t, http.MethodGet, url, via(untrusted), lenient, header("Authorization", randomBasic()), header("X-Forwarded-For", xff))
+		if r.status == 429 {
 			return
 		}
 	}
@@ -227,8 +209,8 @@ func checkLookups(t *testing.T, base string, proxy *cluster.Proxy) {
 	statuses := map[int]int{}
 	for range 300 {
 		id := 10_000_000 + rand.IntN(1e9)
-		status, _, _ := getVia(t, c, fmt.Sprintf("%s/wp-json/cal/events/v1/events/%d", base, id))
-		statuses[status]++
+		r := call(t, http.MethodGet, fmt.Sprintf("%s/wp-json/cal/events/v1/events/%d", base, id), via(c), lenient)
+		statuses[r.status]++
 	}
 	took := time.Since(start)
 	lookups := proxy.Lookups() - before
@@ -240,8 +222,8 @@ func checkLookups(t *testing.T, base string, proxy *cluster.Proxy) {
 		t.Errorf("%d look-ups, answers %v", lookups, statuses)
 	}
 	other := fromAddr("127.0.0.58")
-	status, _, _ := getVia(t, other, base+"/wp-json/cal/events/v1/events/999999999")
-	if status != http.StatusNotFound {
-		t.Errorf("an unknown ID from another address: %d", status)
+	r := call(t, http.MethodGet, base+"/wp-json/cal/events/v1/events/999999999", via(other), lenient)
+	if r.status != http.StatusNotFound {
+		t.Errorf("an unknown ID from another address: %d", r.status)
 	}
 }

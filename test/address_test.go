@@ -29,7 +29,7 @@ func TestAddressingForms(t *testing.T) {
 				if n > 20 {
 					t.Fatal("next_rest_url does not end")
 				}
-				r := call(t, http.MethodGet, next, nil)
+				r := call(t, http.MethodGet, next)
 				if r.status != http.StatusOK {
 					t.Fatalf("GET %s: %d %s", next, r.status, r.raw)
 				}
@@ -47,7 +47,7 @@ func TestAddressingForms(t *testing.T) {
 			}
 			for _, path := range []string{"venues", "organizers", "categories", "tags"} {
 				u := strings.Replace(tc.start, "/v1/events", "/v1/"+path, 1)
-				r := call(t, http.MethodGet, u, nil)
+				r := call(t, http.MethodGet, u)
 				if r.status != http.StatusOK || !strings.HasPrefix(str(at(r.body, "rest_url")), tc.base+path+"/") {
 					t.Errorf("GET %s: %d rest_url %s", u, r.status, str(at(r.body, "rest_url")))
 				}
@@ -57,18 +57,18 @@ func TestAddressingForms(t *testing.T) {
 }
 
 func TestAliasIndexAndDoc(t *testing.T) {
-	idx := call(t, http.MethodGet, "/wp-json/tribe/events/v1", nil)
+	idx := call(t, http.MethodGet, "/wp-json/tribe/events/v1")
 	if str(at(idx.body, "namespace")) != "tribe/events/v1" || at(idx.body, "routes", "/tribe/events/v1/events") == nil {
 		t.Errorf("alias index: %.300s", idx.raw)
 	}
 	if strings.Contains(string(idx.raw), "cal\\/events") {
 		t.Errorf("alias index mentions the canonical namespace")
 	}
-	doc := call(t, http.MethodGet, "/?rest_route=/tribe/events/v1/doc", nil)
+	doc := call(t, http.MethodGet, "/?rest_route=/tribe/events/v1/doc")
 	if got := str(at(doc.body, "servers", 0, "url")); got != shim+"/?rest_route=/tribe/events/v1/" {
 		t.Errorf("doc server in rest_route form = %s", got)
 	}
-	de := call(t, http.MethodGet, "/de/wp-json/cal/events/v1/doc", nil)
+	de := call(t, http.MethodGet, "/de/wp-json/cal/events/v1/doc")
 	if got := str(at(de.body, "servers", 0, "url")); got != shim+"/de/wp-json/cal/events/v1/" {
 		t.Errorf("doc server in de = %s", got)
 	}
@@ -82,7 +82,7 @@ func TestAliasIndexAndDoc(t *testing.T) {
 	if param(en) != "The archive page to return" || param(de) == param(en) || param(de) == "" {
 		t.Errorf("page description: en %q, de %q", param(en), param(de))
 	}
-	deIdx := call(t, http.MethodGet, "/de/wp-json/cal/events/v1", nil)
+	deIdx := call(t, http.MethodGet, "/de/wp-json/cal/events/v1")
 	if d := str(at(deIdx.body, "routes", "/cal/events/v1/events", "endpoints", 0, "args", "page", "description")); d != param(de) {
 		t.Errorf("de index page description %q, doc %q", d, param(de))
 	}
@@ -94,6 +94,6 @@ func TestAliasIndexAndDoc(t *testing.T) {
 func TestUnknownAddresses(t *testing.T) {
 	for _, path := range []string{"/xx/wp-json/cal/events/v1/events", "/wp-json/other/v1/events", "/de/wp-json/nope/v1",
 		"/?rest_route=/nope/v1/events", "/wp-jsonx/cal/events/v1/events"} {
-		wantError(t, call(t, http.MethodGet, path, nil), http.StatusNotFound, "rest_no_route")
+		wantError(t, call(t, http.MethodGet, path), http.StatusNotFound, "rest_no_route")
 	}
 }

@@ -31,7 +31,7 @@ func TestContractExamples(t *testing.T) {
 			t.Fatalf("%s: %v", f, err)
 		}
 		t.Run(ex.Name, func(t *testing.T) {
-			r := call(t, http.MethodGet, shiftDates(ex.Path, id(t, "day", "offset_from_recording")), nil)
+			r := call(t, http.MethodGet, shiftDates(ex.Path, id(t, "day", "offset_from_recording")))
 			if r.status != ex.Status {
 				t.Fatalf("status %d, want %d: %.300s", r.status, ex.Status, r.raw)
 			}

@@ -51,23 +51,22 @@ func wpLogin(t *testing.T, user, password string) (cookie, nonce string) {
 func TestCookieAuthentication(t *testing.T) {
 	cookie, nonce := wpLogin(t, "editor1", "calshim-editor1-login")
 	draft := "/wp-json/cal/events/v1/events/" + sid(t, "events", "draft")
-	if r := call(t, http.MethodGet, draft, nil, "Cookie", cookie, "X-WP-Nonce", nonce); r.status != http.StatusOK {
+	if r := call(t, http.MethodGet, draft, header("Cookie", cookie), header("X-WP-Nonce", nonce)); r.status != http.StatusOK {
 		t.Errorf("editor's cookies and nonce: %d %s", r.status, r.raw)
 	}
-	if r := call(t, http.MethodGet, draft+"?_wpnonce="+nonce, nil, "Cookie", cookie); r.status != http.StatusOK {
+	if r := call(t, http.MethodGet, draft+"?_wpnonce="+nonce, header("Cookie", cookie)); r.status != http.StatusOK {
 		t.Errorf("nonce as _wpnonce: %d %s", r.status, r.raw)
 	}
-	wantError(t, call(t, http.MethodGet, draft, nil, "Cookie", cookie), http.StatusForbidden, "event-not-accessible")
-	wantError(t, call(t, http.MethodGet, draft, nil, "Cookie", cookie, "X-WP-Nonce", "0badc0ffee"),
+	wantError(t, call(t, http.MethodGet, draft, header("Cookie", cookie)), http.StatusForbidden, "event-not-accessible")
+	wantError(t, call(t, http.MethodGet, draft, header("Cookie", cookie), header("X-WP-Nonce", "0badc0ffee")),
 		http.StatusForbidden, "rest_cookie_invalid_nonce")
 	// A write with cookie authentication is the editor's own.
-	body := strings.NewReader(`{"title":"Cookie Auth Event","start_date":"2031-05-01 10:00:00","end_date":"2031-05-01 11:00:00"}`)
-	r := call(t, http.MethodPost, "/wp-json/cal/events/v1/events", body, "Cookie", cookie, "X-WP-Nonce", nonce,
-		"Content-Type", "application/json")
+	body := jsonBody(`{"title":"Cookie Auth Event","start_date":"2031-05-01 10:00:00","end_date":"2031-05-01 11:00:00"}`)
+	r := call(t, http.MethodPost, "/wp-json/cal/events/v1/events", body, header("Cookie", cookie), header("X-WP-Nonce", nonce))
 	if r.status != http.StatusCreated || str(at(r.body, "author")) != wpEnv["WP_EDITOR_USER_ID"] {
 		t.Fatalf("cookie write: %d %s", r.status, r.raw)
 	}
-	del := call(t, http.MethodDelete, "/wp-json/cal/events/v1/events/"+str(at(r.body, "id")), nil, "Cookie", cookie, "X-WP-Nonce", nonce)
+	del := call(t, http.MethodDelete, "/wp-json/cal/events/v1/events/"+str(at(r.body, "id")), header("Cookie", cookie), header("X-WP-Nonce", nonce))
 	if del.status != http.StatusOK {
 		t.Errorf("cookie delete: %d %s", del.status, del.raw)
 	}

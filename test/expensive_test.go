@@ -26,8 +26,8 @@ func launchOwn(t *testing.T, env ...string) string {
 
 // metricLine is the value of a /metrics line that starts with series, or "".
 func metricLine(t *testing.T, base, series string) string {
-	_, _, body := getVia(t, http.DefaultClient, base+"/metrics")
-	for line := range strings.Lines(body) {
+	r := call(t, http.MethodGet, base+"/metrics", lenient)
+	for line := range strings.Lines(string(r.raw)) {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(line), series+" "); ok {
 			return v
 		}
@@ -44,23 +44,23 @@ func TestExpensiveReadsLimited(t *testing.T) {
 		"CALSHIM_LIMITS_EXPENSIVE_BURST=10")
 	feed := base + "/wp-json/cal/events/v1/events.ics?n="
 	a, b := fromAddr("127.0.0.70"), fromAddr("127.0.0.71")
-	if status, _, body := getVia(t, a, feed+"1"); status != http.StatusOK {
-		t.Fatalf("first feed: %d %.200s", status, body)
+	if r := call(t, http.MethodGet, feed+"1", via(a), lenient); r.status != http.StatusOK {
+		t.Fatalf("first feed: %d %.200s", r.status, r.raw)
 	}
 
-	status, h, body := getVia(t, a, feed+"2")
-	if status != http.StatusTooManyRequests || h.Get("Retry-After") == "" ||
-		!jsonHas(body, `{"code":"calshim_rate_limited","message":"Too many expensive requests`,
+	r := call(t, http.MethodGet, feed+"2", via(a), lenient)
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" ||
+		!jsonHas(string(r.raw), `{"code":"calshim_rate_limited","message":"Too many expensive requests`,
 			`","data":{"status":429}}`) {
-		t.Errorf("second feed: %d %s (Retry-After %q)", status, body, h.Get("Retry-After"))
+		t.Errorf("second feed: %d %s (Retry-After %q)", r.status, string(r.raw), r.header.Get("Retry-After"))
 	}
 
-	if status, _, body := getVia(t, a, base+"/wp-json/cal/events/v1/doc"); status != http.StatusOK {
-		t.Errorf("a cheap read of the limited client: %d %.200s", status, body)
+	if r := call(t, http.MethodGet, base+"/wp-json/cal/events/v1/doc", via(a), lenient); r.status != http.StatusOK {
+		t.Errorf("a cheap read of the limited client: %d %.200s", r.status, r.raw)
 	}
 
-	if status, _, body := getVia(t, b, feed+"2"); status != http.StatusOK {
-		t.Errorf("another client's feed: %d %.200s", status, body)
+	if r := call(t, http.MethodGet, feed+"2", via(b), lenient); r.status != http.StatusOK {
+		t.Errorf("another client's feed: %d %.200s", r.status, r.raw)
 	}
 
 	if v := metricLine(t, base, `calshim_rate_limited_total{limit="expensive"}`); v == "" || v == "0" {
@@ -75,16 +75,16 @@ func TestFullResponseCacheStillHits(t *testing.T) {
 	c := fromAddr("127.0.0.72")
 	for i := range 100 {
 		url := fmt.Sprintf("%s/wp-json/cal/events/v1/events?per_page=10&fill=%d", base, i)
-		if status, _, body := getVia(t, c, url); status != http.StatusOK {
-			t.Fatalf("fill %d: %d %.200s", i, status, body)
+		if r := call(t, http.MethodGet, url, via(c), lenient); r.status != http.StatusOK {
+			t.Fatalf("fill %d: %d %.200s", i, r.status, r.raw)
 		}
 	}
 
 	// Two requests in a row hit unless the catalog changed between them (others write to the rig).
 	const hits = `calshim_http_requests_total{cache="hit",method="GET",route="/events",status="200"}`
 	for range 10 {
-		getVia(t, c, base+"/wp-json/cal/events/v1/events?per_page=3")
-		getVia(t, c, base+"/wp-json/cal/events/v1/events?per_page=3")
+		call(t, http.MethodGet, base+"/wp-json/cal/events/v1/events?per_page=3", via(c), lenient)
+		call(t, http.MethodGet, base+"/wp-json/cal/events/v1/events?per_page=3", via(c), lenient)
 		if metricLine(t, base, hits) != "" {
 			return
 		}

@@ -1,9 +1,7 @@
 package test
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strconv"
 	"testing"
@@ -14,26 +12,15 @@ import (
 // would change things behind calshim's back.
 func wp(t *testing.T, method, path string, body any) map[string]any {
 	t.Helper()
-	var rd io.Reader
+	opts := []reqOption{as("admin"), header("Content-Type", "application/json"), lenient}
 	if body != nil {
 		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
+		opts = append(opts, jsonBody(string(b)))
 	}
-	req, err := http.NewRequest(method, wpEnv["WP_URL"]+"/wp-json"+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.SetBasicAuth(wpEnv["WP_ADMIN_USER"], wpEnv["WP_ADMIN_APP_PASSWORD"])
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
+	r := call(t, method, wpJSON(path), opts...)
 	var out map[string]any
-	raw, _ := io.ReadAll(res.Body)
-	if res.StatusCode >= 300 || json.Unmarshal(raw, &out) != nil {
-		t.Fatalf("WordPress %s %s: %d %s", method, path, res.StatusCode, raw)
+	if r.status >= 300 || json.Unmarshal(r.raw, &out) != nil {
+		t.Fatalf("WordPress %s %s: %d %s", method, path, r.status, r.raw)
 	}
 	return out
 }

@@ -166,7 +166,7 @@ func TestICalFeedAgainstTheJSONList(t *testing.T) {
 // feedVersusList reads the JSON list and the feed of a query and returns how they differ.
 func feedVersusList(t *testing.T, role, query string) []string {
 	jsonList := icalJSONList(t, role, query)
-	feed := call(t, http.MethodGet, "/wp-json/cal/events/v1/events.ics"+query, nil, as(role)...)
+	feed := call(t, http.MethodGet, "/wp-json/cal/events/v1/events.ics"+query, as(role))
 	calendar := feed.header.Get("Content-Type") == "text/calendar; charset=utf-8"
 	if feed.status != http.StatusOK || !calendar {
 		t.Fatalf("%s events.ics%s: %d %s", role, query, feed.status, feed.raw)
@@ -189,7 +189,7 @@ func icalJSONList(t *testing.T, role, query string) []any {
 	var all []any
 	for page := 1; ; page++ {
 		r := call(t, http.MethodGet, "/wp-json/cal/events/v1/events"+query+sep+"per_page=50&page="+
-			strconv.Itoa(page), nil, as(role)...)
+			strconv.Itoa(page), as(role))
 		if r.status == http.StatusNotFound && page > 1 {
 			return all
 		}
@@ -275,7 +275,7 @@ func TestICalSingleAndErrors(t *testing.T) {
 		"/wp-json/tribe/events/v1/events/" + id + ".ics",
 		"/?rest_route=/cal/events/v1/events/" + id + ".ics",
 		"/fr/wp-json/cal/events/v1/events/" + id + ".ics"} {
-		one := call(t, http.MethodGet, path, nil)
+		one := call(t, http.MethodGet, path)
 		if one.status != http.StatusOK {
 			t.Fatalf("%s: %d %s", path, one.status, one.raw)
 		}
@@ -284,7 +284,7 @@ func TestICalSingleAndErrors(t *testing.T) {
 				t.Error(d)
 			}
 		}
-		again := call(t, http.MethodGet, path, nil, "If-None-Match", one.header.Get("ETag"))
+		again := call(t, http.MethodGet, path, header("If-None-Match", one.header.Get("ETag")))
 		if again.status != http.StatusNotModified {
 			t.Errorf("%s revalidation: %d", path, again.status)
 		}
@@ -309,7 +309,7 @@ func TestICalSingleAndErrors(t *testing.T) {
 
 // wpDeleteLater deletes a post or term for good at the end of the test, straight in WordPress.
 func wpDeleteLater(t *testing.T, path string) {
-	t.Cleanup(func() { wpRaw(t, "admin", http.MethodDelete, path+"?force=true", "", nil) })
+	t.Cleanup(func() { call(t, http.MethodDelete, wpJSON(path+"?force=true"), as("admin"), lenient) })
 }
 
 // GEO comes from the venue's stored coordinates (set here directly in WordPress, as geocoding

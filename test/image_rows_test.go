@@ -137,9 +137,9 @@ func TestAttachmentsByIDMatchWPv2(t *testing.T) {
 		t.Errorf("calshim/v1/media\n%+v\nwp/v2/media\n%+v", *got, *want)
 	}
 	for _, user := range []string{"", "subscriber"} {
-		if status, raw := wpRaw(t, user, http.MethodGet, "/calshim/v1/media?include="+stage, "", nil); status != http.StatusUnauthorized &&
-			status != http.StatusForbidden {
-			t.Errorf("as %q: %d %s, want 401 or 403", user, status, raw)
+		if r := call(t, http.MethodGet, wpJSON("/calshim/v1/media?include="+stage), as(user), lenient); r.status != http.StatusUnauthorized &&
+			r.status != http.StatusForbidden {
+			t.Errorf("as %q: %d %s, want 401 or 403", user, r.status, r.raw)
 		}
 	}
 }

@@ -3,11 +3,13 @@
 package test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -128,42 +130,129 @@ type reply struct {
 	status int
 	header http.Header
 	raw    []byte
-	body   any // decoded with key order kept (see decodeOrdered)
+	body   any   // decoded with key order kept (see decodeOrdered)
+	err    error // with lenient: why the request failed (status 0)
 }
 
-// call sends a request to calshim; path is below the host (e.g. "/wp-json/cal/events/v1/events").
-func call(t testing.TB, method, path string, body io.Reader, header ...string) reply {
+// v1 is the path of calshim's v1 namespace.
+const v1 = "/wp-json/cal/events/v1"
+
+// call sends one request and returns the answer: the suite's one way to send one (get, send,
+// sendCest and wp are its shorthands). target is a path below calshim's host (v1+"/events") or a
+// whole URL (another calshim, a replica, Varnish, WordPress). A request that fails, or an answer that
+// is not JSON (the iCal feed and HEAD aside), fails the test, unless the option lenient is given.
+func call(t testing.TB, method, target string, opts ...reqOption) reply {
 	t.Helper()
-	req, err := http.NewRequest(method, shim+path, body)
+	if !strings.HasPrefix(target, "http") {
+		target = shim + target
+	}
+	req, err := http.NewRequest(method, target, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
+	o := outgoing{req: req, client: http.DefaultClient}
+	for _, opt := range opts {
+		opt(&o)
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
+	r, err := o.send()
+	if err != nil && !o.lenient {
+		t.Fatalf("%s %s: %v", method, target, err)
 	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := reply{status: res.StatusCode, header: res.Header, raw: raw}
-	json := !strings.HasPrefix(res.Header.Get("Content-Type"), "text/calendar") // the feed is not
-	if len(raw) > 0 && method != http.MethodHead && json {
-		if r.body, err = decodeOrdered(raw); err != nil {
-			t.Fatalf("%s %s: body is not JSON: %v\n%s", method, path, err, raw)
-		}
-	}
+	r.err = err
 	return r
 }
 
+// outgoing is a request call is building, and how it takes a failure.
+type outgoing struct {
+	req     *http.Request
+	client  *http.Client
+	lenient bool
+}
+
+// reqOption sets something on a request before call sends it.
+type reqOption func(*outgoing)
+
+// send sends the request and reads the answer, decoding a JSON body.
+func (o *outgoing) send() (reply, error) {
+	res, err := o.client.Do(o.req)
+	if err != nil {
+		return reply{}, err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	r := reply{status: res.StatusCode, header: res.Header, raw: raw}
+	json := !strings.HasPrefix(res.Header.Get("Content-Type"), "text/calendar") // the feed is not
+	if err != nil || len(raw) == 0 || o.req.Method == http.MethodHead || !json {
+		return r, err
+	}
+	if r.body, err = decodeOrdered(raw); err != nil && !o.lenient {
+		return r, fmt.Errorf("body is not JSON: %w\n%s", err, raw)
+	}
+	return r, nil
+}
+
+// lenient returns a failed request as status 0 with the error in reply.err, and leaves a body that
+// is not JSON undecoded, without failing the test: for requests made from other goroutines, and
+// for answers that need not be calshim's JSON.
+func lenient(o *outgoing) { o.lenient = true }
+
+// as sends a rig user's credentials: role is "admin", "editor", … as in wp.env ("" is anonymous).
+func as(role string) reqOption {
+	return func(o *outgoing) {
+		if role != "" {
+			r := strings.ToUpper(role)
+			o.req.SetBasicAuth(wpEnv["WP_"+r+"_USER"], wpEnv["WP_"+r+"_APP_PASSWORD"])
+		}
+	}
+}
+
+// header sets a request header; an empty value leaves it out.
+func header(name, value string) reqOption {
+	return func(o *outgoing) {
+		if value != "" {
+			o.req.Header.Set(name, value)
+		}
+	}
+}
+
+// withBody sends body as contentType.
+func withBody(contentType string, body []byte) reqOption {
+	return func(o *outgoing) {
+		o.req.Body, o.req.ContentLength = http.NoBody, int64(len(body)) // 0 with another Body: chunked
+		if len(body) > 0 {
+			o.req.Body = io.NopCloser(bytes.NewReader(body))
+			o.req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		}
+		o.req.Header.Set("Content-Type", contentType)
+	}
+}
+
+// jsonBody sends raw as a JSON body.
+func jsonBody(raw string) reqOption { return withBody("application/json", []byte(raw)) }
+
+// formBody sends form as an urlencoded form body.
+func formBody(form string) reqOption {
+	return withBody("application/x-www-form-urlencoded", []byte(form))
+}
+
+// via sends the request with client c (a source address of its own, a timeout).
+func via(c *http.Client) reqOption { return func(o *outgoing) { o.client = c } }
+
+// to sends the request to another calshim (a replica, one of the test's own) at base URL base.
+func to(base string) reqOption {
+	return func(o *outgoing) {
+		u, err := url.Parse(base)
+		if err != nil {
+			panic(err)
+		}
+		o.req.URL.Scheme, o.req.URL.Host = u.Scheme, u.Host
+	}
+}
+
 // get is call for GET below the v1 namespace, e.g. get(t, "/events?per_page=5").
-func get(t testing.TB, path string) reply {
+func get(t testing.TB, path string, opts ...reqOption) reply {
 	t.Helper()
-	return call(t, http.MethodGet, "/wp-json/cal/events/v1"+path, nil)
+	return call(t, http.MethodGet, v1+path, opts...)
 }
 
 // decodeOrdered decodes JSON keeping object key order (clients and the contract care about it).

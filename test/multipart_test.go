@@ -16,8 +16,8 @@ func TestMultipartCreate(t *testing.T) {
 		_ = w.WriteField(k, v)
 	}
 	w.Close()
-	h := append(as("admin"), "Content-Type", w.FormDataContentType())
-	created := call(t, http.MethodPost, "/wp-json/cal/events/v1/events", &b, h...)
+	created := call(t, http.MethodPost, "/wp-json/cal/events/v1/events", as("admin"),
+		withBody(w.FormDataContentType(), b.Bytes()))
 	if created.status != http.StatusCreated || str(at(created.body, "title")) != "Multipart Event" ||
 		str(at(created.body, "categories", 0, "slug")) != "music" || str(at(created.body, "cost")) != "$12" {
 		t.Fatalf("multipart create: %d %s", created.status, created.raw)

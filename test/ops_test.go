@@ -18,11 +18,11 @@ func TestConditionalGet(t *testing.T) {
 	if tag == "" || !strings.Contains(first.header.Get("Cache-Control"), "public") {
 		t.Fatalf("anonymous GET: ETag %q, Cache-Control %q", tag, first.header.Get("Cache-Control"))
 	}
-	again := call(t, http.MethodGet, "/wp-json/cal/events/v1/events?per_page=3", nil, "If-None-Match", tag)
+	again := call(t, http.MethodGet, "/wp-json/cal/events/v1/events?per_page=3", header("If-None-Match", tag))
 	if again.status != http.StatusNotModified || len(again.raw) != 0 {
 		t.Errorf("If-None-Match: %d, %d bytes", again.status, len(again.raw))
 	}
-	other := call(t, http.MethodGet, "/wp-json/cal/events/v1/events?per_page=3", nil, "If-None-Match", `"stale"`)
+	other := call(t, http.MethodGet, "/wp-json/cal/events/v1/events?per_page=3", header("If-None-Match", `"stale"`))
 	if other.status != http.StatusOK {
 		t.Errorf("stale tag: %d", other.status)
 	}
@@ -33,16 +33,16 @@ func TestConditionalGet(t *testing.T) {
 }
 
 func TestCORSAndOptions(t *testing.T) {
-	r := call(t, http.MethodGet, "/wp-json/cal/events/v1/events?per_page=1", nil, "Origin", "https://app.example")
+	r := call(t, http.MethodGet, "/wp-json/cal/events/v1/events?per_page=1", header("Origin", "https://app.example"))
 	if r.header.Get("Access-Control-Allow-Origin") != "https://app.example" ||
 		!strings.Contains(r.header.Get("Access-Control-Expose-Headers"), "X-TEC-Total") {
 		t.Errorf("CORS headers: %v", r.header)
 	}
-	o := call(t, http.MethodOptions, "/wp-json/cal/events/v1/events", nil, "Origin", "https://app.example")
+	o := call(t, http.MethodOptions, "/wp-json/cal/events/v1/events", header("Origin", "https://app.example"))
 	if o.status != http.StatusOK || str(at(o.body, "namespace")) != "cal/events/v1" || len(list(at(o.body, "endpoints"))) == 0 {
 		t.Errorf("OPTIONS: %d %.300s", o.status, o.raw)
 	}
-	wantError(t, call(t, http.MethodOptions, "/wp-json/cal/events/v1/nope", nil), http.StatusNotFound, "rest_no_route")
+	wantError(t, call(t, http.MethodOptions, "/wp-json/cal/events/v1/nope"), http.StatusNotFound, "rest_no_route")
 }
 
 func TestMetrics(t *testing.T) {

@@ -2,7 +2,6 @@ package test
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -30,8 +29,8 @@ func TestConditionalWritesAcrossReplicas(t *testing.T) {
 	t.Cleanup(c.Close)
 	rs := replicasOf(c)
 
-	created := sendAt(t, rs[0], "admin", http.MethodPost, "/events", `{"title":"Replica race",`+
-		`"start_date":"2031-05-01 10:00:00","end_date":"2031-05-01 11:00:00"}`)
+	created := call(t, http.MethodPost, v1+"/events", rs[0].on, as("admin"), jsonBody(`{"title":"Replica race",`+
+		`"start_date":"2031-05-01 10:00:00","end_date":"2031-05-01 11:00:00"}`))
 	if created.status != http.StatusCreated {
 		t.Fatalf("create: %d %.300s", created.status, created.raw)
 	}
@@ -42,7 +41,7 @@ func TestConditionalWritesAcrossReplicas(t *testing.T) {
 	for round := range 20 {
 		tags, reads := [2]string{}, [2]string{}
 		for i, r := range rs {
-			read := sendAt(t, r, "admin", http.MethodGet, "/events/"+id, "", "X-Calshim-Min-Seq", seq)
+			read := call(t, http.MethodGet, v1+"/events/"+id, r.on, as("admin"), jsonBody(""), header("X-Calshim-Min-Seq", seq))
 			tags[i], reads[i] = read.header.Get("ETag"), fmt.Sprintf("%d %.200s", read.status, read.raw)
 		}
 		if tags[0] == "" || tags[0] != tags[1] {
@@ -79,15 +78,14 @@ func TestConditionalWritesAcrossReplicas(t *testing.T) {
 // A delete with If-Match through one replica is refused with the tag read before a write through
 // the other one, and done with the tag read after it.
 func checkConditionalDelete(t *testing.T, rs []replicaAt, id, seq string) {
-	stale := sendAt(t, rs[1], "admin", http.MethodGet, "/events/"+id, "", "X-Calshim-Min-Seq", seq).
+	stale := call(t, http.MethodGet, v1+"/events/"+id, rs[1].on, as("admin"), jsonBody(""), header("X-Calshim-Min-Seq", seq)).
 		header.Get("ETag")
-	moved := sendAt(t, rs[0], "admin", http.MethodPost, "/events/"+id, `{"title":"moved on"}`)
-	if r := sendAt(t, rs[1], "admin", http.MethodDelete, "/events/"+id, "", "If-Match", stale); r.status != 412 {
+	moved := call(t, http.MethodPost, v1+"/events/"+id, rs[0].on, as("admin"), jsonBody(`{"title":"moved on"}`))
+	if r := call(t, http.MethodDelete, v1+"/events/"+id, rs[1].on, as("admin"), jsonBody(""), header("If-Match", stale)); r.status != 412 {
 		t.Errorf("a delete with a stale ETag: %d %.300s", r.status, r.raw)
 	}
-	current := sendAt(t, rs[1], "admin", http.MethodGet, "/events/"+id, "",
-		"X-Calshim-Min-Seq", moved.header.Get("X-Calshim-Seq")).header.Get("ETag")
-	if r := sendAt(t, rs[1], "admin", http.MethodDelete, "/events/"+id, "", "If-Match", current); r.status != 200 {
+	current := call(t, http.MethodGet, v1+"/events/"+id, rs[1].on, as("admin"), jsonBody(""), header("X-Calshim-Min-Seq", moved.header.Get("X-Calshim-Seq"))).header.Get("ETag")
+	if r := call(t, http.MethodDelete, v1+"/events/"+id, rs[1].on, as("admin"), jsonBody(""), header("If-Match", current)); r.status != 200 {
 		t.Errorf("a delete with the current ETag: %d %.300s", r.status, r.raw)
 	}
 }
@@ -104,8 +102,7 @@ func raceReplicas(t *testing.T, rs []replicaAt, id, tag string, round int) ([2]r
 		go func() {
 			defer wg.Done()
 			<-start
-			replies[i] = sendAt(t, rs[i], role, http.MethodPost, "/events/"+id,
-				`{"title":"`+titles[i]+`"}`, "If-Match", tag)
+			replies[i] = call(t, http.MethodPost, v1+"/events/"+id, rs[i].on, as(role), jsonBody(`{"title":"`+titles[i]+`"}`), header("If-Match", tag))
 		}()
 	}
 	close(start)
@@ -125,10 +122,10 @@ func TestConditionalWriteAfterDirectEdit(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(stop)
-	to := replicaAt{base: base}
+	own := replicaAt{base: base}
 
-	created := sendAt(t, to, "admin", http.MethodPost, "/events", `{"title":"Edited behind",`+
-		`"start_date":"2031-06-01 10:00:00","end_date":"2031-06-01 11:00:00"}`)
+	created := call(t, http.MethodPost, v1+"/events", own.on, as("admin"), jsonBody(`{"title":"Edited behind",`+
+		`"start_date":"2031-06-01 10:00:00","end_date":"2031-06-01 11:00:00"}`))
 	if created.status != http.StatusCreated {
 		t.Fatalf("create: %d %.300s", created.status, created.raw)
 	}
@@ -136,10 +133,10 @@ func TestConditionalWriteAfterDirectEdit(t *testing.T) {
 	wpDeleteLater(t, "/wp/v2/tribe_events/"+id)
 
 	for _, method := range []string{http.MethodPost, http.MethodDelete} {
-		tag := sendAt(t, to, "admin", http.MethodGet, "/events/"+id, "").header.Get("ETag")
+		tag := call(t, http.MethodGet, v1+"/events/"+id, own.on, as("admin"), jsonBody("")).header.Get("ETag")
 		title := "Edited in WordPress before " + method
 		wp(t, http.MethodPost, "/wp/v2/tribe_events/"+id, map[string]any{"title": title})
-		r := sendAt(t, to, "admin", method, "/events/"+id, `{"title":"lost update"}`, "If-Match", tag)
+		r := call(t, method, v1+"/events/"+id, own.on, as("admin"), jsonBody(`{"title":"lost update"}`), header("If-Match", tag))
 		if r.status != http.StatusPreconditionFailed || str(at(r.body, "code")) != "calshim_precondition_failed" {
 			t.Errorf("%s after a direct edit: %d %.300s", method, r.status, r.raw)
 		}
@@ -163,34 +160,11 @@ func replicasOf(c *cluster.Cluster) []replicaAt {
 	return out
 }
 
-// sendAt sends a v1 request as role with a JSON body and further headers (name, value; an empty
-// value is left out). Safe for concurrent use (call is not: it reads the global shim).
-func sendAt(t *testing.T, to replicaAt, role, method, path, body string, header ...string) reply {
-	t.Helper()
-	req, err := http.NewRequest(method, to.base+"/wp-json/cal/events/v1"+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Host = to.host
-	header = append(append(header, as(role)...), "Content-Type", "application/json")
-	for i := 0; i+1 < len(header); i += 2 {
-		if header[i+1] != "" {
-			req.Header.Set(header[i], header[i+1])
-		}
-	}
-	client := http.Client{Timeout: 30 * time.Second}
-	res, err := client.Do(req)
-	if err != nil {
-		t.Errorf("%s %s: %v", method, path, err)
-		return reply{}
-	}
-	defer res.Body.Close()
-	r := reply{status: res.StatusCode, header: res.Header}
-	if r.raw, err = io.ReadAll(res.Body); err == nil && len(r.raw) > 0 {
-		r.body, err = decodeOrdered(r.raw)
-	}
-	if err != nil {
-		t.Errorf("%s %s: %v %.200s", method, path, err, r.raw)
-	}
-	return r
+// on sends the request to the replica (its address, with the balancer's Host) within a timeout, and
+// lenient: the tests send from several goroutines at once.
+func (rp replicaAt) on(o *outgoing) {
+	to(rp.base)(o)
+	o.req.Host, o.client, o.lenient = rp.host, replicaClient, true
 }
+
+var replicaClient = &http.Client{Timeout: 30 * time.Second}

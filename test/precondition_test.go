@@ -3,17 +3,9 @@ package test
 import (
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 )
-
-// sendIf is send with an If-Match header.
-func sendIf(t testing.TB, role, method, path, body, ifMatch string) reply {
-	t.Helper()
-	h := append(as(role), "Content-Type", "application/json", "If-Match", ifMatch)
-	return call(t, method, "/wp-json/cal/events/v1"+path, strings.NewReader(body), h...)
-}
 
 // Two writers race on one event with the ETag they both read: exactly one write reaches
 // WordPress, the other answers 412; a tag made stale by an edit in WordPress is refused, as is a
@@ -25,7 +17,7 @@ func TestConditionalWritesRace(t *testing.T) {
 	wpDeleteLater(t, "/wp/v2/tribe_events/"+id)
 
 	for round := 0; round < 3; round++ {
-		tag := getAs(t, "admin", "/events/"+id).header.Get("ETag")
+		tag := get(t, "/events/"+id, as("admin")).header.Get("ETag")
 		if tag == "" {
 			t.Fatal("the admin's read carries no ETag")
 		}
@@ -39,20 +31,20 @@ func TestConditionalWritesRace(t *testing.T) {
 		}
 	}
 
-	stale := getAs(t, "admin", "/events/"+id).header.Get("ETag")
+	stale := get(t, "/events/"+id, as("admin")).header.Get("ETag")
 	wp(t, http.MethodPost, "/wp/v2/tribe_events/"+id, map[string]any{"title": "Edited in WordPress"})
 	eventually(t, "edit", func() bool {
-		return getAs(t, "admin", "/events/"+id).header.Get("ETag") != stale
+		return get(t, "/events/"+id, as("admin")).header.Get("ETag") != stale
 	})
-	wantError(t, sendIf(t, "admin", http.MethodPost, "/events/"+id, `{"title":"lost update"}`, stale),
+	wantError(t, call(t, http.MethodPost, v1+"/events/"+id, as("admin"), jsonBody(`{"title":"lost update"}`), header("If-Match", stale)),
 		http.StatusPreconditionFailed, "calshim_precondition_failed")
-	wantError(t, sendIf(t, "admin", http.MethodDelete, "/events/"+id, "", stale),
+	wantError(t, call(t, http.MethodDelete, v1+"/events/"+id, as("admin"), jsonBody(""), header("If-Match", stale)),
 		http.StatusPreconditionFailed, "calshim_precondition_failed")
 	got := wp(t, http.MethodGet, "/wp/v2/tribe_events/"+id+"?context=edit", nil)
 	if got["title"].(map[string]any)["raw"] != "Edited in WordPress" || got["status"] != "publish" {
 		t.Errorf("a refused write reached WordPress: %v %v", got["title"], got["status"])
 	}
-	wantError(t, sendIf(t, "admin", http.MethodPost, "/events/99999999", `{"title":"x"}`, "*"),
+	wantError(t, call(t, http.MethodPost, v1+"/events/99999999", as("admin"), jsonBody(`{"title":"x"}`), header("If-Match", "*")),
 		http.StatusPreconditionFailed, "calshim_precondition_failed")
 }
 
@@ -68,7 +60,7 @@ func race(t *testing.T, id, tag string, round int) (map[int]int, string) {
 		go func() {
 			defer wg.Done()
 			<-start
-			replies[i] = sendIf(t, role, http.MethodPost, "/events/"+id, `{"title":"`+titles[i]+`"}`, tag)
+			replies[i] = call(t, http.MethodPost, v1+"/events/"+id, as(role), jsonBody(`{"title":"`+titles[i]+`"}`), header("If-Match", tag))
 		}()
 	}
 	close(start)
@@ -90,11 +82,11 @@ func TestConditionalWritesOtherResources(t *testing.T) {
 	for _, path := range []string{"/venues/" + sid(t, "venues", "bluenote"),
 		"/organizers/" + sid(t, "organizers", "jazzsoc"), "/categories/" + sid(t, "categories", "music"),
 		"/tags/" + sid(t, "tags", "free")} {
-		r := getAs(t, "admin", path)
+		r := get(t, path, as("admin"))
 		if r.status != http.StatusOK || r.header.Get("ETag") == "" {
 			t.Errorf("%s: %d, ETag %q", path, r.status, r.header.Get("ETag"))
 		}
-		wantError(t, sendIf(t, "admin", http.MethodPost, path, `{"description":"x"}`, `"stale"`),
+		wantError(t, call(t, http.MethodPost, v1+path, as("admin"), jsonBody(`{"description":"x"}`), header("If-Match", `"stale"`)),
 			http.StatusPreconditionFailed, "calshim_precondition_failed")
 	}
 }

@@ -134,7 +134,7 @@ func TestEventArchivePaging(t *testing.T) {
 		if !strings.HasPrefix(next, shim+"/wp-json/cal/events/v1/") {
 			t.Fatalf("next_rest_url left calshim: %s", next)
 		}
-		r := call(t, http.MethodGet, strings.TrimPrefix(strings.ReplaceAll(next, " ", "%20"), shim), nil)
+		r := call(t, http.MethodGet, strings.TrimPrefix(strings.ReplaceAll(next, " ", "%20"), shim))
 		for _, n := range ids(at(r.body, "events")) {
 			if seen[n] {
 				t.Errorf("event %d seen twice", n)
@@ -443,9 +443,9 @@ func TestIndexDocAndUnknownRoutes(t *testing.T) {
 		t.Errorf("doc keys = %v", got)
 	}
 	wantError(t, get(t, "/nope"), 404, "rest_no_route")
-	wantError(t, call(t, http.MethodGet, "/wp-json/other/v1/events", nil), 404, "rest_no_route")
-	wantError(t, call(t, http.MethodPut, "/wp-json/cal/events/v1/events", nil), 404, "rest_no_route")
-	if h := call(t, http.MethodHead, "/wp-json/cal/events/v1/events", nil); h.status != 200 || len(h.raw) != 0 || h.header.Get("X-TEC-Total") == "" {
+	wantError(t, call(t, http.MethodGet, "/wp-json/other/v1/events"), 404, "rest_no_route")
+	wantError(t, call(t, http.MethodPut, "/wp-json/cal/events/v1/events"), 404, "rest_no_route")
+	if h := call(t, http.MethodHead, "/wp-json/cal/events/v1/events"); h.status != 200 || len(h.raw) != 0 || h.header.Get("X-TEC-Total") == "" {
 		t.Errorf("HEAD: %d, %d bytes, headers %v", h.status, len(h.raw), h.header)
 	}
 	env := get(t, "/events?_envelope=1&per_page=2")

@@ -157,7 +157,7 @@ func checkFreshness(t *testing.T, c *cluster.Cluster) {
 
 	start := time.Now()
 	for _, r := range c.Replicas {
-		for str(at(getAt(t, r.URL, "/events/"+id, nil).body, "title")) != title {
+		for str(at(call(t, http.MethodGet, r.URL+v1+"/events/"+id).body, "title")) != title {
 			if time.Since(start) > freshnessBound {
 				t.Fatalf("replica %d: the edit not shown after %v", r.Index, freshnessBound)
 			}
@@ -171,10 +171,7 @@ func checkFreshness(t *testing.T, c *cluster.Cluster) {
 // A write through one replica answers X-Calshim-Seq; sent back as X-Calshim-Min-Seq, every read
 // through haproxy (round robin: every replica in turn) shows the write at once.
 func checkReadYourWrites(t *testing.T, c *cluster.Cluster) {
-	shim0 := shim
-	shim = c.Replicas[0].URL
-	created := send(t, "editor", http.MethodPost, "/events", newEvent("Written through replica 0"))
-	shim = shim0
+	created := send(t, "editor", http.MethodPost, "/events", newEvent("Written through replica 0"), to(c.Replicas[0].URL))
 	wantStatus(t, created, http.StatusCreated)
 	id := str(at(created.body, "id"))
 	seq := created.header.Get("X-Calshim-Seq")
@@ -185,7 +182,7 @@ func checkReadYourWrites(t *testing.T, c *cluster.Cluster) {
 
 	for i := range 2 * len(c.Replicas) {
 		start := time.Now()
-		r := getAt(t, c.LB, "/events/"+id, []string{"X-Calshim-Min-Seq", seq})
+		r := call(t, http.MethodGet, c.LB+v1+"/events/"+id, header("X-Calshim-Min-Seq", seq))
 		if r.status != http.StatusOK || str(at(r.body, "title")) != "Written through replica 0" {
 			t.Fatalf("read %d through haproxy: %d %.200s", i, r.status, r.raw)
 		}
@@ -214,20 +211,11 @@ func checkLoadWait(t *testing.T, c *cluster.Cluster) {
 	mustDo(t, r.Start())
 	start := time.Now()
 	ready := r.Ready()
-	res := getAt(t, r.URL, "/events?per_page=1", nil)
+	res := call(t, http.MethodGet, r.URL+v1+"/events?per_page=1")
 	t.Logf("first request: %d after %v (ready when it was sent: %v)", res.status,
 		time.Since(start).Round(time.Millisecond), ready)
 	if res.status != http.StatusOK {
 		t.Errorf("first request to a loading replica: %d %.200s", res.status, res.raw)
 	}
 	mustDo(t, c.WaitUp(2, 30*time.Second))
-}
-
-// getAt reads a v1 path from another calshim (or haproxy) with extra headers.
-func getAt(t *testing.T, base, path string, header []string) reply {
-	t.Helper()
-	shim0 := shim
-	shim = base
-	defer func() { shim = shim0 }()
-	return call(t, http.MethodGet, "/wp-json/cal/events/v1"+path, nil, header...)
 }

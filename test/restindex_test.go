@@ -27,7 +27,7 @@ func TestRESTIndexDiscovery(t *testing.T) {
 	nsIndex := map[string]any{}
 	_ = json.Unmarshal(get(t, "").raw, &nsIndex)
 	for _, path := range []string{"/wp-json/", "/?rest_route=/", "/wp-json", "/de/wp-json/"} {
-		r := call(t, http.MethodGet, path, nil)
+		r := call(t, http.MethodGet, path)
 		var idx map[string]any
 		if err := json.Unmarshal(r.raw, &idx); err != nil || r.status != http.StatusOK {
 			t.Fatalf("%s: %d %s", path, r.status, r.raw)

@@ -1,7 +1,6 @@
 package test
 
 import (
-	"net/http"
 	"slices"
 	"testing"
 )
@@ -10,12 +9,6 @@ import (
 // Calendar: SingleEventCest, SingleEventSlugCest, VenueSingleCest, OrganizerSingleCest, the venue
 // and organizer archive, search, by-event and by-empty Cests), on the seeded rig. Every expectation
 // was checked against the original on the same data.
-
-// getAs is get with a rig user's credentials ("" is anonymous).
-func getAs(t testing.TB, role, path string) reply {
-	t.Helper()
-	return call(t, http.MethodGet, "/wp-json/cal/events/v1"+path, nil, as(role)...)
-}
 
 // SingleEventCest and SingleEventSlugCest: IDs and slugs of other posts are 400, missing IDs 404.
 func TestRestv1SingleEventErrors(t *testing.T) {
@@ -49,7 +42,7 @@ func TestRestv1SingleEventSlugLookup(t *testing.T) {
 			t.Errorf("by-slug/%s: %d %.200s, want event %d", slug, r.status, r.raw, gala)
 		}
 	}
-	draft := getAs(t, "admin", "/events/by-slug/~") // "~" sanitizes to "": the oldest draft
+	draft := get(t, "/events/by-slug/~", as("admin")) // "~" sanitizes to "": the oldest draft
 	if draft.status != 200 || str(at(draft.body, "id")) != sid(t, "events", "draft") {
 		t.Errorf("by-slug/~ as admin: %d %.200s", draft.status, draft.raw)
 	}
@@ -84,7 +77,7 @@ func TestRestv1VenueAndOrganizerSingles(t *testing.T) {
 	wantError(t, get(t, ghost), 403, "organizer-not-accessible")
 	wantError(t, get(t, warehouse), 403, "venue-not-accessible")
 	for _, path := range []string{ghost, warehouse} {
-		r := getAs(t, "editor", path)
+		r := get(t, path, as("editor"))
 		if r.status != 200 || str(at(r.body, "status")) != "draft" || at(r.body, "json_ld") == nil {
 			t.Errorf("%s as editor: %d %.300s", path, r.status, r.raw)
 		}
@@ -100,7 +93,7 @@ func TestRestv1NonPublicLinkedPosts(t *testing.T) {
 		if got := ids(at(get(t, "/"+tc.list+"?per_page=50").body, tc.list)); slices.Contains(got, draft) {
 			t.Errorf("anonymous %s list shows the draft: %v", tc.list, got)
 		}
-		editor := getAs(t, "editor", "/"+tc.list+"?per_page=50")
+		editor := get(t, "/"+tc.list+"?per_page=50", as("editor"))
 		if got := ids(at(editor.body, tc.list)); !slices.Contains(got, draft) {
 			t.Errorf("editor's %s list lacks the draft: %v", tc.list, got)
 		}

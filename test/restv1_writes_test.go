@@ -368,7 +368,7 @@ func sendCest(t testing.TB, role, method, path string, params map[string]any) re
 	for k, v := range params {
 		phpQuery(form, k, reflect.ValueOf(v))
 	}
-	return sendForm(t, role, method, path, form.Encode())
+	return call(t, method, v1+path, as(role), formBody(form.Encode()))
 }
 
 func phpQuery(form url.Values, key string, v reflect.Value) {

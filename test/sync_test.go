@@ -1,10 +1,8 @@
 package test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	neturl "net/url"
 	"os"
@@ -26,40 +24,16 @@ import (
 // local snapshot (reset log, foreign or unreadable file, a sequence past the retention, WordPress
 // down at restart).
 
-// wpRaw sends a request to WordPress as the given user (an "admin", "reader" or "subscriber" key of
-// wp.env; "" = anonymous) and returns the status and body.
-func wpRaw(t *testing.T, user, method, path, contentType string, body []byte, header ...string) (int, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(method, wpEnv["WP_URL"]+"/wp-json"+path, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if user != "" {
-		u := strings.ToUpper(user)
-		req.SetBasicAuth(wpEnv["WP_"+u+"_USER"], wpEnv["WP_"+u+"_APP_PASSWORD"])
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	return res.StatusCode, raw
-}
+// wpJSON is the URL of a REST path on the rig's WordPress.
+func wpJSON(path string) string { return wpEnv["WP_URL"] + "/wp-json" + path }
 
 // feedHead reads the change log's head as the service account.
 func feedHead(t *testing.T) map[string]any {
 	t.Helper()
-	status, raw := wpRaw(t, "reader", http.MethodGet, "/calshim/v1/changes", "", nil)
+	r := call(t, http.MethodGet, wpJSON("/calshim/v1/changes"), as("reader"), lenient)
 	var h map[string]any
-	if status != http.StatusOK || json.Unmarshal(raw, &h) != nil {
-		t.Fatalf("change feed head: %d %s", status, raw)
+	if r.status != http.StatusOK || json.Unmarshal(r.raw, &h) != nil {
+		t.Fatalf("change feed head: %d %s", r.status, r.raw)
 	}
 	return h
 }
@@ -67,12 +41,12 @@ func feedHead(t *testing.T) map[string]any {
 // The feed and the bulk load answer calshim's service account (and administrators) only.
 func TestSyncFeedNeedsTheServiceCredential(t *testing.T) {
 	for _, path := range []string{"/calshim/v1/changes?since=0", "/calshim/v1/bulk?type=tribe_events"} {
-		if status, raw := wpRaw(t, "", http.MethodGet, path, "", nil); status != http.StatusUnauthorized ||
-			!strings.Contains(string(raw), `"rest_forbidden"`) {
-			t.Errorf("anonymous %s: %d %s", path, status, raw)
+		if r := call(t, http.MethodGet, wpJSON(path), lenient); r.status != http.StatusUnauthorized ||
+			!strings.Contains(string(r.raw), `"rest_forbidden"`) {
+			t.Errorf("anonymous %s: %d %s", path, r.status, r.raw)
 		}
-		if status, raw := wpRaw(t, "subscriber", http.MethodGet, path, "", nil); status != http.StatusForbidden {
-			t.Errorf("subscriber %s: %d %s", path, status, raw)
+		if r := call(t, http.MethodGet, wpJSON(path), as("subscriber"), lenient); r.status != http.StatusForbidden {
+			t.Errorf("subscriber %s: %d %s", path, r.status, r.raw)
 		}
 	}
 	h := feedHead(t)
@@ -89,10 +63,10 @@ func TestSyncFeedNeedsTheServiceCredential(t *testing.T) {
 // The bulk load renders posts exactly as calshim reads them from wp/v2 (same decoded post).
 func TestSyncBulkMatchesWPv2(t *testing.T) {
 	for _, typ := range []string{"tribe_events", "tribe_venue", "tribe_organizer"} {
-		_, raw := wpRaw(t, "reader", http.MethodGet, "/calshim/v1/bulk?type="+typ, "", nil)
+		r := call(t, http.MethodGet, wpJSON("/calshim/v1/bulk?type="+typ), as("reader"), lenient)
 		var idx struct{ IDs []int }
-		if err := json.Unmarshal(raw, &idx); err != nil || len(idx.IDs) == 0 {
-			t.Fatalf("%s ids: %v %s", typ, err, raw)
+		if err := json.Unmarshal(r.raw, &idx); err != nil || len(idx.IDs) == 0 {
+			t.Fatalf("%s ids: %v %s", typ, err, r.raw)
 		}
 		ids := idx.IDs[:min(len(idx.IDs), 100)]
 		page := fmt.Sprintf("/calshim/v1/bulk?type=%s&from=%d&to=%d", typ, ids[0], ids[len(ids)-1])
@@ -120,10 +94,11 @@ func TestSyncBulkMatchesWPv2(t *testing.T) {
 // wpGet reads a JSON answer of WordPress as the service account: a list, or the list under key.
 func wpGet(t *testing.T, path, key string) []json.RawMessage {
 	t.Helper()
-	status, raw := wpRaw(t, "reader", http.MethodGet, path, "", nil)
-	if status != http.StatusOK {
-		t.Fatalf("GET %s: %d %s", path, status, raw)
+	r := call(t, http.MethodGet, wpJSON(path), as("reader"), lenient)
+	if r.status != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", path, r.status, r.raw)
 	}
+	raw := r.raw
 	var items []json.RawMessage
 	if key != "" {
 		var m map[string]json.RawMessage
@@ -161,7 +136,7 @@ func TestSyncEveryKindOfChange(t *testing.T) {
 			"_EventTimezone": "America/New_York"},
 	})
 	id := strconv.Itoa(int(ev["id"].(float64)))
-	defer wpRaw(t, "admin", http.MethodDelete, "/wp/v2/tribe_events/"+id+"?force=true", "", nil)
+	defer call(t, http.MethodDelete, wpJSON("/wp/v2/tribe_events/"+id+"?force=true"), as("admin"), lenient)
 	eventually(t, "created", func() bool { return get(t, "/events/"+id).status == http.StatusOK })
 
 	t.Run("meta", func(t *testing.T) {
@@ -210,11 +185,10 @@ func TestSyncEveryKindOfChange(t *testing.T) {
 		eventually(t, "deleted", func() bool { return get(t, "/categories/"+cid).status == http.StatusBadRequest })
 	})
 	t.Run("featured image", func(t *testing.T) {
-		status, raw := wpRaw(t, "admin", http.MethodPost, "/wp/v2/media", "image/png", dotPNG,
-			"Content-Disposition", `attachment; filename="sync-test-dot.png"`)
+		r := call(t, http.MethodPost, wpJSON("/wp/v2/media"), as("admin"), withBody("image/png", dotPNG), header("Content-Disposition", `attachment; filename="sync-test-dot.png"`), lenient)
 		var m map[string]any
-		if status != http.StatusCreated || json.Unmarshal(raw, &m) != nil {
-			t.Fatalf("upload: %d %s", status, raw)
+		if r.status != http.StatusCreated || json.Unmarshal(r.raw, &m) != nil {
+			t.Fatalf("upload: %d %s", r.status, r.raw)
 		}
 		mid := strconv.Itoa(int(m["id"].(float64)))
 		wp(t, http.MethodPost, "/wp/v2/tribe_events/"+id, map[string]any{"featured_media": m["id"]})
@@ -245,7 +219,7 @@ func TestSyncScheduledEventPublishedByCron(t *testing.T) {
 			"_EventStartDateUTC": day + " 15:00:00", "_EventEndDateUTC": day + " 16:00:00"},
 	})
 	id := strconv.Itoa(int(ev["id"].(float64)))
-	defer wpRaw(t, "admin", http.MethodDelete, "/wp/v2/tribe_events/"+id+"?force=true", "", nil)
+	defer call(t, http.MethodDelete, wpJSON("/wp/v2/tribe_events/"+id+"?force=true"), as("admin"), lenient)
 	if ev["status"] != "future" {
 		t.Fatalf("status = %v, want future", ev["status"])
 	}
@@ -329,17 +303,6 @@ func logHas(t *testing.T, path, text string) bool {
 	return strings.Contains(string(b), text)
 }
 
-// getFrom reads a v1 path from another calshim.
-func getFrom(t *testing.T, base, path string) int {
-	t.Helper()
-	res, err := http.Get(base + "/wp-json/cal/events/v1" + path)
-	if err != nil {
-		return 0
-	}
-	res.Body.Close()
-	return res.StatusCode
-}
-
 // newPublishedEvent creates a published event directly in WordPress and returns its ID; it is deleted
 // at the end of the test.
 func newPublishedEvent(t *testing.T, title string) string {
@@ -349,7 +312,9 @@ func newPublishedEvent(t *testing.T, title string) string {
 		"meta": map[string]any{"_EventStartDate": day + " 10:00:00", "_EventEndDate": day + " 11:00:00",
 			"_EventStartDateUTC": day + " 15:00:00", "_EventEndDateUTC": day + " 16:00:00"}})
 	id := strconv.Itoa(int(ev["id"].(float64)))
-	t.Cleanup(func() { wpRaw(t, "admin", http.MethodDelete, "/wp/v2/tribe_events/"+id+"?force=true", "", nil) })
+	t.Cleanup(func() {
+		call(t, http.MethodDelete, wpJSON("/wp/v2/tribe_events/"+id+"?force=true"), as("admin"), lenient)
+	})
 	return id
 }
 
@@ -368,8 +333,8 @@ func TestSyncSnapshot(t *testing.T) {
 		id := newPublishedEvent(t, "Sync Snapshot Catch-up")
 		url, stop, logPath := syncShim(t, snap, upstream)
 		defer stop()
-		if !logHas(t, logPath, `"from_snapshot":true`) || getFrom(t, url, "/events/"+id) != http.StatusOK {
-			t.Errorf("not restored and caught up: event %s = %d", id, getFrom(t, url, "/events/"+id))
+		if !logHas(t, logPath, `"from_snapshot":true`) || get(t, "/events/"+id, to(url), lenient).status != http.StatusOK {
+			t.Errorf("not restored and caught up: event %s = %d", id, get(t, "/events/"+id, to(url), lenient).status)
 		}
 	})
 	t.Run("unreadable", func(t *testing.T) {
@@ -399,8 +364,8 @@ func TestSyncSnapshot(t *testing.T) {
 	})
 	t.Run("reset log", func(t *testing.T) {
 		before := feedHead(t)["log"]
-		if status, raw := wpRaw(t, "admin", http.MethodPost, "/calshim/v1/changes/reset", "", nil); status != http.StatusOK {
-			t.Fatalf("reset: %d %s", status, raw)
+		if r := call(t, http.MethodPost, wpJSON("/calshim/v1/changes/reset"), as("admin"), lenient); r.status != http.StatusOK {
+			t.Fatalf("reset: %d %s", r.status, r.raw)
 		}
 		if feedHead(t)["log"] == before {
 			t.Fatal("reset kept the log's identity")
@@ -408,7 +373,7 @@ func TestSyncSnapshot(t *testing.T) {
 		id := newPublishedEvent(t, "Sync After Reset")
 		url, stop, logPath := syncShim(t, snap, upstream)
 		defer stop()
-		if !logHas(t, logPath, "snapshot discarded") || getFrom(t, url, "/events/"+id) != http.StatusOK {
+		if !logHas(t, logPath, "snapshot discarded") || get(t, "/events/"+id, to(url), lenient).status != http.StatusOK {
 			t.Errorf("snapshot of a reset log served, or event %s missing", id)
 		}
 		// The suite's own calshim notices the new log too and reloads.
@@ -423,20 +388,20 @@ func TestSyncSincePastRetention(t *testing.T) {
 	_, stop, _ := syncShim(t, snap, upstream)
 	stop()
 	id := newPublishedEvent(t, "Sync Past Retention")
-	status, raw := wpRaw(t, "admin", http.MethodPost, "/calshim/v1/changes/prune?keep=0", "", nil)
-	if status != http.StatusOK {
-		t.Fatalf("prune: %d %s", status, raw)
+	r := call(t, http.MethodPost, wpJSON("/calshim/v1/changes/prune?keep=0"), as("admin"), lenient)
+	if r.status != http.StatusOK {
+		t.Fatalf("prune: %d %s", r.status, r.raw)
 	}
-	status, raw = wpRaw(t, "reader", http.MethodGet, "/calshim/v1/changes?since=0", "", nil)
-	if status != http.StatusGone || !strings.Contains(string(raw), `"code":"calshim_changes_expired"`) {
-		t.Errorf("since=0 after pruning: %d %s", status, raw)
+	r = call(t, http.MethodGet, wpJSON("/calshim/v1/changes?since=0"), as("reader"), lenient)
+	if r.status != http.StatusGone || !strings.Contains(string(r.raw), `"code":"calshim_changes_expired"`) {
+		t.Errorf("since=0 after pruning: %d %s", r.status, r.raw)
 	}
 	url, stop, logPath := syncShim(t, snap, upstream)
 	defer stop()
 	if !logHas(t, logPath, "calshim_changes_expired") && !logHas(t, logPath, "older than the retention") {
 		t.Errorf("expired sequence not reported in the log")
 	}
-	if got := getFrom(t, url, "/events/"+id); got != http.StatusOK {
+	if got := get(t, "/events/"+id, to(url), lenient).status; got != http.StatusOK {
 		t.Errorf("event made before the prune = %d after the reload, want 200", got)
 	}
 }
@@ -467,7 +432,7 @@ func TestSyncSnapshotWhileWordPressIsDown(t *testing.T) {
 	if sync["snapshot_unconfirmed"] != true || !logHas(t, logPath, "serving the snapshot") {
 		t.Errorf("readyz while WordPress is down: %v", r)
 	}
-	if getFrom(t, url, "/events") != http.StatusOK {
+	if get(t, "/events", to(url), lenient).status != http.StatusOK {
 		t.Error("events not served from the snapshot")
 	}
 	p, err = cluster.NewProxy(wpEnv["WP_URL"], p.Port())

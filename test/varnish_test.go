@@ -49,7 +49,7 @@ func TestVarnishServesEditsFresh(t *testing.T) {
 	eventually(t, "calshim ready", func() bool { return readyz(t, base) != nil })
 	eventPath, venuePath := "/wp-json/cal/events/v1/events/"+event, "/wp-json/cal/events/v1/venues/"+venue
 	eventually(t, "the event through Varnish", func() bool {
-		return strings.Contains(fetch(t, varnish+eventPath).body, "Edge "+stamp)
+		return strings.Contains(string(call(t, http.MethodGet, varnish+eventPath, lenient).raw), "Edge "+stamp)
 	})
 
 	t.Run("purges only from the ACL", func(t *testing.T) { checkPurgeACL(t, varnish) })
@@ -181,16 +181,6 @@ type fetched struct {
 	status     int
 	body       string
 	header     http.Header
-}
-
-func fetch(t *testing.T, url string) fetched {
-	res, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return fetched{status: res.StatusCode, body: string(b), header: res.Header}
 }
 
 // reads is a read load: one goroutine per path, each reading it every readPause (the machine is

@@ -25,9 +25,9 @@ if ( false === $wpdb->query( $sql ) ) { fwrite( STDERR, $wpdb->last_error ); exi
 // v1Event reads an event's title and cost from a calshim ("" when it does not answer 200).
 func v1Event(t *testing.T, base, id string) (title, cost string) {
 	t.Helper()
-	status, _, body := getVia(t, http.DefaultClient, base+"/wp-json/cal/events/v1/events/"+id)
+	r := call(t, http.MethodGet, base+"/wp-json/cal/events/v1/events/"+id, lenient)
 	var ev struct{ Title, Cost string }
-	if status != http.StatusOK || json.Unmarshal([]byte(body), &ev) != nil {
+	if r.status != http.StatusOK || json.Unmarshal(r.raw, &ev) != nil {
 		return "", ""
 	}
 	return ev.Title, ev.Cost
@@ -42,7 +42,9 @@ func costEvent(t *testing.T, title, cost string) string {
 		"meta": map[string]any{"_EventStartDate": day + " 10:00:00", "_EventEndDate": day + " 11:00:00",
 			"_EventStartDateUTC": day + " 15:00:00", "_EventEndDateUTC": day + " 16:00:00", "_EventCost": []string{cost}}})
 	id := strconv.Itoa(int(ev["id"].(float64)))
-	t.Cleanup(func() { wpRaw(t, "admin", http.MethodDelete, "/wp/v2/tribe_events/"+id+"?force=true", "", nil) })
+	t.Cleanup(func() {
+		call(t, http.MethodDelete, wpJSON("/wp/v2/tribe_events/"+id+"?force=true"), as("admin"), lenient)
+	})
 	return id
 }
 

@@ -37,8 +37,8 @@ func TestWPv2ShowsNoMoreThanV1(t *testing.T) {
 			for _, role := range []string{"", "subscriber"} {
 				refused := v1Refuses(t, role, p)
 				for _, path := range wpv2Views(p) {
-					status, raw := wpRaw(t, role, http.MethodGet, path, "", nil)
-					shown := calendarShown(t, status, raw)
+					r := call(t, http.MethodGet, wpJSON(path), as(role), lenient)
+					shown := calendarShown(t, r.status, r.raw)
 					switch {
 					case refused && len(shown) > 0:
 						t.Errorf("%s as %q: v1 refuses it, wp/v2 %s shows %v", p.name, role, path, shown)
@@ -49,9 +49,9 @@ func TestWPv2ShowsNoMoreThanV1(t *testing.T) {
 				}
 			}
 			for _, role := range []string{"reader", "editor"} {
-				status, raw := wpRaw(t, role, http.MethodGet, "/wp/v2/"+p.collection+"/"+p.id+"?_fields=id,meta,calshim", "", nil)
-				if shown := calendarShown(t, status, raw); !slices.Contains(shown, "calshim") || !slices.Contains(shown, p.key) {
-					t.Errorf("%s as %s: wp/v2 shows %v, want calshim and %s (%d)", p.name, role, shown, p.key, status)
+				r := call(t, http.MethodGet, wpJSON("/wp/v2/"+p.collection+"/"+p.id+"?_fields=id,meta,calshim"), as(role), lenient)
+				if shown := calendarShown(t, r.status, r.raw); !slices.Contains(shown, "calshim") || !slices.Contains(shown, p.key) {
+					t.Errorf("%s as %s: wp/v2 shows %v, want calshim and %s (%d)", p.name, role, shown, p.key, r.status)
 				}
 			}
 		}
@@ -64,9 +64,9 @@ func TestWPv2ShowsNoMoreThanV1(t *testing.T) {
 		}
 		installMuPlugin(t, "tec-editor-meta.php", code)
 		public := posts[len(posts)-1]
-		_, raw := wpRaw(t, "", http.MethodGet, "/wp/v2/tribe_events/"+public.id+"?_fields=meta", "", nil)
-		if !strings.Contains(string(raw), `"_EventCostDescription"`) {
-			t.Fatalf("the stand-in for TEC's registrations is not active: %s", raw)
+		r := call(t, http.MethodGet, wpJSON("/wp/v2/tribe_events/"+public.id+"?_fields=meta"), lenient)
+		if !strings.Contains(string(r.raw), `"_EventCostDescription"`) {
+			t.Fatalf("the stand-in for TEC's registrations is not active: %s", r.raw)
 		}
 		check(t)
 	})
@@ -118,7 +118,7 @@ func exposureFixtures(t *testing.T) []exposed {
 
 // v1Refuses reports whether calshim's v1 refuses the post to role ("" anonymous) or blanks its content.
 func v1Refuses(t *testing.T, role string, p exposed) bool {
-	r := call(t, http.MethodGet, "/wp-json/cal/events/v1"+p.v1, nil, as(role)...)
+	r := call(t, http.MethodGet, "/wp-json/cal/events/v1"+p.v1, as(role))
 	return r.status != http.StatusOK || str(at(r.body, "description")) == ""
 }
 

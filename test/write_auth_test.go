@@ -53,7 +53,7 @@ func TestAuthenticatedReads(t *testing.T) {
 	}
 
 	// Credentials WordPress rejects are refused, reads included.
-	bad := call(t, http.MethodGet, "/wp-json/cal/events/v1/events", nil, "Authorization", "Basic "+"bm9ib2R5Om5vcGU=")
+	bad := call(t, http.MethodGet, "/wp-json/cal/events/v1/events", header("Authorization", "Basic "+"bm9ib2R5Om5vcGU="))
 	if bad.status != http.StatusUnauthorized {
 		t.Errorf("bad credentials: %d %s", bad.status, bad.raw)
 	}

@@ -16,22 +16,22 @@ import (
 // WordPress' own error before anything else, on unknown routes too.
 func TestWriteAuthAsWordPress(t *testing.T) {
 	for _, h := range []string{"Bearer xyz", "Basic !!!", "Basic YWRtaW46"} { // the last: "admin:"
-		r := call(t, http.MethodGet, "/wp-json/cal/events/v1/events?per_page=1", nil, "Authorization", h)
+		r := call(t, http.MethodGet, "/wp-json/cal/events/v1/events?per_page=1", header("Authorization", h))
 		if r.status != http.StatusOK {
 			t.Errorf("%s: %d %s", h, r.status, r.raw)
 		}
-		wantError(t, call(t, http.MethodDelete, "/wp-json/cal/events/v1/events/999999", nil, "Authorization", h),
+		wantError(t, call(t, http.MethodDelete, "/wp-json/cal/events/v1/events/999999", header("Authorization", h)),
 			http.StatusUnauthorized, "rest_forbidden")
 	}
-	wrong := []string{"Authorization", "Basic " + "YWRtaW46d3Jvbmc="} // admin:wrong
-	r := call(t, http.MethodGet, "/wp-json/cal/events/v1/no-such-route", nil, wrong...)
+	wrong := header("Authorization", "Basic "+"YWRtaW46d3Jvbmc=") // admin:wrong
+	r := call(t, http.MethodGet, "/wp-json/cal/events/v1/no-such-route", wrong)
 	wantError(t, r, http.StatusUnauthorized, "incorrect_password")
 	if str(at(r.body, "message")) != "The provided password is an invalid application password." {
 		t.Errorf("message: %s", r.raw)
 	}
-	wantError(t, call(t, http.MethodOptions, "/wp-json/cal/events/v1/events", nil, wrong...),
+	wantError(t, call(t, http.MethodOptions, "/wp-json/cal/events/v1/events", wrong),
 		http.StatusUnauthorized, "incorrect_password")
-	opt := call(t, http.MethodOptions, "/wp-json/cal/events/v1/events/by-slug/x", nil, as("editor")...)
+	opt := call(t, http.MethodOptions, "/wp-json/cal/events/v1/events/by-slug/x", as("editor"))
 	if got := opt.header.Get("Allow"); got != "GET, DELETE, POST, PUT, PATCH" {
 		t.Errorf("editor's Allow = %q", got)
 	}
@@ -113,10 +113,9 @@ func TestWriteBodiesAsOriginal(t *testing.T) {
 	deep := func(n int) string {
 		return `{"title":` + strings.Repeat("[", n-1) + "1" + strings.Repeat("]", n-1) + `}`
 	}
-	h := append(as("admin"), "Content-Type", "application/json")
-	r := call(t, http.MethodPost, "/wp-json/cal/events/v1/events", strings.NewReader(deep(511)), h...)
+	r := call(t, http.MethodPost, "/wp-json/cal/events/v1/events", as("admin"), jsonBody(deep(511)))
 	wantError(t, r, http.StatusBadRequest, "rest_missing_callback_param")
-	r = call(t, http.MethodPost, "/wp-json/cal/events/v1/events", strings.NewReader(deep(512)), h...)
+	r = call(t, http.MethodPost, "/wp-json/cal/events/v1/events", as("admin"), jsonBody(deep(512)))
 	if r.status != http.StatusBadRequest || str(at(r.body, "data", "json_error_message")) != "Maximum stack depth exceeded" {
 		t.Errorf("512 levels: %d %s", r.status, r.raw)
 	}

@@ -1,16 +1,12 @@
 package test
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
-
-	"calshim/internal/jsontest"
 )
 
 // One write costs WordPress a bounded number of requests (adapter/write_budget.go), on a calshim of
@@ -22,8 +18,8 @@ import (
 func TestWriteFanOut(t *testing.T) {
 	base, proxy := launchBehindProxy(t, "CALSHIM_CATALOG_POLL_INTERVAL=1h")
 	nonce := fmt.Sprintf("%x", rand.Uint32())
-	created := fanOutCall(t, base, http.MethodPost, "/events", fmt.Sprintf(
-		`{"title":"Fan-out %s","start_date":"2031-03-01 10:00","end_date":"2031-03-01 11:00"}`, nonce))
+	created := call(t, http.MethodPost, v1+"/events", to(base), as("editor"), jsonBody(fmt.Sprintf(
+		`{"title":"Fan-out %s","start_date":"2031-03-01 10:00","end_date":"2031-03-01 11:00"}`, nonce)), via(fanOutClient), lenient)
 	if created.status != http.StatusCreated {
 		t.Fatalf("create: %d %.300s", created.status, created.raw)
 	}
@@ -53,7 +49,7 @@ func TestWriteFanOut(t *testing.T) {
 	} {
 		_, before := proxy.Counts()
 		start := time.Now()
-		res := fanOutCall(t, base, http.MethodPatch, path, tc.body)
+		res := call(t, http.MethodPatch, v1+path, to(base), as("editor"), jsonBody(tc.body), via(fanOutClient), lenient)
 		_, after := proxy.Counts()
 		t.Logf("%s (%d bytes): %d %s in %v, %d requests to WordPress", tc.name, len(tc.body), res.status,
 			str(at(res.body, "code")), time.Since(start).Round(time.Millisecond), after-before)
@@ -65,9 +61,9 @@ func TestWriteFanOut(t *testing.T) {
 	}
 
 	_, before := proxy.Counts()
-	res := fanOutCall(t, base, http.MethodPatch, path, fmt.Sprintf(`{"venue":{"venue":"Fan-out Hall %[1]s"},
+	res := call(t, http.MethodPatch, v1+path, to(base), as("editor"), jsonBody(fmt.Sprintf(`{"venue":{"venue":"Fan-out Hall %[1]s"},
 		"organizer":[{"organizer":"Fan-out A %[1]s"},{"organizer":"Fan-out B %[1]s"},{"organizer":"Fan-out C %[1]s"}],
-		"categories":["Fan-out Cat %[1]s","Fan-out Cat 2 %[1]s"],"tags":"fan-out one %[1]s,fan-out two %[1]s"}`, nonce))
+		"categories":["Fan-out Cat %[1]s","Fan-out Cat 2 %[1]s"],"tags":"fan-out one %[1]s,fan-out two %[1]s"}`, nonce)), via(fanOutClient), lenient)
 	_, after := proxy.Counts()
 	t.Logf("venue, 3 organizers, 2 categories, 2 tags, all new: %d in %d requests to WordPress", res.status, after-before)
 	if res.status != http.StatusOK || len(list(at(res.body, "organizer"))) != 3 ||
@@ -76,25 +72,6 @@ func TestWriteFanOut(t *testing.T) {
 	}
 }
 
-// fanOutCall sends a JSON body as the editor to a calshim of its own; an answer that does not come
-// within the client's timeout is a failure reported as status 0.
-func fanOutCall(t *testing.T, base, method, path, body string) reply {
-	t.Helper()
-	req, err := http.NewRequest(method, base+"/wp-json/cal/events/v1"+path, bytes.NewReader([]byte(body)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := as("editor")
-	req.Header.Set(h[0], h[1])
-	req.Header.Set("Content-Type", "application/json")
-	res, err := (&http.Client{Timeout: 20 * time.Second}).Do(req)
-	if err != nil {
-		t.Errorf("%s %s: %v", method, path, err)
-		return reply{}
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	r := reply{status: res.StatusCode, raw: raw}
-	r.body, _ = jsontest.Decode(raw)
-	return r
-}
+// fanOutClient waits for a write at most its timeout: an answer that does not come within it is a
+// failure, reported as status 0.
+var fanOutClient = &http.Client{Timeout: 20 * time.Second}

@@ -1,7 +1,6 @@
 package test
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -14,40 +13,18 @@ import (
 // Write tests create what they need far in the future (outside the archives' default window) and
 // trash it again, so the read tests' expectations stay true whatever the order.
 
-// as returns the Authorization header of a rig user ("admin", "editor", "author", "contributor",
-// "subscriber"); "" is anonymous.
-func as(role string) []string {
-	if role == "" {
-		return nil
-	}
-	r := strings.ToUpper(role)
-	cred := wpEnv["WP_"+r+"_USER"] + ":" + wpEnv["WP_"+r+"_APP_PASSWORD"]
-	return []string{"Authorization", "Basic " + base64.StdEncoding.EncodeToString([]byte(cred))}
-}
-
-// send calls a v1 route with a JSON body (a Go value) as role.
-func send(t testing.TB, role, method, path string, body any) reply {
+// send calls a v1 route as role with a JSON body (a Go value; nil sends none).
+func send(t testing.TB, role, method, path string, body any, opts ...reqOption) reply {
 	t.Helper()
-	h := as(role)
-	var rd *strings.Reader
+	opts = append(opts, as(role))
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rd = strings.NewReader(string(b))
-		h = append(h, "Content-Type", "application/json")
-	} else {
-		rd = strings.NewReader("")
+		opts = append(opts, jsonBody(string(b)))
 	}
-	return call(t, method, "/wp-json/cal/events/v1"+path, rd, h...)
-}
-
-// sendForm calls a v1 route with a form body.
-func sendForm(t testing.TB, role, method, path, form string) reply {
-	t.Helper()
-	h := append(as(role), "Content-Type", "application/x-www-form-urlencoded")
-	return call(t, method, "/wp-json/cal/events/v1"+path, strings.NewReader(form), h...)
+	return call(t, method, v1+path, opts...)
 }
 
 func wantStatus(t *testing.T, r reply, status int) {
@@ -116,7 +93,7 @@ func TestWriteEventLifecycle(t *testing.T) {
 		t.Errorf("partial update changed other fields: %s", u.raw)
 	}
 	// A form body, all_day normalisation, a relative date.
-	f := sendForm(t, "admin", http.MethodPut, "/events/"+id, "all_day=1&start_date=2031-03-11&end_date=2031-03-12&organizer=&hide_from_listings=false")
+	f := call(t, http.MethodPut, v1+"/events/"+id, as("admin"), formBody("all_day=1&start_date=2031-03-11&end_date=2031-03-12&organizer=&hide_from_listings=false"))
 	wantStatus(t, f, http.StatusOK)
 	if str(at(f.body, "start_date")) != "2031-03-11 00:00:00" || str(at(f.body, "end_date")) != "2031-03-12 23:59:59" ||
 		str(at(f.body, "all_day")) != "true" || len(list(at(f.body, "organizer"))) != 0 {
@@ -170,7 +147,7 @@ func TestWriteEventValidation(t *testing.T) {
 			wantError(t, send(t, tc.role, tc.method, tc.path, tc.body), tc.status, tc.code)
 		})
 	}
-	r := call(t, "POST", "/wp-json/cal/events/v1/events", strings.NewReader(`{"title": "x", `), append(as("admin"), "Content-Type", "application/json")...)
+	r := call(t, "POST", "/wp-json/cal/events/v1/events", as("admin"), jsonBody(`{"title": "x", `))
 	wantError(t, r, http.StatusBadRequest, "rest_invalid_json")
 }
 
@@ -379,8 +356,8 @@ func TestWriteMethodOverride(t *testing.T) {
 	c := send(t, "admin", http.MethodPost, "/events", newEvent("Write Test Override"))
 	wantStatus(t, c, http.StatusCreated)
 	id := str(at(c.body, "id"))
-	h := append(as("admin"), "X-HTTP-Method-Override", "PATCH", "Content-Type", "application/json")
-	u := call(t, http.MethodPost, "/wp-json/cal/events/v1/events/"+id, strings.NewReader(`{"title":"Overridden"}`), h...)
+	u := call(t, http.MethodPost, "/wp-json/cal/events/v1/events/"+id, as("admin"),
+		header("X-HTTP-Method-Override", "PATCH"), jsonBody(`{"title":"Overridden"}`))
 	if u.status != http.StatusOK || str(at(u.body, "title")) != "Overridden" {
 		t.Errorf("header override: %d %s", u.status, u.raw)
 	}

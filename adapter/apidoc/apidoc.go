@@ -1,5 +1,5 @@
 // Package apidoc holds the v1 routes' argument declarations and documented responses, and generates
-// from the route table (adapter/routes.go, which puts them on its routes) the API's two
+// from the route table (adapter/http_routes.go, which puts them on its routes) the API's two
 // self-descriptions: the namespace index WordPress serves at GET {ns} and the OpenAPI document TEC
 // serves at GET {ns}/doc (Swagger_Documentation).
 //

@@ -298,7 +298,7 @@ var tagFields = []Arg{
 	{Name: "slug", Validate: "non_empty_string", Type: "string", Description: "The event tag slug"},
 }
 
-// Resource is what the route table (adapter/routes.go) declares on one resource's routes: the
+// Resource is what the route table (adapter/http_routes.go) declares on one resource's routes: the
 // arguments of each endpoint and the documented responses.
 type Resource struct {
 	Archive  []Arg // GET on the collection

@@ -3,20 +3,15 @@ package adapter
 import (
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"go.uber.org/zap"
 
-	"calshim/adapter/apidoc"
 	"calshim/catalog"
-	"calshim/mapping"
 )
 
 // metrics are calshim's Prometheus collectors. Every label takes its value from a fixed set (route
@@ -173,89 +168,5 @@ func statusLabel(code int) string {
 	return strconv.Itoa(code/100) + "xx"
 }
 
-// NewServers returns calshim's public handler, which serves the v1 routes, /healthz and /readyz,
-// and the operations handler, which serves /healthz, /readyz and /metrics, for a listener of its
-// own (ops_listen) that the public cannot reach. Both count into the same metrics.
-func NewServers(cat *catalog.Catalog, log *zap.Logger, opt Options) (public, ops http.Handler) {
-	opt.opsApart = true
-	s, g := newServer(cat, log, opt)
-	o := gin.New()
-	o.Use(s.accessLog, s.recoverPanic)
-	// Every answer is written within the middleware: gin's own 404 comes after the access log
-	// has given its writer back.
-	o.NoRoute(func(gc *gin.Context) { gc.String(http.StatusNotFound, "404 page not found\n") })
-	s.serveFixed(o, true)
-	return g, o
-}
-
-// healthz answers the liveness probe. The probes stay on the public handler too (onProbes), where
-// load balancers and orchestrators ask them; /readyz shows no detail of upstream (publicPollError).
-func healthz(_ *Server, gc *gin.Context) { gc.String(http.StatusOK, "ok\n") }
-
 // serveMetrics answers /metrics.
 func (s *Server) serveMetrics(gc *gin.Context) { s.metrics.http.ServeHTTP(gc.Writer, gc.Request) }
-
-// etagOf is the validator of a rendered body: bodies are deterministic (ordered objects), so equal
-// bodies give equal tags across requests and replicas.
-// xxhash, not FNV: FNV's byte-at-a-time loop over a long list showed in an uncached answer's profile.
-func etagOf(body []byte) string {
-	return `"` + strconv.FormatUint(xxhash.Sum64(body), 36) + `"`
-}
-
-// cacheHeaders sets Cache-Control, and the ETag of anonymous GETs: they may be revalidated by
-// shared caches; anything else is never stored, as WordPress sends no-cache headers to logged-in
-// users.
-func cacheHeaders(h http.Header, out *rendered) {
-	if out.etag == "" {
-		h.Set("Cache-Control", "no-cache, must-revalidate, max-age=0, no-store, private")
-		return
-	}
-
-	h.Set("ETag", out.etag)
-	h.Set("Cache-Control", "public, max-age=0, must-revalidate")
-}
-
-// notModified reports whether the request's If-None-Match matches out's ETag (a 304 answer).
-func notModified(gc *gin.Context, out *rendered) bool {
-	inm := gc.GetHeader("If-None-Match")
-	if out.etag == "" || inm == "" {
-		return false
-	}
-
-	for _, tag := range strings.Split(inm, ",") {
-		if t := strings.TrimSpace(tag); t == out.etag || t == "*" {
-			return true
-		}
-	}
-
-	return false
-}
-
-// corsHeaders answers browsers as WordPress' rest_send_cors_headers does: the calling origin is
-// echoed with credentials allowed.
-func corsHeaders(gc *gin.Context) {
-	origin := gc.GetHeader("Origin")
-	if origin == "" {
-		return
-	}
-
-	h := gc.Writer.Header()
-	h.Set("Access-Control-Allow-Origin", origin)
-	h.Set("Access-Control-Allow-Methods", "OPTIONS, GET, POST, PUT, PATCH, DELETE")
-	h.Set("Access-Control-Allow-Credentials", "true")
-	if h.Get("Vary") != "Origin" { // edge-cached answers carry it already (edgecache.go)
-		h.Add("Vary", "Origin")
-	}
-}
-
-// options answers OPTIONS on a route as WordPress does: 200 with the route's description, the
-// object the namespace index lists for it.
-func (s *Server) options(r *request, rt *route) *response {
-	var desc any = mapping.Object{}
-	if routes, ok := apidoc.Index(s.docOptions(r)).Get("routes"); ok {
-		if d, found := routes.(mapping.Object).Get("/" + r.ns + rt.pattern); found {
-			desc = d
-		}
-	}
-	return &response{status: http.StatusOK, body: desc}
-}

@@ -242,3 +242,58 @@ func mapValues(m map[string]any) []any {
 	}
 	return out
 }
+
+// The validators of the original (Tribe__Validator__Base and the REST validators).
+
+func nonEmptyString(_ *request, v any) bool { s, ok := v.(string); return ok && s != "" }
+
+func anyString(_ *request, v any) bool { _, ok := v.(string); return ok }
+
+func isTime(r *request, v any) bool {
+	s, ok := scalar(v)
+	return ok && mapping.ValidDateArg(s, r.now)
+}
+
+func isUserID(_ *request, v any) bool { n, ok := asInt(v); return ok && n > 0 }
+
+// postStatuses are the statuses registered on the original's site (get_post_stati): WordPress' own,
+// its user-request ones, and The Events Calendar's ignored and aggregator-record statuses.
+var postStatuses = map[string]bool{
+	"publish": true, "future": true, "draft": true, "pending": true,
+	"private": true, "trash": true, "auto-draft": true, "inherit": true,
+	"request-pending": true, "request-confirmed": true, "request-failed": true,
+	"request-completed": true, "tribe-ignored": true,
+	"tribe-ea-success": true, "tribe-ea-failed": true, "tribe-ea-schedule": true,
+	"tribe-ea-pending": true, "tribe-ea-draft": true,
+}
+
+func isPostStatus(_ *request, v any) bool { s, ok := v.(string); return ok && postStatuses[s] }
+
+func isTimezone(_ *request, v any) bool {
+	s, ok := v.(string)
+	return ok && mapping.ValidEventTimezone(s)
+}
+
+// isURLOrEmpty is TEC's is_url_or_empty: "" or an absolute http(s)/ftp URL with a host.
+func isURLOrEmpty(_ *request, v any) bool {
+	s, ok := scalar(v)
+	if !ok {
+		return false
+	}
+	if s == "" {
+		return true
+	}
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme != "" && u.Host != ""
+}
+
+// isPostOf reports whether v is the ID of a post of the given type in the catalog.
+func isPostOf(r *request, v any, postType string) bool {
+	s, ok := scalar(v)
+	if !ok {
+		return false
+	}
+	n, ok := php.PositiveInt(strings.TrimSpace(s))
+	p, exists := r.snap.Post(n)
+	return ok && exists && p.Type() == postType
+}

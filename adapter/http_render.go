@@ -1,21 +1,15 @@
 package adapter
 
 import (
-	"encoding/binary"
-	"encoding/hex"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"strconv"
-	"sync"
-	"time"
-	"unicode/utf8"
+	"strings"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/gin-gonic/gin"
 	"go.uber.org/zap"
 
-	"calshim/catalog"
-	"calshim/cmsclient"
 	"calshim/mapping"
 )
 
@@ -160,103 +154,6 @@ func (s *Server) write(gc *gin.Context, rt *route, err error) {
 	s.send(gc, s.render(gc, rt, nil, err))
 }
 
-// accessLog writes one line per request: route template (never the raw path with its IDs), status,
-// duration, cache result, the client's address (clientAddr: behind trusted proxies, the one they
-// name), the body's bytes and the request ID. Query strings may carry passwords, so they are not
-// logged; the method, which `_method` or X-HTTP-Method-Override may set to any text, is clipped.
-// The request ID is echoed in the answer and sent to WordPress with every upstream request made for
-// this one (cmsclient.WithRequestID), so that the logs of a proxy, calshim and WordPress meet.
-func (s *Server) accessLog(gc *gin.Context) {
-	start := time.Now()
-	// The canonical key, as net/http stores it: Get and Set would canonicalize it on every request.
-	id := requestID(firstValue(gc.Request.Header["X-Request-Id"]))
-	gc.Writer.Header()["X-Request-Id"] = []string{id}
-	gc.Request = gc.Request.WithContext(cmsclient.WithRequestID(gc.Request.Context(), id))
-	t := tracePool.Get().(*trace)
-	t.ResponseWriter = gc.Writer
-	gc.Writer = t
-	gc.Next()
-	s.metrics.observe(gc, t, time.Since(start))
-	t.fields = append(t.fields[:0],
-		zap.String("method", clip(gc.Request.Method)),
-		zap.String("route", t.route),
-		zap.Int("status", gc.Writer.Status()),
-		zap.Duration("duration", time.Since(start)),
-		zap.String("cache", t.cache),
-		zap.Stringer("client", clientAddr(gc.Request, s.opt.Limits.TrustedProxies)),
-		zap.Int("bytes", max(gc.Writer.Size(), 0)),
-		zap.String("request_id", id))
-	s.access.Info("request", t.fields...)
-	*t = trace{fields: t.fields[:0]}
-	tracePool.Put(t)
-}
-
-func firstValue(v []string) string {
-	if len(v) == 0 {
-		return ""
-	}
-	return v[0]
-}
-
-// maxRequestID bounds the length of a request ID taken from a client.
-const maxRequestID = 64
-
-// requestID is the client's X-Request-ID when it is a short token of letters, digits, '-', '_' and
-// '.' (what proxies and tracers send: UUIDs, hex), else a new random one: the ID goes into logs and
-// upstream headers, so it must not carry what a client chooses beyond that.
-func requestID(given string) string {
-	ok := given != "" && len(given) <= maxRequestID
-	for i := 0; ok && i < len(given); i++ {
-		c := given[i]
-		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
-	}
-	if ok {
-		return given
-	}
-	var b [16]byte
-	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
-	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
-	return hex.EncodeToString(b[:])
-}
-
-// trace is what the handlers tell the access log and the metrics about a request: the route
-// pattern it matched and whether the response cache answered it. It rides on the response writer
-// (gin resets the writer for the next request) because gin's Set allocates a map per request.
-type trace struct {
-	gin.ResponseWriter
-	route string
-	cache string // "hit", "miss" or "" (not cacheable)
-	// fields are the access log line's, kept with the pooled trace: a fresh slice per line escapes
-	// to the heap through zap's variadic call.
-	fields []zap.Field
-}
-
-var tracePool = sync.Pool{New: func() any { return new(trace) }}
-
-// maxLogged bounds each text a log line takes from a request, so that a line costs what calshim
-// chooses, not what the client sent (a header may hold a megabyte).
-const maxLogged = 256
-
-// clip cuts s to maxLogged bytes (at a character boundary) and says how many bytes it left out.
-func clip(s string) string {
-	if len(s) <= maxLogged {
-		return s
-	}
-	cut := maxLogged
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…[" + strconv.Itoa(len(s)-cut) + " bytes clipped]"
-}
-
-// traceOf returns the request's trace; a detached one when no access log wraps the writer.
-func traceOf(gc *gin.Context) *trace {
-	if t, ok := gc.Writer.(*trace); ok {
-		return t
-	}
-	return &trace{}
-}
-
 // recoverPanic turns a handler panic into the 500 error body and a log line, never a dropped
 // connection.
 func (s *Server) recoverPanic(gc *gin.Context) {
@@ -271,38 +168,55 @@ func (s *Server) recoverPanic(gc *gin.Context) {
 	gc.Next()
 }
 
-// readyz answers 200 once the catalog is loaded, with its freshness; 503 before. Anyone may ask
-// it, so it tells no more of a failed poll than publicPollError.
-func (s *Server) readyz(gc *gin.Context) {
-	h := s.cat.Health()
-	body := gin.H{"loaded": h.Loaded, "last_poll_ok": h.LastPollOK, "last_poll_error": publicPollError(h),
-		"sync": gin.H{"mode": h.Sync.Mode, "sequence": h.Sync.Seq, "lag_seconds": h.Sync.Lag.Seconds(),
-			"from_snapshot": h.Sync.Restored, "snapshot_unconfirmed": h.Sync.Unconfirmed}}
-	if snap := s.cat.Snapshot(); snap != nil {
-		body["timezone"] = snap.Site.Timezone // the site's, as the catalog last read it
-	}
-
-	if h.Sync.Unconfirmed {
-		body["note"] = "serving the local snapshot: upstream has not answered since calshim started"
-	}
-
-	if !h.LastPollOK.IsZero() {
-		body["staleness_seconds"] = time.Since(h.LastPollOK).Seconds()
-	}
-
-	if s.draining() {
-		body["draining"] = true
-	}
-
-	gc.JSON(s.readyStatus(h.Loaded), body)
+// etagOf is the validator of a rendered body: bodies are deterministic (ordered objects), so equal
+// bodies give equal tags across requests and replicas.
+// xxhash, not FNV: FNV's byte-at-a-time loop over a long list showed in an uncached answer's profile.
+func etagOf(body []byte) string {
+	return `"` + strconv.FormatUint(xxhash.Sum64(body), 36) + `"`
 }
 
-// publicPollError is what /readyz says of the last poll's failure: a fixed reason. The error itself
-// names upstream hosts, addresses and paths, so it goes to the log (the catalog's poll warning) and
-// to the metrics (calshim_catalog_last_poll_failed) only.
-func publicPollError(h catalog.Health) string {
-	if h.LastPollErr == "" {
-		return ""
+// cacheHeaders sets Cache-Control, and the ETag of anonymous GETs: they may be revalidated by
+// shared caches; anything else is never stored, as WordPress sends no-cache headers to logged-in
+// users.
+func cacheHeaders(h http.Header, out *rendered) {
+	if out.etag == "" {
+		h.Set("Cache-Control", "no-cache, must-revalidate, max-age=0, no-store, private")
+		return
 	}
-	return "upstream unreachable or failing; see calshim's log"
+
+	h.Set("ETag", out.etag)
+	h.Set("Cache-Control", "public, max-age=0, must-revalidate")
+}
+
+// notModified reports whether the request's If-None-Match matches out's ETag (a 304 answer).
+func notModified(gc *gin.Context, out *rendered) bool {
+	inm := gc.GetHeader("If-None-Match")
+	if out.etag == "" || inm == "" {
+		return false
+	}
+
+	for _, tag := range strings.Split(inm, ",") {
+		if t := strings.TrimSpace(tag); t == out.etag || t == "*" {
+			return true
+		}
+	}
+
+	return false
+}
+
+// corsHeaders answers browsers as WordPress' rest_send_cors_headers does: the calling origin is
+// echoed with credentials allowed.
+func corsHeaders(gc *gin.Context) {
+	origin := gc.GetHeader("Origin")
+	if origin == "" {
+		return
+	}
+
+	h := gc.Writer.Header()
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Set("Access-Control-Allow-Methods", "OPTIONS, GET, POST, PUT, PATCH, DELETE")
+	h.Set("Access-Control-Allow-Credentials", "true")
+	if h.Get("Vary") != "Origin" { // edge-cached answers carry it already (edgecache.go)
+		h.Add("Vary", "Origin")
+	}
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // prepare completes a request before its handler runs: it identifies the caller (auth.go) and, for
-// writes, merges the body into the parameters (body.go). A read whose caller cannot be identified
+// writes, merges the body into the parameters (args_body.go). A read whose caller cannot be identified
 // because the CMS is unreachable is served as anonymous, which never shows more than it should; a
 // write then fails with 503.
 func (s *Server) prepare(r *request) error {

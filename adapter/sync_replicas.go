@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"context"
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -89,16 +88,4 @@ func sequenceCORS(gc *gin.Context) {
 	if asked != "" && strings.Contains(strings.ToLower(asked), strings.ToLower(minSeqHeader)) {
 		h.Set("Access-Control-Allow-Headers", h.Get("Access-Control-Allow-Headers")+", "+minSeqHeader)
 	}
-}
-
-// draining reports whether the process is stopping: /readyz then answers 503 so that load
-// balancers stop sending requests, while those that still arrive are served.
-func (s *Server) draining() bool { return s.opt.Draining != nil && s.opt.Draining() }
-
-// readyStatus is the status of /readyz: 503 before the catalog is loaded and while draining.
-func (s *Server) readyStatus(loaded bool) int {
-	if !loaded || s.draining() {
-		return http.StatusServiceUnavailable
-	}
-	return http.StatusOK
 }

@@ -9,6 +9,7 @@ import (
 
 	"calshim/adapter/apidoc"
 	"calshim/catalog"
+	"calshim/mapping"
 )
 
 // route is one route of the table (routeTable): where it is served, its endpoints, and what the
@@ -146,7 +147,7 @@ func ownTable() []route {
 			{methods: readable, h: icalSingle, args: apidoc.Events.ID},
 		}},
 
-		// The probes, the metrics (ops.go) and the plugin's push notices (notify.go).
+		// The probes, the metrics (ops_metrics.go) and the plugin's push notices (sync_notify.go).
 		{pattern: "/healthz", hidden: true, at: onProbes, endpoints: []endpoint{
 			{methods: readable, serve: healthz},
 		}},
@@ -190,7 +191,7 @@ func documents(responses []apidoc.Response) *apidoc.Operation {
 }
 
 // singleHandlers are the handlers of an {id} or by-slug route. Single resources carry ETags and
-// honour If-Match on writes (precondition.go).
+// honour If-Match on writes (http_precondition.go).
 type singleHandlers struct{ get, update, del handler }
 
 func single(read, update, remove handler, term bool) singleHandlers {
@@ -293,3 +294,15 @@ func (k linkedKind) may(v *viewer, action string) bool { return v.can(k.cap(acti
 
 // may is the general permission of a term route's writes, whatever the action.
 func (k termKind) may(v *viewer, _ string) bool { return k.mayManage(v) }
+
+// options answers OPTIONS on a route as WordPress does: 200 with the route's description, the
+// object the namespace index lists for it.
+func (s *Server) options(r *request, rt *route) *response {
+	var desc any = mapping.Object{}
+	if routes, ok := apidoc.Index(s.docOptions(r)).Get("routes"); ok {
+		if d, found := routes.(mapping.Object).Get("/" + r.ns + rt.pattern); found {
+			desc = d
+		}
+	}
+	return &response{status: http.StatusOK, body: desc}
+}

@@ -44,10 +44,10 @@ type Options struct {
 	// WriteMaxUpstream caps the requests one write makes of WordPress and image hosts
 	// (write_budget.go); 0: DefaultWriteMaxUpstream.
 	WriteMaxUpstream int
-	// NotifySecret, when set, serves POST /calshim/notify to push notices carrying it (notify.go).
+	// NotifySecret, when set, serves POST /calshim/notify to push notices carrying it (sync_notify.go).
 	NotifySecret string
 	// CacheTTL, CacheMaxEntries and CacheMaxBytes bound the cache of rendered anonymous GET answers
-	// (respcache.go; 0 entries: off).
+	// (http_respcache.go; 0 entries: off).
 	CacheTTL        time.Duration
 	CacheMaxEntries int
 	CacheMaxBytes   int // 0 with CacheMaxEntries > 0: no byte bound (tests)
@@ -57,7 +57,7 @@ type Options struct {
 	// Now is the clock (tests inject one); nil = time.Now.
 	Now func() time.Time
 	// LoadWait: a request reaching calshim while its catalog loads waits this long for it (0: 503 at
-	// once); SequenceWait bounds the wait for X-Calshim-Min-Seq (replicas.go).
+	// once); SequenceWait bounds the wait for X-Calshim-Min-Seq (sync_replicas.go).
 	LoadWait, SequenceWait time.Duration
 	// Draining, when it reports true, makes /readyz answer 503 (the process is stopping).
 	Draining func() bool
@@ -77,14 +77,14 @@ type Server struct {
 	cat    *catalog.Catalog
 	log    *zap.Logger
 	opt    Options
-	routes []route    // the route table's routes below the namespaces (routes.go)
+	routes []route    // the route table's routes below the namespaces (http_routes.go)
 	cache  *respCache // rendered anonymous GET responses, keyed by request and catalog version; nil: off
 	// viewers caches who a credential belongs to (auth.go); writes and authenticated reads need it.
 	viewers *viewers
-	// others remembers whether IDs the catalog does not hold belong to another post (events.go), so
+	// others remembers whether IDs the catalog does not hold belong to another post (read_events.go), so
 	// requests for unknown IDs cost WordPress one request per ID and minute, whatever their URLs.
 	others  *gocache.Cache
-	metrics *metrics // Prometheus collectors, served at /metrics (ops.go)
+	metrics *metrics // Prometheus collectors, served at /metrics (ops_metrics.go)
 	// siteIndexes caches the upstream's REST index for the REST root's answer (restindex.go).
 	siteIndexes siteIndexes
 	limits      *limits     // per-client limits and refused credentials (limits.go)
@@ -187,21 +187,6 @@ func (r *request) ctx(single bool) *mapping.Context {
 			return ok && p.Password() != "" && pw == p.Password() || r.editContext(p)
 		},
 		Readable: r.viewer.jsonLDReadable, MayRead: r.viewer.mayRead, Now: func() time.Time { return r.now }}
-}
-
-// jsonLDReadable is the visibility rule of TEC's JSON-LD generator
-// (Tribe__JSON_LD__Abstract::get_data): a visitor sees published posts only; a logged-in user any
-// post with the primitive "read" capability, and private ones with "read_private_posts" (the posts'
-// capability, whatever the post type), so a subscriber gets json_ld on a draft it may read through
-// the API.
-func (v *viewer) jsonLDReadable(p *mapping.Post) bool {
-	switch {
-	case v == nil:
-		return p.Status() == "publish"
-	case p.Status() == "private":
-		return v.can("read_private_posts")
-	}
-	return v.can("read")
 }
 
 // response is what a handler answers on success.
@@ -366,33 +351,17 @@ func (s *Server) match(ns, rest string) (*route, map[string]string) {
 	return nil, nil
 }
 
-// selectFields applies `_fields` to a successful answer as WordPress does for every REST answer
-// (rest_filter_response_fields). The namespace index keeps its _links whatever is selected:
-// WordPress adds response links after the filter.
-func selectFields(rt *route, r *request, body any) any {
-	tree := parseFields(r.params)
-	if tree == nil {
-		return body
-	}
-
-	obj, isObject := body.(mapping.Object)
-	if rt.pattern != "" || !isObject {
-		return filterFields(body, tree)
-	}
-
-	filtered := filterFields(obj, tree)
-	links, ok := obj.Get("_links")
-	if !ok {
-		return filtered
-	}
-
-	out, _ := filtered.(mapping.Object) // nil when nothing was selected
-	kept := mapping.Object{}
-	for _, kv := range out {
-		if kv.Key != "_links" {
-			kept = append(kept, kv)
-		}
-	}
-
-	return append(kept, mapping.KV{Key: "_links", Value: links})
+// NewServers returns calshim's public handler, which serves the v1 routes, /healthz and /readyz,
+// and the operations handler, which serves /healthz, /readyz and /metrics, for a listener of its
+// own (ops_listen) that the public cannot reach. Both count into the same metrics.
+func NewServers(cat *catalog.Catalog, log *zap.Logger, opt Options) (public, ops http.Handler) {
+	opt.opsApart = true
+	s, g := newServer(cat, log, opt)
+	o := gin.New()
+	o.Use(s.accessLog, s.recoverPanic)
+	// Every answer is written within the middleware: gin's own 404 comes after the access log
+	// has given its writer back.
+	o.NoRoute(func(gc *gin.Context) { gc.String(http.StatusNotFound, "404 page not found\n") })
+	s.serveFixed(o, true)
+	return g, o
 }

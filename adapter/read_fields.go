@@ -163,3 +163,34 @@ func isList(v any) bool {
 	}
 	return reflect.TypeOf(v).Kind() == reflect.Slice
 }
+
+// selectFields applies `_fields` to a successful answer as WordPress does for every REST answer
+// (rest_filter_response_fields). The namespace index keeps its _links whatever is selected:
+// WordPress adds response links after the filter.
+func selectFields(rt *route, r *request, body any) any {
+	tree := parseFields(r.params)
+	if tree == nil {
+		return body
+	}
+
+	obj, isObject := body.(mapping.Object)
+	if rt.pattern != "" || !isObject {
+		return filterFields(body, tree)
+	}
+
+	filtered := filterFields(obj, tree)
+	links, ok := obj.Get("_links")
+	if !ok {
+		return filtered
+	}
+
+	out, _ := filtered.(mapping.Object) // nil when nothing was selected
+	kept := mapping.Object{}
+	for _, kv := range out {
+		if kv.Key != "_links" {
+			kept = append(kept, kv)
+		}
+	}
+
+	return append(kept, mapping.KV{Key: "_links", Value: links})
+}
