@@ -88,13 +88,8 @@ type Ref struct {
 // create, or a venue or organizer to create or reuse.
 type Step struct {
 	ImageURL string
-	Term     *TermCreate
+	Term     *TermPlan
 	Linked   *LinkedCreate
-}
-
-// TermCreate is a category or tag created by name.
-type TermCreate struct {
-	Base, Name string
 }
 
 // LinkedCreate is a venue or organizer an event creates from a payload, or reuses when one of the
@@ -485,7 +480,8 @@ func (pl *planner) terms(save *PostWrite, names Arg[[]string], base string, hier
 			}
 			continue
 		}
-		refs = append(refs, pl.once(base+"\x00"+s, Step{Term: &TermCreate{Base: base, Name: s}}))
+		create := PlanTerm(TermWrite{Hierarchical: hierarchical, Name: Arg[string]{s, true}}, pl.st.Types)
+		refs = append(refs, pl.once(base+"\x00"+s, Step{Term: &create}))
 	}
 	if save.Terms == nil {
 		save.Terms = map[string][]Ref{}

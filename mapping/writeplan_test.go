@@ -270,7 +270,9 @@ func TestPlanEventTerms(t *testing.T) {
 		"tribe_events_cat": {{ID: 1}, {ID: 1}, {Step: 0}, {Step: 0}},
 		"tags":             {{ID: 2}, {Step: 1}},
 	}
-	steps := []Step{{Term: &TermCreate{"tribe_events_cat", "New"}}, {Term: &TermCreate{"tags", "New"}}}
+	named := map[string]any{"name": "New"}
+	steps := []Step{{Term: &TermPlan{Base: "tribe_events_cat", Fields: named}},
+		{Term: &TermPlan{Base: "tags", Fields: named}}}
 	if !reflect.DeepEqual(plan.Save.Terms, want) || !reflect.DeepEqual(plan.Steps, steps) || plan.Needs != 3 {
 		t.Errorf("terms %v steps %v needs %d", plan.Save.Terms, plan.Steps, plan.Needs)
 	}
