@@ -121,7 +121,12 @@ func (r *request) eventResponse(id int, status int) (*response, error) {
 
 // planEvent translates r's event write (p nil: a create) in mapping, from the catalog's state.
 func planEvent(r *request, p *mapping.Post, limit int) mapping.EventPlan {
-	st := mapping.WriteState{
+	return mapping.PlanEvent(eventWrite(r.params), p, writeState(r, limit))
+}
+
+// writeState is what a write plan reads of r's snapshot and caller.
+func writeState(r *request, limit int) mapping.WriteState {
+	return mapping.WriteState{
 		Now: r.now, Location: r.snap.Location, SiteTimezone: r.snap.Site.Timezone,
 		MultiDayCutoff: r.snap.MultiDayCutoff, CanPublish: r.viewer.can("publish_tribe_events"),
 		Types: writeTypes(r), Post: r.snap.Post,
@@ -137,7 +142,6 @@ func planEvent(r *request, p *mapping.Post, limit int) mapping.EventPlan {
 		KnownImage: func(v string) (int, bool) { return knownImage(r, v) },
 		Limit:      limit,
 	}
-	return mapping.PlanEvent(eventWrite(r.params), p, st)
 }
 
 // writeTypes are the site's post types and taxonomy REST bases, as a write plan names them.
@@ -193,7 +197,7 @@ func (t *tx) step(s mapping.Step) (int, error) {
 	case s.Term != nil:
 		return t.createNamedTerm(*s.Term)
 	case s.Linked != nil:
-		return t.saveLinked(linkedOf(t.r, s.Linked.Type), nil, Params(s.Linked.Payload))
+		return t.saveLinked(*s.Linked)
 	}
 	return t.resolveImage(s.ImageURL)
 }

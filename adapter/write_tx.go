@@ -228,25 +228,6 @@ func (t *tx) upstreamError(err error) error {
 	return e
 }
 
-// fieldMap names the v1 parameter that fills a wp/v2 field or meta key.
-type fieldMap struct{ param, target string }
-
-// postFields copies the plain post fields given in r into a wp/v2 body: each v1 name → wp/v2 name.
-// Empty values of fields that cannot be cleared are skipped, as the original ignores them.
-func postFields(in Params, body map[string]any, fields []fieldMap) {
-	for _, f := range fields {
-		if v, ok := in.given(f.param); ok {
-			if s, _ := scalar(v); s != "" {
-				body[f.target] = s
-			}
-		}
-	}
-
-	if v, ok := in.given("author"); ok {
-		body["author"], _ = asInt(v)
-	}
-}
-
 // truthy reads a boolean argument that passed validation.
 func (p Params) truthy(name string) (bool, bool) {
 	v, ok := p.given(name)

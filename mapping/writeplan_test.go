@@ -289,7 +289,7 @@ func TestPlanEventLinks(t *testing.T) {
 	id := func(s string) LinkItem { return LinkItem{ID: s, HasID: true} }
 	obj := func(s string) LinkItem { return LinkItem{Object: true, ID: s, HasID: true} }
 	payload := func(name string) LinkItem {
-		return LinkItem{Object: true, Name: name, Payload: map[string]any{"organizer": name}}
+		return LinkItem{Object: true, Name: name, Payload: LinkedWrite{Name: text(name)}}
 	}
 	links := func(items ...LinkItem) Links { return Links{Given: true, Items: items} }
 	cases := []struct {
