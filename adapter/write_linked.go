@@ -181,9 +181,10 @@ func (t *tx) saveLinked(plan mapping.LinkedPlan) (int, error) {
 		// The original's save_meta writes only meta, which leaves post_modified alone; a wp/v2
 		// save always bumps it. When the duplicate holds all of it already, there is nothing to
 		// save.
-		typed, err := t.typedMeta(save.Type, dup.ID, body)
+		ctx := t.r.gc.Request.Context()
+		typed, err := t.cat.Client().PostBody(ctx, t.postSave(save.Type, dup.ID, body))
 		if err != nil {
-			return 0, err
+			return 0, t.upstreamError(err)
 		}
 		if holds(dup, typed) {
 			return dup.ID, nil
@@ -216,7 +217,7 @@ func (t *tx) findDuplicate(k linkedKind, name, desc string) (*mapping.Post, erro
 }
 
 // holds reports whether p already has every value of a duplicate's wp/v2 body, its meta in the
-// CMS's types (typedMeta): a single row as WordPress stores each value, no row for nil, and the
+// CMS's types (cmsclient.(*Client).PostBody): a single row as WordPress stores each value, no row for nil, and the
 // same featured image.
 func holds(p *mapping.Post, body map[string]any) bool {
 	if id, ok := body["featured_media"].(int); ok && id != p.FeaturedMedia {
