@@ -24,9 +24,8 @@ func (k linkedKind) create(s *Server, r *request) (*response, error) {
 		return nil, forbidden(r.viewer)
 	}
 
-	t := s.begin(r)
-	id, err := t.saveLinked(k.plan(r, nil, t.limit))
-	if err := t.done(err); err != nil {
+	id, err := k.write(s, r, nil)
+	if err != nil {
 		return nil, err
 	}
 
@@ -40,9 +39,8 @@ func (k linkedKind) update(s *Server, r *request) (*response, error) {
 		return nil, err
 	}
 
-	t := s.begin(r)
-	id, err := t.saveLinked(k.plan(r, p, t.limit))
-	if err := t.done(err); err != nil {
+	id, err := k.write(s, r, p)
+	if err != nil {
 		return nil, err
 	}
 
@@ -124,9 +122,13 @@ func (k linkedKind) response(r *request, id, status int) (*response, error) {
 	return &response{status: status, body: k.render(ctx, p)}, nil
 }
 
-// plan translates r's venue or organizer write (p nil: a create) in mapping.
-func (k linkedKind) plan(r *request, p *mapping.Post, limit int) mapping.LinkedPlan {
-	return mapping.PlanLinked(linkedWrite(k, r.params), p, writeState(r, limit))
+// write translates r's venue or organizer write (p nil: a create) in mapping, runs the plan as a
+// write of its own, then refreshes the catalog.
+func (k linkedKind) write(s *Server, r *request, p *mapping.Post) (int, error) {
+	t := s.begin(r)
+	plan := mapping.PlanLinked(linkedWrite(k, r.params), p, writeState(r, t.limit))
+	id, err := t.saveLinked(plan)
+	return id, t.done(err)
 }
 
 // linkedWrite reads a validated venue or organizer write (the route's arguments, or a payload

@@ -32,9 +32,8 @@ func (k termKind) create(s *Server, r *request) (*response, error) {
 		return nil, err
 	}
 
-	t := s.begin(r)
-	id, err := t.saveTerm(plan)
-	if err := t.done(err); err != nil {
+	id, err := s.writeTerm(r, plan)
+	if err != nil {
 		return nil, err
 	}
 
@@ -54,9 +53,8 @@ func (k termKind) update(s *Server, r *request) (*response, error) {
 		return nil, err
 	}
 
-	t := s.begin(r)
-	id, err := t.saveTerm(plan)
-	if err := t.done(err); err != nil {
+	id, err := s.writeTerm(r, plan)
+	if err != nil {
 		return nil, err
 	}
 
@@ -72,9 +70,7 @@ func (k termKind) remove(s *Server, r *request) (*response, error) {
 	}
 
 	before := r.ctx(true).ArchiveTerm(term)
-	t := s.begin(r)
-	_, err = t.saveTerm(plan)
-	if err := t.done(err); err != nil {
+	if _, err := s.writeTerm(r, plan); err != nil {
 		return nil, err
 	}
 
@@ -126,6 +122,13 @@ func (k termKind) termResponse(r *request, id, status int) (*response, error) {
 	links := r.ctx(true).TermLinks(term, r.snap.Site.Home+"/wp-json/")
 	body = append(body, mapping.KV{Key: "_links", Value: links})
 	return &response{status: status, body: body}, nil
+}
+
+// writeTerm runs a term plan as a write of its own, then refreshes the catalog.
+func (s *Server) writeTerm(r *request, plan mapping.TermPlan) (int, error) {
+	t := s.begin(r)
+	id, err := t.saveTerm(plan)
+	return id, t.done(err)
 }
 
 // saveTerm runs a term plan: one wp/v2 call as the caller. It returns the ID of the term written.
