@@ -207,7 +207,7 @@ func resolve(refs []mapping.Ref, done []int) []int {
 	ids := make([]int, len(refs))
 	for i, ref := range refs {
 		ids[i] = ref.ID
-		if ref.ID == 0 && ref.Step < len(done) {
+		if ref.ID == 0 && ref.Step >= 0 && ref.Step < len(done) {
 			ids[i] = done[ref.Step]
 		}
 	}

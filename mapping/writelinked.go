@@ -65,7 +65,8 @@ func PlanLinked(w LinkedWrite, p *Post, st WriteState) LinkedPlan {
 	switch {
 	case !w.Image.OK:
 	case w.Image.V == "":
-		save.Image = &Ref{}
+		none := NoRef // a copy: plans never share a Ref
+		save.Image = &none
 	default: // an ID or a URL, resolved when the write runs (after a duplicate search)
 		plan.Steps = []Step{{ImageURL: w.Image.V}}
 		save.Image = &Ref{Step: 0}

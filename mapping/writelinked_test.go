@@ -129,7 +129,7 @@ func TestPlanLinkedImage(t *testing.T) {
 		}
 	}
 	plan := PlanLinked(LinkedWrite{Image: text("")}, planPosts()[30], planState(40))
-	if len(plan.Steps) != 0 || plan.Save.Image == nil || *plan.Save.Image != (Ref{}) {
+	if len(plan.Steps) != 0 || plan.Save.Image == nil || *plan.Save.Image != NoRef {
 		t.Errorf("no image: steps %v image %v", plan.Steps, plan.Save.Image)
 	}
 }

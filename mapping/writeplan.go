@@ -78,11 +78,15 @@ type PostTypes struct {
 	CategoryBase, TagBase   string
 }
 
-// Ref is a post or term a write names: an existing ID, or the result of a step of the plan.
+// Ref is a post or term a write names: an existing ID, or the result of a step of the plan; NoRef
+// names none (a featured image removed).
 type Ref struct {
 	ID   int
-	Step int // index in EventPlan.Steps when ID is 0
+	Step int // index in the plan's Steps when ID is 0; -1: none
 }
+
+// NoRef is the Ref of nothing: it resolves to 0 whatever the steps gave.
+var NoRef = Ref{Step: -1}
 
 // Step is one request (or a few) made before a save: an image to resolve (a URL; in a LinkedPlan
 // an ID too), a term to create, or a venue or organizer to create or reuse.
@@ -446,7 +450,8 @@ func (pl *planner) image(v Arg[string]) *Ref {
 	case !v.OK:
 		return nil
 	case v.V == "":
-		return &Ref{}
+		none := NoRef // a copy: plans never share a Ref
+		return &none
 	}
 	if id, known := pl.st.KnownImage(v.V); known {
 		return &Ref{ID: id}

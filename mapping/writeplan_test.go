@@ -249,7 +249,7 @@ func TestPlanEventImage(t *testing.T) {
 		steps []Step
 	}{
 		{"7", &Ref{ID: 7}, nil},
-		{"", &Ref{}, nil},
+		{"", &NoRef, nil},
 		{"http://example.com/a.png", &Ref{Step: 0}, []Step{{ImageURL: "http://example.com/a.png"}}},
 	}
 	for _, c := range cases {
