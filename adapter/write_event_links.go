@@ -143,7 +143,7 @@ func linkItem(k linkedKind, item any) mapping.LinkItem {
 		return mapping.LinkItem{Object: true, ID: strings.TrimSpace(s), HasID: true}
 	}
 	name, _ := Params(m).text(k.name)
-	return mapping.LinkItem{Object: true, Name: name, Payload: m}
+	return mapping.LinkItem{Object: true, Name: name, Payload: linkedWrite(k, Params(m))}
 }
 
 // venueLinks reads an event's venue: an ID, an {id} object or a creation payload. Lists (even of

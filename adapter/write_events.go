@@ -121,13 +121,15 @@ func (r *request) eventResponse(id int, status int) (*response, error) {
 
 // planEvent translates r's event write (p nil: a create) in mapping, from the catalog's state.
 func planEvent(r *request, p *mapping.Post, limit int) mapping.EventPlan {
-	types := r.snap.Types()
-	st := mapping.WriteState{
+	return mapping.PlanEvent(eventWrite(r.params), p, writeState(r, limit))
+}
+
+// writeState is what a write plan reads of r's snapshot and caller.
+func writeState(r *request, limit int) mapping.WriteState {
+	return mapping.WriteState{
 		Now: r.now, Location: r.snap.Location, SiteTimezone: r.snap.Site.Timezone,
 		MultiDayCutoff: r.snap.MultiDayCutoff, CanPublish: r.viewer.can("publish_tribe_events"),
-		Types: mapping.PostTypes{Event: types.Event, Venue: types.Venue, Organizer: types.Organizer,
-			CategoryBase: types.CategoryBase, TagBase: types.TagBase},
-		Post: r.snap.Post,
+		Types: writeTypes(r), Post: r.snap.Post,
 		Term: func(hierarchical bool, item string) (int, bool) {
 			if hierarchical {
 				return categories.lookup(r, item)
@@ -140,7 +142,13 @@ func planEvent(r *request, p *mapping.Post, limit int) mapping.EventPlan {
 		KnownImage: func(v string) (int, bool) { return knownImage(r, v) },
 		Limit:      limit,
 	}
-	return mapping.PlanEvent(eventWrite(r.params), p, st)
+}
+
+// writeTypes are the site's post types and taxonomy REST bases, as a write plan names them.
+func writeTypes(r *request) mapping.PostTypes {
+	types := r.snap.Types()
+	return mapping.PostTypes{Event: types.Event, Venue: types.Venue, Organizer: types.Organizer,
+		CategoryBase: types.CategoryBase, TagBase: types.TagBase}
 }
 
 // linkedOf is the linked kind of a post type.
@@ -187,13 +195,9 @@ func (t *tx) saveEvent(plan mapping.EventPlan) (int, error) {
 func (t *tx) step(s mapping.Step) (int, error) {
 	switch {
 	case s.Term != nil:
-		k := tags
-		if s.Term.Base == t.r.snap.Types().CategoryBase {
-			k = categories
-		}
-		return t.createNamedTerm(k, s.Term.Name)
+		return t.createNamedTerm(*s.Term)
 	case s.Linked != nil:
-		return t.saveLinked(linkedOf(t.r, s.Linked.Type), nil, Params(s.Linked.Payload))
+		return t.saveLinked(*s.Linked)
 	}
 	return t.resolveImage(s.ImageURL)
 }
@@ -203,7 +207,7 @@ func resolve(refs []mapping.Ref, done []int) []int {
 	ids := make([]int, len(refs))
 	for i, ref := range refs {
 		ids[i] = ref.ID
-		if ref.ID == 0 && ref.Step < len(done) {
+		if ref.ID == 0 && ref.Step >= 0 && ref.Step < len(done) {
 			ids[i] = done[ref.Step]
 		}
 	}
@@ -275,10 +279,10 @@ func (t *tx) publishLinked(ids []int) {
 	}
 }
 
-// createNamedTerm creates a term of k by name as the caller. The original turns an existing tag
+// createNamedTerm creates a term an event names as the caller. The original turns an existing tag
 // given by name into a new tag named after its ID; calshim assigns the existing tag (docs/compatibility.md).
-func (t *tx) createNamedTerm(k termKind, name string) (int, error) {
-	id, err := t.createTerm(k, map[string]any{"name": name})
+func (t *tx) createNamedTerm(plan mapping.TermPlan) (int, error) {
+	id, err := t.saveTerm(plan)
 	var exists *apiError
 	if errors.As(err, &exists) && exists.Code == "term_exists" {
 		// Created meanwhile by someone else (the catalog has not seen it yet): the existing term is

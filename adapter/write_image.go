@@ -72,27 +72,6 @@ func isImageAttachment(r *request, id int) bool {
 	return err == nil && strings.HasPrefix(mime, "image/")
 }
 
-// linkedImage sets featured_media from in's `image`: "" removes the image.
-func (t *tx) linkedImage(in Params, body map[string]any) error {
-	v, ok := in.text("image")
-	if !ok {
-		return nil
-	}
-
-	if v == "" {
-		body["featured_media"] = 0
-		return nil
-	}
-
-	id, err := t.resolveImage(v)
-	if err != nil {
-		return err
-	}
-
-	body["featured_media"] = id
-	return nil
-}
-
 // resolveImage turns an image argument into an attachment ID: an ID as is; a URL to the attachment
 // that already has it, else the image is downloaded (image.go limits) and uploaded as the caller.
 // The search, the download and the upload each count against the write's limit of requests.

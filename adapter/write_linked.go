@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"calshim/mapping/php"
 	"net/http"
 	"strconv"
 	"strings"
@@ -10,23 +9,6 @@ import (
 
 	"calshim/mapping"
 )
-
-// linkedMeta maps the plain-text arguments of venues and organizers to their meta keys (the
-// original: Single_Venue::prepare_postarr and Single_Organizer::prepare_postarr); website is
-// URL-sanitized.
-func (k linkedKind) linkedMeta() []fieldMap {
-	if k.name == "venue" {
-		return []fieldMap{
-			{"address", "_VenueAddress"}, {"city", "_VenueCity"}, {"country", "_VenueCountry"},
-			{"province", "_VenueProvince"}, {"state", "_VenueState"}, {"zip", "_VenueZip"},
-			{"phone", "_VenuePhone"}, {"website", "_VenueURL"},
-		}
-	}
-
-	return []fieldMap{
-		{"phone", "_OrganizerPhone"}, {"website", "_OrganizerWebsite"}, {"email", "_OrganizerEmail"},
-	}
-}
 
 // cap is the general capability of an action on this kind, e.g. edit_tribe_venues.
 func (k linkedKind) cap(action string) string { return action + "_tribe_" + k.collection }
@@ -42,9 +24,8 @@ func (k linkedKind) create(s *Server, r *request) (*response, error) {
 		return nil, forbidden(r.viewer)
 	}
 
-	t := s.begin(r)
-	id, err := t.saveLinked(k, nil, r.params)
-	if err := t.done(err); err != nil {
+	id, err := k.write(s, r, nil)
+	if err != nil {
 		return nil, err
 	}
 
@@ -58,9 +39,8 @@ func (k linkedKind) update(s *Server, r *request) (*response, error) {
 		return nil, err
 	}
 
-	t := s.begin(r)
-	id, err := t.saveLinked(k, p, r.params)
-	if err := t.done(err); err != nil {
+	id, err := k.write(s, r, p)
+	if err != nil {
 		return nil, err
 	}
 
@@ -142,54 +122,84 @@ func (k linkedKind) response(r *request, id, status int) (*response, error) {
 	return &response{status: status, body: k.render(ctx, p)}, nil
 }
 
-// saveLinked creates (p nil) or updates a venue or organizer from in: the route's arguments or a
-// payload nested in an event. Empty strings clear meta fields; post title and content are never
-// cleared (the original ignores empty values there).
-func (t *tx) saveLinked(k linkedKind, p *mapping.Post, in Params) (int, error) {
-	r, create := t.r, p == nil
-	if create {
-		dup, err := t.findDuplicate(k, in)
+// write translates r's venue or organizer write (p nil: a create) in mapping, runs the plan as a
+// write of its own, then refreshes the catalog.
+func (k linkedKind) write(s *Server, r *request, p *mapping.Post) (int, error) {
+	t := s.begin(r)
+	plan := mapping.PlanLinked(linkedWrite(k, r.params), p, writeState(r, t.limit))
+	id, err := t.saveLinked(plan)
+	return id, t.done(err)
+}
+
+// linkedWrite reads a validated venue or organizer write (the route's arguments, or a payload
+// nested in an event) into mapping's typed form.
+func linkedWrite(k linkedKind, in Params) mapping.LinkedWrite {
+	return mapping.LinkedWrite{
+		Venue: k.name == "venue", Name: argOf(in.raw(k.name)),
+		Description: argOf(in.raw("description")), Status: argOf(in.raw("status")),
+		Date: argOf(in.raw("date")), DateUTC: argOf(in.raw("date_utc")),
+		Author: argOf(in.integer("author")), Image: argOf(in.text("image")),
+		Website: argOf(in.text("website")), Phone: argOf(in.text("phone")),
+		Email: argOf(in.text("email")), Address: argOf(in.text("address")),
+		City: argOf(in.text("city")), Country: argOf(in.text("country")),
+		Province: argOf(in.text("province")), State: argOf(in.text("state")),
+		Zip: argOf(in.text("zip")), StateProvince: argOf(in.text("stateprovince")),
+		ShowMap: argOf(in.text("show_map")), ShowMapLink: argOf(in.text("show_map_link")),
+	}
+}
+
+// saveLinked runs a venue or organizer write's plan: a create first looks for a duplicate (which
+// then takes the plan's save of one instead), then the image is resolved and the post saved in one
+// wp/v2 call.
+func (t *tx) saveLinked(plan mapping.LinkedPlan) (int, error) {
+	save, dup := plan.Save, (*mapping.Post)(nil)
+	if d := plan.Duplicate; d != nil {
+		var err error
+		if dup, err = t.findDuplicate(linkedOf(t.r, save.Type), d.Name, d.Description); err != nil {
+			return 0, err
+		}
+		if dup != nil && !t.r.viewer.mayEdit(dup) {
+			// A duplicate the caller may not edit is answered as it is: WordPress would refuse
+			// the meta.
+			return dup.ID, nil
+		}
+		if dup != nil {
+			save = d.Save
+			save.ID = dup.ID
+		}
+	}
+
+	done := make([]int, len(plan.Steps))
+	for i, s := range plan.Steps {
+		id, err := t.step(s)
 		if err != nil {
 			return 0, err
 		}
-		if dup != nil {
-			return t.saveDuplicate(k, dup, in)
+		done[i] = id
+	}
+
+	body := wireBody(save, done)
+	if dup != nil {
+		// The original's save_meta writes only meta, which leaves post_modified alone; a wp/v2
+		// save always bumps it. When the duplicate holds all of it already, there is nothing to
+		// save.
+		ctx := t.r.gc.Request.Context()
+		typed, err := t.cat.Client().PostBody(ctx, t.postSave(save.Type, dup.ID, body))
+		if err != nil {
+			return 0, t.upstreamError(err)
+		}
+		if holds(dup, typed) {
+			return dup.ID, nil
 		}
 	}
-
-	body := map[string]any{}
-	postFields(in, body, []fieldMap{{k.name, "title"}, {"description", "content"}})
-	if title, ok := body["title"]; ok && create {
-		// The original names the post after its title (Tribe__Events__Venue::create sets
-		// post_name), so a draft has its slug too; WordPress sanitizes it as sanitize_title does.
-		body["slug"] = title
-	}
-
-	canPublish := r.viewer.can("publish_tribe_events")
-	if status, ok := mapping.ScaleStatus(argOf(in.raw("status")), canPublish, create); ok {
-		body["status"] = status
-	}
-
-	mapping.PostDates(body, argOf(in.raw("date")), argOf(in.raw("date_utc")), r.now, r.snap.Location, true)
-	if err := t.linkedFields(k, p, create, in, body); err != nil {
-		return 0, err
-	}
-
-	id := 0
-	if !create {
-		id = p.ID
-	}
-
-	return t.savePost(k.typ(r), id, body)
+	return t.savePost(save.Type, save.ID, body)
 }
 
 // findDuplicate is the existing venue or organizer a create names (see duplicate). When the catalog
 // has none, WordPress is searched for the name: one created elsewhere since the last poll counts
 // too. A failed search leaves the catalog's answer; the search counts against the write's limit of
 // requests, the one error returned.
-func (t *tx) findDuplicate(k linkedKind, in Params) (*mapping.Post, error) {
-	name, _ := in.text(k.name)
-	desc, _ := in.text("description")
+func (t *tx) findDuplicate(k linkedKind, name, desc string) (*mapping.Post, error) {
 	if dup := k.duplicate(t.r, name, desc); dup != nil || name == "" {
 		return dup, nil
 	}
@@ -208,34 +218,8 @@ func (t *tx) findDuplicate(k linkedKind, in Params) (*mapping.Post, error) {
 	return k.duplicate(t.r, name, desc), nil
 }
 
-// saveDuplicate is the original's answer to creating a venue or organizer that exists already (same
-// title, and same description when one is given): the existing one, with the meta given saved onto
-// it as on create (map flags on unless given off, state/province from what is given) and its post
-// fields left as they are (Tribe__Events__Venue::create with avoid_duplicates, then save_meta). A
-// duplicate the caller may not edit is answered as it is: WordPress would refuse the meta.
-func (t *tx) saveDuplicate(k linkedKind, dup *mapping.Post, in Params) (int, error) {
-	if !t.r.viewer.mayEdit(dup) {
-		return dup.ID, nil
-	}
-	body := map[string]any{}
-	if err := t.linkedFields(k, nil, false, in, body); err != nil {
-		return 0, err
-	}
-
-	// The original's save_meta writes only meta, which leaves post_modified alone; a wp/v2 save always
-	// bumps it. When the duplicate holds all of it already, there is nothing to save.
-	typed, err := t.typedMeta(k.typ(t.r), dup.ID, body)
-	if err != nil {
-		return 0, err
-	}
-	if holds(dup, typed) {
-		return dup.ID, nil
-	}
-	return t.savePost(k.typ(t.r), dup.ID, body)
-}
-
-// holds reports whether p already has every value of a wp/v2 body made by linkedFields, its meta in
-// the CMS's types (typedMeta): a single row as WordPress stores each value, no row for nil, and the
+// holds reports whether p already has every value of a duplicate's wp/v2 body, its meta in the
+// CMS's types (cmsclient.(*Client).PostBody): a single row as WordPress stores each value, no row for nil, and the
 // same featured image.
 func holds(p *mapping.Post, body map[string]any) bool {
 	if id, ok := body["featured_media"].(int); ok && id != p.FeaturedMedia {
@@ -269,89 +253,6 @@ func storedRow(v any) (string, bool) {
 		return "", true
 	}
 	return "", false
-}
-
-// linkedFields puts the meta and image of a venue or organizer into a wp/v2 body. p is the post
-// updated (nil when its meta is written as on create); blank skips the empty values, as a new post
-// has nothing to clear.
-func (t *tx) linkedFields(
-	k linkedKind, p *mapping.Post, blank bool, in Params, body map[string]any,
-) error {
-	meta := map[string]any{}
-	for _, f := range k.linkedMeta() {
-		v, ok := in.text(f.param)
-		switch {
-		case !ok || (blank && v == ""):
-		case v == "":
-			meta[f.target] = nil
-		case f.param == "website":
-			meta[f.target] = mapping.SanitizeURL(v)
-		default:
-			meta[f.target] = v
-		}
-	}
-
-	if k.name == "venue" {
-		venueMaps(in, p, meta)
-	}
-
-	if err := t.linkedImage(in, body); err != nil {
-		return err
-	}
-
-	body["meta"] = meta
-	return nil
-}
-
-// venueMaps stores the venue's map flags ("1" or the string "false", on by default; mirrored into
-// the _EventShowMap keys as TEC does) and its derived state/province.
-func venueMaps(in Params, p *mapping.Post, meta map[string]any) {
-	flags := []struct{ param, venueKey, eventKey string }{
-		{"show_map", "_VenueShowMap", "_EventShowMap"},
-		{"show_map_link", "_VenueShowMapLink", "_EventShowMapLink"},
-	}
-
-	for _, f := range flags {
-		v, ok := in.text(f.param)
-		if !ok && p != nil {
-			continue
-		}
-		flag := "1"
-		if ok && !php.TribeTruthy(v) {
-			flag = "false"
-		}
-		meta[f.venueKey], meta[f.eventKey] = flag, flag
-	}
-
-	if v, ok := in.text("stateprovince"); ok && v != "" {
-		meta["_VenueStateProvince"] = v
-		return
-	}
-
-	_, sOK := in.given("state")
-	_, pOK := in.given("province")
-	_, cOK := in.given("country")
-	if p != nil && !sOK && !pOK && !cOK {
-		return
-	}
-
-	field := func(name, key string) string {
-		if v, ok := in.text(name); ok {
-			return v
-		}
-		if p != nil {
-			v, _ := p.MetaFirst(key)
-			return v
-		}
-		return ""
-	}
-
-	sp := mapping.StateProvince(field("state", "_VenueState"), field("province", "_VenueProvince"),
-		field("country", "_VenueCountry"))
-	meta["_VenueStateProvince"] = sp
-	if sp == "" && p != nil {
-		meta["_VenueStateProvince"] = nil
-	}
 }
 
 // duplicate is the original's duplicate avoidance on create (Tribe__Duplicate__Post): a venue or

@@ -9,14 +9,6 @@ import (
 	"calshim/mapping"
 )
 
-// base is the wp/v2 REST base of the taxonomy.
-func (k termKind) base(r *request) string {
-	if k.hierarchical {
-		return r.snap.Types().CategoryBase
-	}
-	return r.snap.Types().TagBase
-}
-
 // mayManage is the original's permission for term writes (Term_Single_Base::can_manage_terms):
 // edit_tribe_events and the taxonomy's manage capability (publish_tribe_events for categories,
 // manage_categories for tags).
@@ -35,19 +27,19 @@ func (k termKind) create(s *Server, r *request) (*response, error) {
 		return nil, err
 	}
 
-	if err := k.permitted(r); err != nil {
+	plan, err := k.plan(r, 0, false)
+	if err != nil {
 		return nil, err
 	}
 
-	t := s.begin(r)
-	id, err := t.createTerm(k, k.body(r))
-	if err := t.done(err); err != nil {
+	id, err := s.writeTerm(r, plan)
+	if err != nil {
 		return nil, err
 	}
 
 	res, err := k.termResponse(r, id, http.StatusCreated)
 	if err == nil {
-		location := cmsclient.TermURL(r.snap.Site.Home+"/wp-json", k.base(r), id)
+		location := cmsclient.TermURL(r.snap.Site.Home+"/wp-json", plan.Base, id)
 		res.headers = []header{{"Location", location}}
 	}
 
@@ -56,46 +48,29 @@ func (k termKind) create(s *Server, r *request) (*response, error) {
 
 // update answers POST/PUT/PATCH /categories/{id} and /tags/{id}.
 func (k termKind) update(s *Server, r *request) (*response, error) {
-	term, err := k.forWrite(r, true)
+	_, plan, err := k.forWrite(r, false)
 	if err != nil {
 		return nil, err
 	}
 
-	t := s.begin(r)
-	t.terms = true
-	save := func(
-		ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials,
-	) (*cmsclient.Response, error) {
-		return c.SaveTermAs(ctx, cr, k.base(r), term.ID, k.body(r))
-	}
-
-	err = t.send(save, nil)
-	if err := t.done(err); err != nil {
+	id, err := s.writeTerm(r, plan)
+	if err != nil {
 		return nil, err
 	}
 
-	return k.termResponse(r, term.ID, http.StatusOK)
+	return k.termResponse(r, id, http.StatusOK)
 }
 
 // remove answers DELETE /categories/{id} and /tags/{id}: always a permanent delete; the answer is
 // the term as it was, without _links.
 func (k termKind) remove(s *Server, r *request) (*response, error) {
-	term, err := k.forWrite(r, false)
+	term, plan, err := k.forWrite(r, true)
 	if err != nil {
 		return nil, err
 	}
 
 	before := r.ctx(true).ArchiveTerm(term)
-	t := s.begin(r)
-	t.terms = true
-	del := func(
-		ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials,
-	) (*cmsclient.Response, error) {
-		return c.DeleteTermAs(ctx, cr, k.base(r), term.ID)
-	}
-
-	err = t.send(del, nil)
-	if err := t.done(err); err != nil {
+	if _, err := s.writeTerm(r, plan); err != nil {
 		return nil, err
 	}
 
@@ -103,49 +78,39 @@ func (k termKind) remove(s *Server, r *request) (*response, error) {
 }
 
 // forWrite validates the term ID (400 before permission, as the original), the arguments of an
-// update (withArgs), then the permission.
-func (k termKind) forWrite(r *request, withArgs bool) (*mapping.Term, error) {
+// update, then plans the write.
+func (k termKind) forWrite(r *request, del bool) (*mapping.Term, mapping.TermPlan, error) {
 	id, _ := strconv.Atoi(r.vars["id"])
 	term, ok := r.snap.Term(id)
 	if !ok || !k.owns(r, term) {
-		return nil, invalidParam("id")
+		return nil, mapping.TermPlan{}, invalidParam("id")
 	}
 
-	if withArgs {
+	if !del {
 		if err := checkArgs(r); err != nil {
-			return nil, err
+			return nil, mapping.TermPlan{}, err
 		}
 	}
 
-	return term, k.permitted(r)
+	plan, err := k.plan(r, term.ID, del)
+	return term, plan, err
 }
 
-// permitted checks the permission, then the core controller's refusal of a parent for tags.
-func (k termKind) permitted(r *request) error {
+// plan checks the permission, then translates the write in mapping (which refuses a parent for
+// tags, as the core controller does).
+func (k termKind) plan(r *request, id int, del bool) (mapping.TermPlan, error) {
 	if !k.mayManage(r.viewer) {
-		return forbidden(r.viewer)
-	}
-	if _, ok := r.given("parent"); ok && !k.hierarchical {
-		return newError(http.StatusBadRequest, "rest_taxonomy_not_hierarchical",
-			"Cannot set parent term, taxonomy is not hierarchical.")
-	}
-	return nil
-}
-
-// body is the wp/v2 body of a term write.
-func (k termKind) body(r *request) map[string]any {
-	body := map[string]any{}
-	for _, f := range []string{"name", "description", "slug"} {
-		if v, ok := r.params.text(f); ok {
-			body[f] = v
-		}
+		return mapping.TermPlan{}, forbidden(r.viewer)
 	}
 
-	if v, ok := r.given("parent"); ok {
-		body["parent"], _ = asInt(v)
+	w := mapping.TermWrite{Hierarchical: k.hierarchical, ID: id, Delete: del,
+		Name: argOf(r.params.text("name")), Description: argOf(r.params.text("description")),
+		Slug: argOf(r.params.text("slug")), Parent: argOf(r.params.integer("parent"))}
+	plan := mapping.PlanTerm(w, writeTypes(r))
+	if plan.Refusal != nil {
+		return plan, newError(http.StatusBadRequest, plan.Refusal.Code, plan.Refusal.Message)
 	}
-
-	return body
+	return plan, nil
 }
 
 func (k termKind) termResponse(r *request, id, status int) (*response, error) {
@@ -159,22 +124,33 @@ func (k termKind) termResponse(r *request, id, status int) (*response, error) {
 	return &response{status: status, body: body}, nil
 }
 
-// createTerm creates a term as the caller and returns its ID.
-func (t *tx) createTerm(k termKind, body map[string]any) (int, error) {
+// writeTerm runs a term plan as a write of its own, then refreshes the catalog.
+func (s *Server) writeTerm(r *request, plan mapping.TermPlan) (int, error) {
+	t := s.begin(r)
+	id, err := t.saveTerm(plan)
+	return id, t.done(err)
+}
+
+// saveTerm runs a term plan: one wp/v2 call as the caller. It returns the ID of the term written.
+func (t *tx) saveTerm(plan mapping.TermPlan) (int, error) {
+	t.terms = true
+	call := func(
+		ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials,
+	) (*cmsclient.Response, error) {
+		if plan.Delete {
+			return c.DeleteTermAs(ctx, cr, plan.Base, plan.ID)
+		}
+		return c.SaveTermAs(ctx, cr, plan.Base, plan.ID, plan.Fields)
+	}
+
+	if plan.ID != 0 {
+		return plan.ID, t.send(call, nil)
+	}
+
 	var saved struct {
 		ID int `json:"id"`
 	}
 
-	t.terms = true
-	create := func(
-		ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials,
-	) (*cmsclient.Response, error) {
-		return c.SaveTermAs(ctx, cr, k.base(t.r), 0, body)
-	}
-
-	if err := t.send(create, &saved); err != nil {
-		return 0, err
-	}
-
-	return saved.ID, nil
+	err := t.send(call, &saved)
+	return saved.ID, err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"maps"
 	"net/http"
 	"strings"
 	"time"
@@ -68,81 +67,35 @@ func (t *tx) send(call upstreamCall, out any) error {
 
 // savePost creates (id 0) or updates a post of a type with a wp/v2 body and returns its ID.
 func (t *tx) savePost(postType string, id int, body map[string]any) (int, error) {
-	body, err := t.typedMeta(postType, id, body)
+	if err := t.spend(); err != nil {
+		return 0, err
+	}
+
+	ctx := t.r.gc.Request.Context()
+	saved, err := t.cat.Client().SavePostAs(ctx, t.r.viewer.creds, t.postSave(postType, id, body))
 	if err != nil {
-		return 0, err
+		return 0, t.upstreamError(err)
 	}
 
-	var answer json.RawMessage
-	save := func(
-		ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials,
-	) (*cmsclient.Response, error) {
-		return c.SavePostAs(ctx, cr, postType, id, body)
-	}
-
-	if err := t.send(save, &answer); err != nil {
-		return 0, err
-	}
-
-	var saved struct {
-		ID int `json:"id"`
-	}
-
-	if err := json.Unmarshal(answer, &saved); err != nil {
-		return 0, err
-	}
-
-	t.touch(postType, saved.ID, answer)
+	t.touch(postType, saved.ID, saved.Answer)
 	return saved.ID, nil
 }
 
-// typedMeta returns body with its meta in the types the CMS declares for them (the caller's meta
-// map is left as it is: later steps read it as written). A new post has no meta to delete:
-// deletions are left out, as wp/v2 refuses to delete a boolean key that has no valid stored value.
-func (t *tx) typedMeta(postType string, id int, body map[string]any) (map[string]any, error) {
-	meta, _ := body["meta"].(map[string]any)
-	if len(meta) == 0 && (id == 0 || postType != t.r.snap.Types().Event) {
-		return body, nil
+// postSave is a save of a post as cmsclient sends it. An update of an event keeps its stored cost
+// (PostSave.Kept): the calendar plugin, when active on the CMS, would otherwise store it again from
+// its formatted display ("$5 - $10" would become "5 – 10"; Tribe__Events__Editor__Meta::update_cost).
+func (t *tx) postSave(postType string, id int, body map[string]any) cmsclient.PostSave {
+	s := cmsclient.PostSave{Type: postType, ID: id, Body: body}
+	if id == 0 || postType != t.r.snap.Types().Event {
+		return s
 	}
-
-	types, err := t.cat.Client().MetaTypes(t.r.gc.Request.Context(), postType)
-	if err != nil {
-		return nil, t.upstreamError(err)
-	}
-
-	typed := maps.Clone(meta)
-	if typed == nil {
-		typed = map[string]any{}
-	}
-
-	if id == 0 {
-		maps.DeleteFunc(typed, func(_ string, v any) bool { return v == nil })
-	}
-
-	t.keepCost(postType, id, types, typed)
-	mapping.CoerceMeta(typed, types)
-	out := maps.Clone(body)
-	if len(typed) > 0 {
-		out["meta"] = typed
-	}
-
-	return out, nil
-}
-
-// keepCost sends an event's stored cost with every update that does not change it, when the
-// calendar plugin is active on the CMS (it declares _EventCost a single string): after each wp/v2
-// write of an event it stores the cost again from the request, else from its formatted display
-// ("$5 - $10" would become "5 – 10"; Tribe__Events__Editor__Meta::update_cost).
-func (t *tx) keepCost(postType string, id int, types map[string]string, meta map[string]any) {
-	if _, given := meta["_EventCost"]; given || id == 0 || types["_EventCost"] != "string" ||
-		postType != t.r.snap.Types().Event {
-		return
-	}
+	s.Kept = map[string]string{}
 	if p, ok := t.r.snap.Post(id); ok {
 		if cost, ok := p.MetaFirst("_EventCost"); ok {
-			meta["_EventCost"] = cost
+			s.Kept["_EventCost"] = cost
 		}
 	}
+	return s
 }
 
 // trashPost moves a post to the trash (wp/v2 DELETE without force, which answers the trashed post).
@@ -226,25 +179,6 @@ func (t *tx) upstreamError(err error) error {
 	// An error WordPress raised without data (duplicate_term_slug) answers "data": null, as there.
 	e.NoData = len(ue.Data) == 0 || string(ue.Data) == "null"
 	return e
-}
-
-// fieldMap names the v1 parameter that fills a wp/v2 field or meta key.
-type fieldMap struct{ param, target string }
-
-// postFields copies the plain post fields given in r into a wp/v2 body: each v1 name → wp/v2 name.
-// Empty values of fields that cannot be cleared are skipped, as the original ignores them.
-func postFields(in Params, body map[string]any, fields []fieldMap) {
-	for _, f := range fields {
-		if v, ok := in.given(f.param); ok {
-			if s, _ := scalar(v); s != "" {
-				body[f.target] = s
-			}
-		}
-	}
-
-	if v, ok := in.given("author"); ok {
-		body["author"], _ = asInt(v)
-	}
 }
 
 // truthy reads a boolean argument that passed validation.

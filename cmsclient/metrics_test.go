@@ -65,7 +65,8 @@ func TestUpstreamMetricsAndRequestID(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _ = c.ServiceUser(ctx)
-	_, _ = c.SavePostAs(ctx, cmsclient.Credentials{Authorization: "Basic x"}, "tribe_events", 0, map[string]any{})
+	_, _ = c.SavePostAs(ctx, cmsclient.Credentials{Authorization: "Basic x"},
+		cmsclient.PostSave{Type: "tribe_events", Body: map[string]any{}})
 	_, _ = c.Get(context.Background(), "/anything", nil)
 
 	want := map[string]float64{"feed 200": 1, "users_me 401": 1, "save_post 4xx": 1, "other 4xx": 1}

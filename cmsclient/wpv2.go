@@ -140,11 +140,6 @@ func (c *Client) Me(ctx context.Context, creds Credentials) (*Response, error) {
 	return c.Send(withOp(ctx, opUsersMe), http.MethodGet, v2+"users/me", url.Values{"context": {"edit"}}, creds, nil)
 }
 
-// SavePostAs creates (id 0) or updates a post of a REST base on behalf of a caller.
-func (c *Client) SavePostAs(ctx context.Context, creds Credentials, base string, id int, body any) (*Response, error) {
-	return c.Send(withOp(ctx, opSavePost), http.MethodPost, itemPath(base, id), nil, creds, body)
-}
-
 // TrashPostAs moves a post to the trash on behalf of a caller (wp/v2 DELETE without force).
 func (c *Client) TrashPostAs(ctx context.Context, creds Credentials, base string, id int) (*Response, error) {
 	return c.Send(withOp(ctx, opTrashPost), http.MethodDelete, itemPath(base, id), nil, creds, nil)

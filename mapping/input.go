@@ -152,67 +152,6 @@ var urlJunk = regexp.MustCompile(`[^a-zA-Z0-9\-~+_.?#=!&;,/:%@$|*'()\[\]\x80-\xf
 // FormatID writes a post ID as TEC stores it in meta.
 func FormatID(id int) string { return strconv.Itoa(id) }
 
-// CoerceMeta converts meta values, written as the calendar plugin stores them (strings, lists of
-// strings, nil to delete), into the JSON types the CMS declares for their keys (see
-// cmsclient.Client.MetaTypes): a boolean key takes true for "yes", "1", "true" and "on", else false
-// (also for a deletion, which a boolean key whose stored value is not a boolean refuses); a numeric
-// list takes numbers; a single-row key given a list takes its first row (no row: deleted). Keys the
-// schema does not declare are left as they are.
-func CoerceMeta(meta map[string]any, types map[string]string) {
-	for k, v := range meta {
-		switch types[k] {
-		case "boolean":
-			meta[k] = metaTruthy(v)
-		case "array:number", "array:integer":
-			meta[k] = metaNumbers(v)
-		case "string":
-			meta[k] = metaFirst(v)
-		}
-	}
-}
-
-// metaTruthy is a flag as a boolean key takes it: a bool, or a string FILTER_VALIDATE_BOOLEAN
-// accepts.
-func metaTruthy(v any) bool {
-	switch x := v.(type) {
-	case bool:
-		return x
-	case string:
-		return php.FilterBool(x)
-	}
-
-	return false
-}
-
-// metaNumbers turns ID rows into numbers; rows that are not numbers are dropped, as the CMS would
-// refuse them.
-func metaNumbers(v any) []int {
-	out := []int{}
-	rows, _ := v.([]string)
-	if s, ok := v.(string); ok {
-		rows = []string{s}
-	}
-
-	for _, r := range rows {
-		if n, err := strconv.Atoi(strings.TrimSpace(r)); err == nil {
-			out = append(out, n)
-		}
-	}
-
-	return out
-}
-
-func metaFirst(v any) any {
-	rows, ok := v.([]string)
-	if !ok {
-		return v
-	}
-	if len(rows) == 0 {
-		return nil
-	}
-	return rows[0]
-}
-
 // SameContent reports whether a post's rendered content is what raw post_content renders to, as far
 // as paragraphs go (wpautop), compared case-insensitively as MySQL compares post_content.
 func SameContent(rendered, raw string) bool {

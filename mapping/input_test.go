@@ -1,7 +1,6 @@
 package mapping
 
 import (
-	"fmt"
 	"testing"
 	"time"
 )
@@ -83,24 +82,6 @@ func TestStateProvinceAndURL(t *testing.T) {
 	}
 	if got := SanitizeURL(" example.com/a b<c> "); got != "http://example.com/a%20bc" {
 		t.Errorf("SanitizeURL = %q", got)
-	}
-}
-
-func TestCoerceMeta(t *testing.T) {
-	types := map[string]string{"_EventAllDay": "boolean", "_VenueShowMap": "boolean", "_EventVenueID": "array:number",
-		"_EventCost": "string", "_EventURL": "string"}
-	meta := map[string]any{"_EventAllDay": "yes", "_VenueShowMap": "false", "_EventVenueID": []string{"12", "x"},
-		"_EventCost": []string{"$5", "$10"}, "_EventURL": nil, "_EventOrganizerID": []string{"3"}}
-	CoerceMeta(meta, types)
-	want := map[string]any{"_EventAllDay": true, "_VenueShowMap": false, "_EventVenueID": []int{12},
-		"_EventCost": "$5", "_EventURL": nil, "_EventOrganizerID": []string{"3"}}
-	if fmt.Sprint(meta) != fmt.Sprint(want) {
-		t.Errorf("got %v\nwant %v", meta, want)
-	}
-	empty := map[string]any{"_EventAllDay": nil, "_EventCost": []string{}}
-	CoerceMeta(empty, types)
-	if empty["_EventAllDay"] != false || empty["_EventCost"] != nil {
-		t.Errorf("deletions: %v", empty)
 	}
 }
 

@@ -49,7 +49,7 @@ type LinkItem struct {
 	ID      string // trimmed; "" when the entry names none (or is not a scalar)
 	HasID   bool   // a scalar entry, or an object with a non-empty id
 	Name    string // a payload's name, trimmed
-	Payload map[string]any
+	Payload LinkedWrite
 }
 
 // WriteState is what a write plan reads of the catalog: pure look-ups of one snapshot.
@@ -78,30 +78,22 @@ type PostTypes struct {
 	CategoryBase, TagBase   string
 }
 
-// Ref is a post or term a write names: an existing ID, or the result of a step of the plan.
+// Ref is a post or term a write names: an existing ID, or the result of a step of the plan; NoRef
+// names none (a featured image removed).
 type Ref struct {
 	ID   int
-	Step int // index in EventPlan.Steps when ID is 0
+	Step int // index in the plan's Steps when ID is 0; -1: none
 }
 
-// Step is one request (or a few) made before the event's save: an image URL to resolve, a term to
-// create, or a venue or organizer to create or reuse.
+// NoRef is the Ref of nothing: it resolves to 0 whatever the steps gave.
+var NoRef = Ref{Step: -1}
+
+// Step is one request (or a few) made before a save: an image to resolve (a URL; in a LinkedPlan
+// an ID too), a term to create, or a venue or organizer to create or reuse.
 type Step struct {
 	ImageURL string
-	Term     *TermCreate
-	Linked   *LinkedCreate
-}
-
-// TermCreate is a category or tag created by name.
-type TermCreate struct {
-	Base, Name string
-}
-
-// LinkedCreate is a venue or organizer an event creates from a payload, or reuses when one of the
-// same name exists (the adapter asks WordPress when the catalog has none).
-type LinkedCreate struct {
-	Type, MetaKey, Name string
-	Payload             map[string]any
+	Term     *TermPlan
+	Linked   *LinkedPlan
 }
 
 // PostWrite is one wp/v2 save of a post: its fields, the meta to set and to delete, its image,
@@ -458,7 +450,8 @@ func (pl *planner) image(v Arg[string]) *Ref {
 	case !v.OK:
 		return nil
 	case v.V == "":
-		return &Ref{}
+		none := NoRef // a copy: plans never share a Ref
+		return &none
 	}
 	if id, known := pl.st.KnownImage(v.V); known {
 		return &Ref{ID: id}
@@ -485,7 +478,8 @@ func (pl *planner) terms(save *PostWrite, names Arg[[]string], base string, hier
 			}
 			continue
 		}
-		refs = append(refs, pl.once(base+"\x00"+s, Step{Term: &TermCreate{Base: base, Name: s}}))
+		create := PlanTerm(TermWrite{Hierarchical: hierarchical, Name: Arg[string]{s, true}}, pl.st.Types)
+		refs = append(refs, pl.once(base+"\x00"+s, Step{Term: &create}))
 	}
 	if save.Terms == nil {
 		save.Terms = map[string][]Ref{}
@@ -520,7 +514,7 @@ func (pl *planner) venue(save *PostWrite, l Links) {
 		pl.notCreated("venue")
 		return
 	}
-	if ref, ok := pl.link(l.Items[0], pl.st.Types.Venue, "venue", "_EventVenueID"); ok {
+	if ref, ok := pl.link(l.Items[0], pl.st.Types.Venue, "venue"); ok {
 		setLinks(save, "_EventVenueID", []Ref{ref})
 	}
 }
@@ -540,7 +534,7 @@ func (pl *planner) organizers(save *PostWrite, l Links) {
 			return
 		}
 		// Past a refused entry the rest is still counted: the write's size is judged whole.
-		ref, _ := pl.link(it, pl.st.Types.Organizer, "organizer", "_EventOrganizerID")
+		ref, _ := pl.link(it, pl.st.Types.Organizer, "organizer")
 		refs = append(refs, ref)
 	}
 	setLinks(save, "_EventOrganizerID", refs)
@@ -556,7 +550,7 @@ func setLinks(save *PostWrite, key string, refs []Ref) {
 // link is one entry of a venue or organizer argument (Linked_Post_Base::insert): an ID of that
 // type, an {id} object of that type, or a payload creating one (reusing the existing one of its
 // name). ok is false when the write is refused there.
-func (pl *planner) link(it LinkItem, postType, name, key string) (Ref, bool) {
+func (pl *planner) link(it LinkItem, postType, name string) (Ref, bool) {
 	if it.HasID {
 		n, ok := positiveID(it.ID)
 		if p, found := pl.st.Post(n); ok && found && p.Type() == postType {
@@ -578,6 +572,6 @@ func (pl *planner) link(it LinkItem, postType, name, key string) (Ref, bool) {
 	named := postType + "\x00" + strings.ToLower(it.Name)
 	counted := !pl.named[named] && pl.st.Duplicate(postType, it.Name, "") == nil
 	pl.named[named] = true
-	create := &LinkedCreate{Type: postType, MetaKey: key, Name: it.Name, Payload: it.Payload}
-	return pl.add(Step{Linked: create}, counted), true
+	create := PlanLinked(it.Payload, nil, pl.st)
+	return pl.add(Step{Linked: &create}, counted), true
 }

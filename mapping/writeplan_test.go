@@ -249,7 +249,7 @@ func TestPlanEventImage(t *testing.T) {
 		steps []Step
 	}{
 		{"7", &Ref{ID: 7}, nil},
-		{"", &Ref{}, nil},
+		{"", &NoRef, nil},
 		{"http://example.com/a.png", &Ref{Step: 0}, []Step{{ImageURL: "http://example.com/a.png"}}},
 	}
 	for _, c := range cases {
@@ -270,7 +270,9 @@ func TestPlanEventTerms(t *testing.T) {
 		"tribe_events_cat": {{ID: 1}, {ID: 1}, {Step: 0}, {Step: 0}},
 		"tags":             {{ID: 2}, {Step: 1}},
 	}
-	steps := []Step{{Term: &TermCreate{"tribe_events_cat", "New"}}, {Term: &TermCreate{"tags", "New"}}}
+	named := map[string]any{"name": "New"}
+	steps := []Step{{Term: &TermPlan{Base: "tribe_events_cat", Fields: named}},
+		{Term: &TermPlan{Base: "tags", Fields: named}}}
 	if !reflect.DeepEqual(plan.Save.Terms, want) || !reflect.DeepEqual(plan.Steps, steps) || plan.Needs != 3 {
 		t.Errorf("terms %v steps %v needs %d", plan.Save.Terms, plan.Steps, plan.Needs)
 	}
@@ -287,7 +289,7 @@ func TestPlanEventLinks(t *testing.T) {
 	id := func(s string) LinkItem { return LinkItem{ID: s, HasID: true} }
 	obj := func(s string) LinkItem { return LinkItem{Object: true, ID: s, HasID: true} }
 	payload := func(name string) LinkItem {
-		return LinkItem{Object: true, Name: name, Payload: map[string]any{"organizer": name}}
+		return LinkItem{Object: true, Name: name, Payload: LinkedWrite{Name: text(name)}}
 	}
 	links := func(items ...LinkItem) Links { return Links{Given: true, Items: items} }
 	cases := []struct {
