@@ -171,7 +171,7 @@ func (t *tx) upstreamError(err error) error {
 		return e
 	case ue.Code == "rest_invalid_param":
 		return newError(http.StatusBadRequest, ue.Code, ue.Message)
-	case ue.Code == errPreconditionFailed.Code: // the plugin refused If-Match (precondition.go)
+	case ue.Code == errPreconditionFailed.Code: // the plugin refused If-Match (http_precondition.go)
 		return errPreconditionFailed
 	}
 
