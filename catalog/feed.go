@@ -177,7 +177,7 @@ func (c *Catalog) pollFeed(ctx context.Context) error {
 		return err
 	}
 	if c.verifyDue() {
-		next, err = c.check(ctx, next)
+		next, err = c.check(ctx, next, false)
 		if errors.Is(err, errReload) {
 			c.notify("checksums differ too much: reloading the catalog", err)
 			return c.load(ctx)

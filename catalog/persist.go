@@ -112,7 +112,7 @@ func (c *Catalog) Start(ctx context.Context) error {
 	next, err := c.catchUp(ctx, restored, true)
 	if err == nil && c.verifies() {
 		var checked *Snapshot
-		if checked, err = c.check(ctx, next); err == nil {
+		if checked, err = c.check(ctx, next, true); err == nil {
 			next = checked
 		}
 	}

@@ -36,6 +36,12 @@ const (
 	allIDs = 1<<53 - 1
 )
 
+// verifySlice is how many posts one periodic check compares at most: a larger catalog is checked a
+// slice of IDs at a time, one slice every VerifyEvery divided by their number, so that each check
+// costs WordPress a bounded share of the database time a whole comparison takes and the whole is
+// still compared every VerifyEvery. The check before a restored snapshot is served compares all.
+var verifySlice = 12500
+
 // sums are the plugin's digests of what the catalog holds: posts and terms by ID, options by name.
 // They change under Catalog.mu.
 type sums struct {
@@ -76,6 +82,7 @@ func setDigests(m map[int]cmsclient.Digest, set cmsclient.ChangedSet) {
 // verifyState is when the catalog last checked its sums and what the checks repaired.
 type verifyState struct {
 	last     time.Time // under Catalog.mu
+	slice    int       // the slice of posts the next periodic check compares; under Catalog.mu
 	off      bool      // the plugin serves no checksums (an older plugin): never check
 	repaired [3]atomic.Uint64
 }
@@ -102,9 +109,27 @@ func (c *Catalog) verifies() bool {
 	return c.opt.VerifyEvery > 0 && !c.opt.Multilingual && !c.verify.off && c.feed.on.Load()
 }
 
-// verifyDue reports whether a periodic check is due.
+// verifyDue reports whether a periodic check is due: one per slice of posts every VerifyEvery.
 func (c *Catalog) verifyDue() bool {
-	return c.verifies() && time.Since(c.verify.last) >= c.opt.VerifyEvery
+	every := c.opt.VerifyEvery / time.Duration(verifySlices(len(c.sums.posts)))
+	return c.verifies() && time.Since(c.verify.last) >= every
+}
+
+// verifySlices is how many slices a periodic check splits held posts into.
+func verifySlices(held int) int {
+	return max(1, (held+verifySlice-1)/verifySlice)
+}
+
+// sliceBounds is the ID range of slice k of n of the sorted IDs: as many of them in each, the first
+// from 0 and the last open (to -1), so that an ID WordPress holds and the catalog does not lies in one.
+func sliceBounds(ids []int, k, n int) (from, to int) {
+	if k > 0 {
+		from = ids[k*len(ids)/n]
+	}
+	if k == n-1 {
+		return from, -1
+	}
+	return from, ids[(k+1)*len(ids)/n] - 1
 }
 
 // unsupported reports whether err is the plugin's answer that it has no checksum route (an older
@@ -159,9 +184,9 @@ func (c *Catalog) listSums(ctx context.Context, kind string, from, to int) ([]cm
 }
 
 // check compares the catalog with WordPress' checksums and repairs what differs; cur is returned
-// when nothing does. errReload: so much differs (or a setting that changes every link) that a full
-// load is due.
-func (c *Catalog) check(ctx context.Context, cur *Snapshot) (next *Snapshot, err error) {
+// when nothing does. whole compares every post, else the next slice of them (verifySlice).
+// errReload: so much differs (or a setting that changes every link) that a full load is due.
+func (c *Catalog) check(ctx context.Context, cur *Snapshot, whole bool) (next *Snapshot, err error) {
 	c.verify.last = time.Now()
 	// A check that fails half-way publishes nothing: the digests go back to the published snapshot's.
 	saved := sums{posts: maps.Clone(c.sums.posts), terms: maps.Clone(c.sums.terms), options: c.sums.options}
@@ -175,7 +200,7 @@ func (c *Catalog) check(ctx context.Context, cur *Snapshot) (next *Snapshot, err
 	if err != nil || c.verify.off {
 		return next, err
 	}
-	next, nPosts, err = c.checkPosts(ctx, next)
+	next, nPosts, err = c.checkPosts(ctx, next, whole)
 	if err != nil {
 		return nil, err
 	}
@@ -225,8 +250,15 @@ func (c *Catalog) checkOptions(ctx context.Context, cur *Snapshot) (*Snapshot, i
 }
 
 // checkPosts refetches the posts whose digests differ from WordPress'.
-func (c *Catalog) checkPosts(ctx context.Context, cur *Snapshot) (*Snapshot, int, error) {
-	wrong, theirs, err := c.descend(ctx, cmsclient.KindPosts, held(cur.posts, c.sums.posts))
+func (c *Catalog) checkPosts(ctx context.Context, cur *Snapshot, whole bool) (*Snapshot, int, error) {
+	local := held(cur.posts, c.sums.posts)
+	from, to := 0, -1
+	if n := verifySlices(len(local)); !whole && n > 1 {
+		k := c.verify.slice % n
+		c.verify.slice = k + 1
+		from, to = sliceBounds(slices.Sorted(maps.Keys(local)), k, n)
+	}
+	wrong, theirs, err := c.descend(ctx, cmsclient.KindPosts, local, from, to)
 	if err != nil || len(wrong) == 0 {
 		return cur, 0, err
 	}
@@ -297,7 +329,7 @@ func (c *Catalog) refetchPosts(ctx context.Context, theirs map[int]cmsclient.Ite
 
 // checkTerms re-reads the terms when some digests differ, and replaces those.
 func (c *Catalog) checkTerms(ctx context.Context, cur *Snapshot) (*Snapshot, int, error) {
-	wrong, theirs, err := c.descend(ctx, cmsclient.KindTerms, held(cur.terms, c.sums.terms))
+	wrong, theirs, err := c.descend(ctx, cmsclient.KindTerms, held(cur.terms, c.sums.terms), 0, -1)
 	if err != nil || len(wrong) == 0 {
 		return cur, 0, err
 	}
@@ -339,19 +371,21 @@ func held[V any](objects map[int]V, digests map[int]cmsclient.Digest) map[int]cm
 	return out
 }
 
-// descend finds the objects of kind whose digest differs between the catalog (local) and WordPress:
-// the top-level ranges first, then, only within the ranges that differ, smaller ones, down to
-// ranges few enough to list object by object. It answers the differing IDs and WordPress' listing
-// of those it holds.
-func (c *Catalog) descend(ctx context.Context, kind string, local map[int]cmsclient.Digest) (
+// descend finds the objects of kind with from <= ID <= to (to < 0: no bound) whose digest differs
+// between the catalog (local) and WordPress: the top-level ranges first, then, only within the
+// ranges that differ, smaller ones, down to ranges few enough to list object by object. It answers
+// the differing IDs and WordPress' listing of those it holds.
+func (c *Catalog) descend(ctx context.Context, kind string, local map[int]cmsclient.Digest, from, to int) (
 	[]int, map[int]cmsclient.ItemSum, error) {
 	ids := slices.Sorted(maps.Keys(local))
-	top, err := c.client.Checksums(ctx, kind, 0, -1, verifyParts)
+	top, err := c.client.Checksums(ctx, kind, from, to, verifyParts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("catalog: checksums: %w", err)
 	}
-	// What the catalog holds beyond WordPress' highest ID is gone from WordPress.
-	wrong := slices.Clone(ids[sort.SearchInts(ids, top.To+1):])
+	var wrong []int
+	if to < 0 { // what the catalog holds beyond WordPress' highest ID is gone from WordPress
+		wrong = slices.Clone(ids[sort.SearchInts(ids, top.To+1):])
+	}
 	theirs := map[int]cmsclient.ItemSum{}
 	for queue := []*cmsclient.RangeSums{top}; len(queue) > 0; queue = queue[1:] {
 		rs := queue[0]

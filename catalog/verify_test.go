@@ -127,9 +127,8 @@ func manyEvents(fake *wpfake.Server, first, n int) {
 	fake.AddMany("tribe_events", objs)
 }
 
-// One post changed around the change log among thousands: a check descends through the ranges that
-// differ only, lists one leaf and refetches that one post; an idle check asks the top level only.
-func TestVerifyDescendsIntoWhatDiffers(t *testing.T) {
+// manyVerified is a catalog of 4,000 more events than the recorded ones, loaded, checking at every poll.
+func manyVerified(t *testing.T) (*wpfake.Server, *catalog.Catalog) {
 	fake := wpfake.New(t)
 	newFakeFeed(fake)
 	manyEvents(fake, 30000, 4000)
@@ -137,6 +136,13 @@ func TestVerifyDescendsIntoWhatDiffers(t *testing.T) {
 	if err := cat.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	return fake, cat
+}
+
+// One post changed around the change log among thousands: a check descends through the ranges that
+// differ only, lists one leaf and refetches that one post; an idle check asks the top level only.
+func TestVerifyDescendsIntoWhatDiffers(t *testing.T) {
+	fake, cat := manyVerified(t)
 
 	fake.ResetRequests()
 	mustPoll(t, cat)
@@ -170,6 +176,51 @@ func TestVerifyDescendsIntoWhatDiffers(t *testing.T) {
 	mustPoll(t, cat)
 	if ranges, listings, bulk := checksumRequests(fake); ranges["posts"] != 1 || len(listings)+len(bulk) != 0 {
 		t.Errorf("check after the repair: ranges %v, listings %v, bulk %v", ranges, listings, bulk)
+	}
+}
+
+// A large catalog is compared a slice of IDs per periodic check: each check asks one range of
+// posts, the slices cover every ID once per round, and a post changed in any of them is repaired
+// within one round.
+func TestVerifyBySlices(t *testing.T) {
+	defer func(n int) { *catalog.VerifySlice = n }(*catalog.VerifySlice)
+	*catalog.VerifySlice = 1000
+	fake, cat := manyVerified(t)
+	id := 33999
+	fake.Update("tribe_events", id, func(o wpfake.Object) { calshimField(fake, o)["title"] = "Written by SQL" })
+
+	type bound struct{ from, to string } // to "": open
+	var bounds []bound
+	repairedAt := -1
+	snap := cat.Snapshot()
+	n := (len(snap.Events) + len(snap.Venues) + len(snap.Organizers) + 999) / 1000
+	for poll := range n {
+		fake.ResetRequests()
+		snap := mustPoll(t, cat)
+		for _, r := range fake.Requests() {
+			if r.Path == "/wp-json/calshim/v1/checksums" && r.Query.Get("kind") == "posts" &&
+				r.Query.Get("items") == "" && len(bounds) == poll {
+				bounds = append(bounds, bound{r.Query.Get("from"), r.Query.Get("to")})
+			}
+		}
+		if p, _ := snap.Post(id); repairedAt < 0 && p != nil && p.Title() == "Written by SQL" {
+			repairedAt = poll
+		}
+	}
+	if len(bounds) != n || n < 2 {
+		t.Fatalf("top-level ranges asked %v, want one per check over %d checks", bounds, n)
+	}
+	if bounds[0].from != "0" || bounds[n-1].to != "" {
+		t.Errorf("slices %v: the first must start at 0 and the last be open", bounds)
+	}
+	for i := 1; i < n; i++ {
+		to, _ := strconv.Atoi(bounds[i-1].to)
+		if from, _ := strconv.Atoi(bounds[i].from); from != to+1 {
+			t.Errorf("slices %v: slice %d does not start where %d ended", bounds, i, i-1)
+		}
+	}
+	if repairedAt < 0 {
+		t.Errorf("post %d, changed by SQL, not repaired within %d checks (slices %v)", id, n, bounds)
 	}
 }
 
