@@ -1,7 +1,8 @@
 <?php
 /**
- * Plugin Name: calshim test: The Events Calendar's block-editor meta
- * Description: Test-only stand-in for The Events Calendar's block-editor meta registration
+ * calshim test: The Events Calendar's block-editor meta. A must-use file without a plugin header (the
+ * project ships one plugin, cmsclient/wordpress/calshim.php). Test-only stand-in for The Events
+ * Calendar's block-editor meta registration
  * (Tribe__Events__Editor__Meta::register, on init 15, with tribe-common's Tribe__Editor__Meta argument sets):
  * the same keys, registered the same way, for every post type, with show_in_rest, plus its rest_prepare
  * callback that puts `_EventAllDay` into `meta`. The black-box tests install it into mu-plugins for the
