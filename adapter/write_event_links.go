@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
@@ -125,7 +124,7 @@ func costItems(v any) []any {
 	case []any:
 		return x
 	case map[string]any:
-		return objectEntries(x)
+		return mapValues(x)
 	}
 	return []any{v}
 }
@@ -189,7 +188,7 @@ func organizerList(v any) ([]any, bool) {
 	case map[string]any:
 		// An unwrapped object is a list of entries to the original (Single_Organizer::insert casts
 		// it to an array): its members are taken one by one, empty ones skipped.
-		return objectEntries(x), true
+		return mapValues(x), true
 	case []any:
 		return x, true
 	}
@@ -201,14 +200,4 @@ func organizerList(v any) ([]any, bool) {
 		return nil, true
 	}
 	return []any{v}, true
-}
-
-// objectEntries are an object's members in the order of their keys (JSON objects arrive unordered).
-func objectEntries(m map[string]any) []any {
-	keys := slices.Sorted(maps.Keys(m))
-	out := make([]any, len(keys))
-	for i, k := range keys {
-		out[i] = m[k]
-	}
-	return out
 }

@@ -295,7 +295,7 @@ func (t *tx) createNamedTerm(plan mapping.TermPlan) (int, error) {
 // termArgs are the entries of a categories or tags argument, trimmed, without the empty ones.
 func termArgs(v any) []string {
 	if m, isObj := v.(map[string]any); isObj {
-		v = objectEntries(m) // PHP casts an object to the array of its members
+		v = mapValues(m) // PHP casts an object to the array of its members
 	}
 	var names []string
 	for _, item := range items(v) {

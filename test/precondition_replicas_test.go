@@ -17,17 +17,7 @@ import (
 // writer holding the ETag both just read, let exactly one write through, every round; WordPress
 // holds the winner's title.
 func TestConditionalWritesAcrossReplicas(t *testing.T) {
-	c, err := cluster.Start(cluster.Config{Bin: shimBin, Dir: t.TempDir(), WPURL: wpEnv["WP_URL"],
-		Replicas: 2, Env: []string{
-			"CALSHIM_UPSTREAM_USER=" + wpEnv["CALSHIM_UPSTREAM_USER"],
-			"CALSHIM_UPSTREAM_APP_PASSWORD=" + wpEnv["CALSHIM_UPSTREAM_APP_PASSWORD"],
-			"CALSHIM_CATALOG_POLL_INTERVAL=1s", "CALSHIM_SHUTDOWN_DRAIN=0s",
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	rs := replicasOf(c)
+	rs := replicasOf(startReplicas(t, 2, "CALSHIM_SHUTDOWN_DRAIN=0s"))
 
 	created := call(t, http.MethodPost, v1+"/events", rs[0].on, as("admin"), jsonBody(`{"title":"Replica race",`+
 		`"start_date":"2031-05-01 10:00:00","end_date":"2031-05-01 11:00:00"}`))

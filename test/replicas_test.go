@@ -45,20 +45,26 @@ func TestReplicasBehindHAProxy(t *testing.T) {
 // replicaDrain is the drain of the test's replicas: several of haproxy's 250 ms health checks.
 const replicaDrain = "1500ms"
 
-func startCluster(t *testing.T) (*cluster.Cluster, *cluster.Load) {
+// startReplicas starts n calshims with the reader's credential and 1 s polls (and env) behind
+// haproxy; they stop when the test ends.
+func startReplicas(t *testing.T, n int, env ...string) *cluster.Cluster {
 	t.Helper()
-	dir := t.TempDir()
-	c, err := cluster.Start(cluster.Config{Bin: shimBin, Dir: dir, WPURL: wpEnv["WP_URL"], Replicas: 3,
-		Env: []string{
+	c, err := cluster.Start(cluster.Config{Bin: shimBin, Dir: t.TempDir(), WPURL: wpEnv["WP_URL"], Replicas: n,
+		Env: append([]string{
 			"CALSHIM_UPSTREAM_USER=" + wpEnv["CALSHIM_UPSTREAM_USER"],
 			"CALSHIM_UPSTREAM_APP_PASSWORD=" + wpEnv["CALSHIM_UPSTREAM_APP_PASSWORD"],
-			"CALSHIM_CATALOG_POLL_INTERVAL=1s", "CALSHIM_SHUTDOWN_DRAIN=" + replicaDrain,
-			"CALSHIM_LIMITS_TRUSTED_PROXIES=127.0.0.1",
-		}})
+			"CALSHIM_CATALOG_POLL_INTERVAL=1s",
+		}, env...)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
+	return c
+}
+
+func startCluster(t *testing.T) (*cluster.Cluster, *cluster.Load) {
+	t.Helper()
+	c := startReplicas(t, 3, "CALSHIM_SHUTDOWN_DRAIN="+replicaDrain, "CALSHIM_LIMITS_TRUSTED_PROXIES=127.0.0.1")
 
 	ids := eventIDs(t, 3)
 	paths := []string{"/wp-json/cal/events/v1/events?per_page=5", "/wp-json/cal/events/v1/venues",

@@ -7,24 +7,13 @@ import (
 	"strconv"
 	"testing"
 	"time"
-
-	"calshim/internal/cluster"
 )
 
 // A sync token names the plugin's change log and a position in it: taken on one replica, it
 // answers the same delta on every replica behind haproxy, and on the replica that issued it after
 // that replica restarted.
 func TestSyncTokenAcrossReplicas(t *testing.T) {
-	c, err := cluster.Start(cluster.Config{Bin: shimBin, Dir: t.TempDir(), WPURL: wpEnv["WP_URL"],
-		Replicas: 3, Env: []string{
-			"CALSHIM_UPSTREAM_USER=" + wpEnv["CALSHIM_UPSTREAM_USER"],
-			"CALSHIM_UPSTREAM_APP_PASSWORD=" + wpEnv["CALSHIM_UPSTREAM_APP_PASSWORD"],
-			"CALSHIM_CATALOG_POLL_INTERVAL=1s", "CALSHIM_SHUTDOWN_DRAIN=" + replicaDrain,
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	c := startReplicas(t, 3, "CALSHIM_SHUTDOWN_DRAIN="+replicaDrain)
 
 	const query = "?start_date=2036-06-01&end_date=2036-06-30"
 	edited := eventOn(t, "Replica Sync Edited", "2036-06-11")
