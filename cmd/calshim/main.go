@@ -279,10 +279,21 @@ func newCatalogs(cfg config.Config, log *zap.Logger, metrics *cmsclient.Metrics)
 func newClient(cfg config.Config, lang string) *cmsclient.Client {
 	client := cmsclient.New(cfg.Upstream.URL, cfg.Upstream.User, cfg.Upstream.AppPassword, cfg.Upstream.Timeout)
 	client.Concurrency = cfg.Upstream.Concurrency
+	client.SetUserAgent(userAgent())
 	if lang != "" {
 		client.SetDefaultQuery(cfg.Upstream.LanguageParam, lang)
 	}
 	return client
+}
+
+// userAgent names this calshim to WordPress: "calshim/VERSION (HOST)", HOST being the machine's (a
+// pod's) name, so the plugin's admin screen tells the replicas apart.
+func userAgent() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		return "calshim/" + buildVersion()
+	}
+	return "calshim/" + buildVersion() + " (" + host + ")"
 }
 
 // catalogOptions are the options of a language's catalog ("": no language passed), but Notify.
