@@ -31,6 +31,7 @@ import (
 func TestPluginUploadScreenDelete(t *testing.T) {
 	zipPath := pluginZip(t)
 	site, wp := newServedSite(t)
+	site.php(t, "", `update_option( 'permalink_structure', '/%postname%/' ); flush_rewrite_rules( false );`) // for calshim's /wp-json
 	admin := wp.login(t, "admin", "calshim-lifecycle-admin")
 
 	// Upload: the form's nonce, then the zip posted as the browser does.
@@ -123,14 +124,33 @@ func TestPluginUploadScreenDelete(t *testing.T) {
 		t.Errorf("users/me with the revoked password: %d", status)
 	}
 
-	// Deactivate and Delete through the Plugins screen's links, as without JavaScript.
+	// Deactivate and Delete through the Plugins screen's links, as without JavaScript; a calshim following
+	// the site meanwhile keeps serving, and says to activate the plugin again.
 	password = readerCreate(t, site, "'rotate' => true")
+	logPath := filepath.Join(t.TempDir(), "calshim.log")
+	base, stop, err := launch(logPath, "CALSHIM_UPSTREAM_URL="+wp.url+"/wp-json", "CALSHIM_UPSTREAM_USER=calshim-reader",
+		"CALSHIM_UPSTREAM_APP_PASSWORD="+password, "CALSHIM_CATALOG_SNAPSHOT=none", "CALSHIM_CATALOG_POLL_INTERVAL=300ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	eventually(t, "calshim ready on the uploaded plugin", func() bool { return readyz(t, base) != nil })
 	plugins = admin.get(t, "wp-admin/plugins.php")
 	deactivate := regexp.MustCompile(`href="(plugins\.php\?action=deactivate&amp;plugin=calshim%2Fcalshim\.php[^"]*)"`).FindStringSubmatch(plugins)
 	if deactivate == nil {
 		t.Fatalf("no Deactivate link: %s", clip(plugins))
 	}
 	plugins = admin.get(t, "wp-admin/"+html.UnescapeString(deactivate[1]))
+	eventually(t, "the failed polls in /readyz and /metrics", func() bool {
+		r := readyz(t, base)
+		return r != nil && r["last_poll_error"] == "upstream unreachable or failing; see calshim's log" &&
+			metricLine(t, base, "calshim_catalog_last_poll_failed") == "1"
+	})
+	stop()
+	logged, _ := os.ReadFile(logPath)
+	if !strings.Contains(string(logged), "fix: activate calshim bridge") || strings.Contains(string(logged), "older version") {
+		t.Errorf("calshim's log with the plugin deactivated:\n%s", logged)
+	}
 	del := regexp.MustCompile(`href="(plugins\.php\?action=delete-selected&amp;checked%5B0%5D=calshim%2Fcalshim\.php[^"]*)"`).FindStringSubmatch(plugins)
 	if del == nil {
 		t.Fatalf("no Delete link: %s", clip(plugins))

@@ -76,6 +76,9 @@ func run(stop <-chan os.Signal, args []string, getenv func(string) string,
 	if *healthcheck {
 		return checkHealth(cfg.Listen)
 	}
+	if cfg.Upstream.URL == "" {
+		return errNoUpstream
+	}
 	if *check {
 		return checkUpstream(context.Background(), cfg, warnings, out)
 	}
@@ -91,6 +94,11 @@ func run(stop <-chan os.Signal, args []string, getenv func(string) string,
 
 	return serve(stop, cfg, log)
 }
+
+// errNoUpstream stops calshim without upstream.url: there is no default WordPress to fall back on (a
+// retry for ever against an address nobody chose would hide the mistake).
+var errNoUpstream = errors.New("upstream.url is not set: set CALSHIM_UPSTREAM_URL (or upstream.url in the " +
+	"-config file) to WordPress' REST root, e.g. https://www.example.org/wp-json")
 
 // serve runs the HTTP server and the catalogs until a signal on stop, then drains and stops.
 func serve(stop <-chan os.Signal, cfg config.Config, log *zap.Logger) error {
