@@ -829,7 +829,7 @@ final class Calshim_Changes {
 
 	/** Options calshim reads (the REST index and what shapes links and dates). */
 	const OPTIONS = [ 'timezone_string', 'gmt_offset', 'tribe_events_calendar_options', 'posts_per_page', 'home',
-		'siteurl', 'permalink_structure', 'date_format', 'time_format', 'start_of_week' ];
+		'siteurl', 'permalink_structure', 'date_format', 'time_format', 'start_of_week', 'blogname' ];
 
 	/** @var array<string,array> Objects this request changed, by "kind:type:id". */
 	private static $pending = [];
