@@ -67,11 +67,13 @@ define( 'CALSHIM_PLUGIN_FILE', __FILE__ );
 
 // A must-use copy that was cleaned up (wp calshim uninstall, or the clean-up button of Tools > calshim) but that
 // WordPress could not delete stays inert until it is deleted: running, it would put its role and table back.
-// The mark names this very file (its inode and time), so a copy installed again runs.
-define( 'CALSHIM_FILE_MARK', fileinode( __FILE__ ) . ':' . filemtime( __FILE__ ) );
-if ( get_option( 'calshim_retired' ) === CALSHIM_FILE_MARK ) {
+// The mark names this very file (its inode and time, see Calshim_Admin::file_mark()), so a copy installed again
+// runs. It is autoloaded: reading it costs no query.
+$calshim_options = wp_load_alloptions();
+if ( isset( $calshim_options['calshim_retired'] ) && fileinode( __FILE__ ) . ':' . filemtime( __FILE__ ) === $calshim_options['calshim_retired'] ) {
 	return;
 }
+unset( $calshim_options );
 
 /**
  * Calshim_Bridge groups the plugin's hooks. All methods are static: it holds no state besides small caches.
@@ -2300,8 +2302,13 @@ final class Calshim_Admin {
 		if ( @unlink( CALSHIM_PLUGIN_FILE ) ) { // phpcs:ignore WordPress.PHP.NoSilencedErrors
 			return [ $revoked, '' ];
 		}
-		update_option( 'calshim_retired', CALSHIM_FILE_MARK, true );
+		update_option( 'calshim_retired', self::file_mark(), true );
 		return [ $revoked, CALSHIM_PLUGIN_FILE ];
+	}
+
+	/** The running file's identity, "inode:mtime": a copy installed again has another. */
+	private static function file_mark() {
+		return fileinode( CALSHIM_PLUGIN_FILE ) . ':' . filemtime( CALSHIM_PLUGIN_FILE );
 	}
 
 	/** The users with the calshim_reader role: logins => user IDs. */
@@ -2552,7 +2559,8 @@ final class Calshim_CLI {
 	}
 
 	/**
-	 * Shows the plugin's version, the change log (rows, size, head and oldest sequence) and calshim's last poll.
+	 * Shows the plugin's version, the change log (rows, size, head and oldest sequence) and calshim's last poll,
+	 * then each calshim that polled (by the host name and version of its User-Agent).
 	 *
 	 * ## EXAMPLES
 	 *
@@ -2567,6 +2575,9 @@ final class Calshim_CLI {
 		WP_CLI::line( 'head sequence: ' . $log['head'] );
 		WP_CLI::line( 'oldest retained sequence: ' . ( null === $log['oldest'] ? 'none (no rows)' : $log['oldest'] ) . ( $log['floor'] ? ' (pruned up to ' . $log['floor'] . ')' : '' ) );
 		WP_CLI::line( 'last calshim poll: ' . ( $last ? gmdate( 'Y-m-d H:i:s', $last ) . ' UTC (' . human_time_diff( $last ) . ' ago)' : 'never' ) );
+		foreach ( Calshim_Admin::pollers() as $name => $p ) {
+			WP_CLI::line( sprintf( 'calshim %s (version %s): last poll %s UTC', $name, $p['version'], gmdate( 'Y-m-d H:i:s', $p['last'] ) ) );
+		}
 	}
 
 	/**
