@@ -6,10 +6,13 @@ STATE ?= $(or $(CALSHIM_STATE),/tmp/calshim-wp)
 export CALSHIM_STATE := $(STATE)
 GO ?= $(shell command -v go || echo /usr/local/go/bin/go)
 
-.PHONY: demo test unit lint fuzz wordpress seed test-deps build bench bench-sync clean tools image soak helm-check
+.PHONY: demo test unit lint fuzz wordpress seed test-deps build bench bench-sync clean tools image soak helm helm-check
+
+# The version calshim -version, the start log and calshim_build_info report: the commit, as the image's.
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
 build:
-	$(GO) build -o bin/calshim ./cmd/calshim
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/calshim ./cmd/calshim
 
 # WordPress (Debian packages, MariaDB, PHP) on 127.0.0.1:8881 with the calshim plugin; idempotent.
 wordpress:
@@ -19,13 +22,15 @@ seed: wordpress
 	scripts/wp-seed.sh
 
 # haproxy, nginx, podman and varnish from Debian, for the replica, routing, image and edge cache tests
-# (scripts/tools-up.sh); idempotent.
+# (scripts/tools-up.sh); idempotent. For the test machine only: it stops Debian's nginx, haproxy and
+# varnish services, which the tests replace with their own. No operator target depends on it.
 tools:
 	scripts/tools-up.sh
 
-# The container image (deploy/Containerfile, FROM scratch) with podman: scripts/image.sh.
-image: tools
-	scripts/image.sh
+# The container image (deploy/Containerfile, FROM scratch) with podman: scripts/image.sh. It needs podman
+# alone (installed from Debian when missing; podman runs no service) and touches no service of the host.
+image:
+	VERSION=$(VERSION) scripts/image.sh
 
 # 10 minutes of reads and writes through three replicas behind haproxy, WordPress stopped and started
 # twice, one replica killed (scripts/soak.sh; not part of make test).
@@ -72,6 +77,11 @@ export CALSHIM_HELM := $(CURDIR)/$(HELM)
 
 helm-check: $(HELM)
 	$(GO) test -count=1 ./deploy/
+
+# The pinned Helm for an operator: built into bin/ (needs Go and the module proxy once), linked as bin/helm.
+helm: $(HELM)
+	ln -sf $(notdir $(HELM)) bin/helm
+	@echo "helm $(HELM_VERSION): bin/helm (e.g. bin/helm install calshim deploy/helm/calshim -f upstream.yaml)"
 
 $(HELM):
 	mkdir -p bin/.tools

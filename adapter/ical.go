@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"html"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -70,7 +71,7 @@ func icalSingle(s *Server, r *request) (*response, error) {
 // is dropped before the generic response filter sees the body.
 func icalResponse(r *request, events []mapping.ICalEvent) *response {
 	delete(r.params, "_fields")
-	body := mapping.ICalendar(icalProdID, siteHost(r.snap.Site.Home), events)
+	body := mapping.ICalendar(icalProdID, calendarName(r.snap.Site), events)
 	return &response{status: http.StatusOK, body: rawBody(body),
 		headers: []header{{"Content-Type", icalContentType}}}
 }
@@ -246,6 +247,15 @@ func member[T any](o mapping.Object, key string) (T, bool) {
 }
 
 func str(o mapping.Object, key string) string { s, _ := member[string](o, key); return s }
+
+// calendarName is what a calendar application lists the feed as: the site's title, as WordPress shows
+// it (blogname is stored HTML-escaped), or its host when it has none.
+func calendarName(site mapping.Site) string {
+	if name := strings.TrimSpace(html.UnescapeString(site.Name)); name != "" {
+		return name
+	}
+	return siteHost(site.Home)
+}
 
 // siteHost is the host of the site's home URL, the domain part of UIDs.
 func siteHost(home string) string {

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"calshim/internal/wpfake"
+	"calshim/mapping"
 )
 
 // The feed lists what the JSON list lists for the same arguments, every page at once.
@@ -174,5 +175,20 @@ func checkFeedLines(t *testing.T, feed string) {
 	}
 	if next != len(order) {
 		t.Fatalf("the feed does not end with its event:\n%s", feed)
+	}
+}
+
+// The feed is named after the site's title as WordPress shows it (blogname is stored HTML-escaped),
+// and after its host when the title is empty.
+func TestCalendarName(t *testing.T) {
+	for _, tc := range []struct{ name, home, want string }{
+		{"calshim test site", "http://127.0.0.1:8881", "calshim test site"},
+		{"Tom &amp; Jerry&#039;s &lt;Events&gt;", "https://example.org/blog", "Tom & Jerry's <Events>"},
+		{"", "https://www.example.org", "www.example.org"},
+		{"  ", "https://www.example.org:8443/x", "www.example.org:8443"},
+	} {
+		if got := calendarName(mapping.Site{Name: tc.name, Home: tc.home}); got != tc.want {
+			t.Errorf("calendarName(%q, %q) = %q, want %q", tc.name, tc.home, got, tc.want)
+		}
 	}
 }

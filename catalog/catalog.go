@@ -95,6 +95,9 @@ func (c *Catalog) load(ctx context.Context) error {
 	if p := upstreamProblem(err, c.opt.Reader); p != nil {
 		return p
 	}
+	if p := notRESTRoot(err); p != nil {
+		return p
+	}
 	if err != nil {
 		return fmt.Errorf("catalog: site: %w", err)
 	}

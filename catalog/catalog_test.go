@@ -244,7 +244,7 @@ func TestLoadErrors(t *testing.T) {
 		wantInErr string
 	}{
 		{"plugin missing", func(f *wpfake.Server) { f.SetIndex(func(o wpfake.Object) { delete(o, "calshim") }) },
-			false, "install cmsclient/wordpress/calshim.php into wp-content/mu-plugins/"},
+			false, "activate calshim bridge"},
 		{"upstream down", func(f *wpfake.Server) { f.SetDown(503) }, true, "upstream unavailable"},
 		{"post without the calshim field", func(f *wpfake.Server) {
 			f.Update("tribe_events", 17, func(o wpfake.Object) { delete(o, "calshim") })

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -53,14 +54,39 @@ func credentialIgnored(user string) *Problem {
 func credentialRefused(user, code string) *Problem {
 	return &Problem{Fatal: true,
 		What: "WordPress refuses the reader's credential (" + code + ")",
-		Fix: "create an application password for " + readerName(user) + " (wp user application-password " +
-			"create " + orUSER(user) + " calshim, or Users → Profile → Application Passwords) and set " +
+		Fix: "create an application password for " + readerName(user) + ": wp calshim reader create --user=" +
+			orUSER(user) + " --rotate (it prints the two lines to set), or as an administrator on that " +
+			"user's own profile (Users → All Users → " + orUSER(user) + " → Application Passwords); then set " +
 			"CALSHIM_UPSTREAM_USER and CALSHIM_UPSTREAM_APP_PASSWORD to that user and password"}
 }
 
 var pluginMissing = &Problem{Fatal: true,
 	What: "the calshim plugin is not active: the REST index has no \"calshim\" key and no calshim/v1 routes",
-	Fix:  "install cmsclient/wordpress/calshim.php into wp-content/mu-plugins/ of the WordPress at upstream.url"}
+	Fix: "activate calshim bridge in the WordPress at upstream.url (Plugins → calshim bridge → Activate, or " +
+		"wp plugin activate calshim); not installed yet: upload bin/calshim-plugin.zip (make plugin-zip) in " +
+		"Plugins → Add New → Upload Plugin and activate it, or copy cmsclient/wordpress/calshim.php into " +
+		"wp-content/mu-plugins/"}
+
+// pluginGone is a change feed that answered before and answers 404 now: the plugin was deactivated (or
+// its must-use file removed) while calshim runs. Polls fail, and calshim serves the last state it holds.
+var pluginGone = &Problem{
+	What: "the calshim plugin stopped answering (its change feed answers 404: deactivated or removed); " +
+		"calshim serves the catalog it holds, without WordPress' changes since",
+	Fix: "activate calshim bridge in the WordPress at upstream.url (Plugins → calshim bridge → Activate, or " +
+		"wp plugin activate calshim); a must-use copy cannot be deactivated: its file left wp-content/mu-plugins/"}
+
+// notRESTRoot names a REST index that is no JSON: upstream.url is WordPress' site address rather than its
+// REST root (WordPress answered a page), or the site has no pretty permalinks; nil for any other error.
+func notRESTRoot(err error) *Problem {
+	var syntax *json.SyntaxError
+	if !errors.As(err, &syntax) {
+		return nil
+	}
+	return &Problem{Fatal: true,
+		What: "upstream.url does not answer as WordPress' REST root: it sent a page, not JSON (" + err.Error() + ")",
+		Fix: "append /wp-json to upstream.url (CALSHIM_UPSTREAM_URL), e.g. https://www.example.org/wp-json; if it " +
+			"ends in /wp-json already, turn on pretty permalinks in WordPress (Settings → Permalinks)"}
+}
 
 func roleMissing(user string) *Problem {
 	return &Problem{noRole: true,
@@ -71,7 +97,10 @@ func roleMissing(user string) *Problem {
 
 var feedMissing = &Problem{
 	What: "the calshim plugin has no change feed (an older version): calshim polls wp/v2 instead",
-	Fix:  "update wp-content/mu-plugins/calshim.php from cmsclient/wordpress/calshim.php"}
+	Fix: "update calshim bridge in the WordPress at upstream.url to this calshim's version: upload its " +
+		"bin/calshim-plugin.zip (make plugin-zip) in Plugins → Add New → Upload Plugin and replace the " +
+		"installed one, or for a must-use install copy cmsclient/wordpress/calshim.php over " +
+		"wp-content/mu-plugins/calshim.php"}
 
 // upstreamProblem names what a failed request with the service credential says about the set-up; nil
 // when it says nothing particular. 401 rest_not_logged_in (users/me) and rest_forbidden (the
@@ -151,6 +180,10 @@ func (d *Diagnosis) failed(err error, user, what string) {
 func Diagnose(ctx context.Context, client *cmsclient.Client, opt Options, user string) *Diagnosis {
 	d := &Diagnosis{}
 	site, err := client.Site(ctx)
+	if p := notRESTRoot(err); p != nil {
+		d.add(p)
+		return d
+	}
 	if err != nil {
 		d.failed(err, user, "REST index")
 		return d

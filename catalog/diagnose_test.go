@@ -94,11 +94,14 @@ func TestDiagnoseProblems(t *testing.T) {
 			answers(f, map[string]string{"/wp/v2/users/me": notLoggedIn, "/calshim/v1/changes": forbidden401})
 		}, true, "WP_ENVIRONMENT_TYPE", false},
 		{"credential refused", func(f *wpfake.Server) { answers(f, map[string]string{"*": badPassword}) },
-			true, "application-password create", false},
+			true, "wp calshim reader create --user=calshim-reader --rotate", false},
+		{"upstream.url is the site's address: WordPress answers a page", func(f *wpfake.Server) {
+			answers(f, map[string]string{"/": "200 <!DOCTYPE html>\n<html lang=\"en-US\"><head>"})
+		}, true, "append /wp-json to upstream.url", false},
 		{"plugin missing", func(f *wpfake.Server) {
 			answers(f, map[string]string{"/wp/v2/users/me": meReader})
 			f.SetIndex(func(o wpfake.Object) { delete(o, "calshim") })
-		}, true, "mu-plugins", false},
+		}, true, "wp plugin activate calshim", false},
 		{"role missing", func(f *wpfake.Server) {
 			answers(f, map[string]string{"/wp/v2/users/me": meReader, "/calshim/v1/changes": forbidden403})
 		}, false, "add-role calshim-reader calshim_reader", true},
@@ -134,5 +137,27 @@ func TestDiagnoseProblems(t *testing.T) {
 					tc.loadOK)
 			}
 		})
+	}
+}
+
+// The plugin deactivated while calshim runs: the feed that answered the load answers 404 rest_no_route, and
+// each poll fails naming the fix (activate it), not an older plugin's (update it), the catalog kept.
+func TestPluginDeactivatedWhileRunning(t *testing.T) {
+	fake := wpfake.New(t)
+	newFakeFeed(fake)
+	cat := mustLoad(t, fake)
+	if mode := cat.Health().Sync.Mode; mode != "feed" {
+		t.Fatalf("sync mode %q, want feed", mode)
+	}
+	before := len(cat.Snapshot().Events)
+	answers(fake, map[string]string{"/calshim/v1/changes": `404 {"code":"rest_no_route","message":"No route was found matching the URL and request method.","data":{"status":404}}`})
+	err := cat.Poll(context.Background())
+	var p *catalog.Problem
+	if !errors.As(err, &p) || !strings.Contains(p.Fix, "activate calshim bridge") || strings.Contains(p.Error(), "older") ||
+		strings.Contains(p.Fix, "update") {
+		t.Fatalf("poll: %v", err)
+	}
+	if got := len(cat.Snapshot().Events); got != before || before == 0 {
+		t.Errorf("events after the failed poll: %d, before %d", got, before)
 	}
 }

@@ -249,6 +249,9 @@ func (c *Catalog) changes(ctx context.Context, since int64, ids string) (*cmscli
 	if errors.As(err, &ue) && ue.Status == http.StatusGone {
 		return nil, fmt.Errorf("%w: %s", errReload, ue.Message)
 	}
+	if errors.As(err, &ue) && ue.Status == http.StatusNotFound {
+		return nil, pluginGone // it answered the load: an older plugin is not the reason
+	}
 	if p := feedProblem(err, c.opt.Reader); p != nil {
 		return nil, p
 	}

@@ -31,7 +31,8 @@ import (
 
 // diskFormat changes whenever the file's layout or the meaning of a catalog field changes: older
 // files are discarded.
-const diskFormat = 7 // 7: digests (verify), object versions (If-Match) and images of any status together
+// 7: digests (verify), object versions (If-Match) and images of any status together; 8: the site's name.
+const diskFormat = 8
 
 // diskShards is how many parts the posts are encoded in, so a restart decodes them in parallel.
 const diskShards = 8

@@ -63,6 +63,10 @@ func New(root, user, appPassword string, timeout time.Duration) *Client {
 	return c
 }
 
+// SetUserAgent names calshim to WordPress on every service request (the plugin's admin screen lists
+// each calshim that polls, by this name and version).
+func (c *Client) SetUserAgent(ua string) { c.http.SetHeader("User-Agent", ua) }
+
 // SetDefaultQuery adds a query parameter to every request of this client (e.g. lang=de for a
 // multilingual CMS).
 func (c *Client) SetDefaultQuery(key, value string) { c.http.SetQueryParam(key, value) }

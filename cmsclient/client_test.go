@@ -237,8 +237,8 @@ func TestErrorData(t *testing.T) {
 }
 
 func TestSite(t *testing.T) {
-	recordedSite := cmsclient.Site{Site: mapping.Site{Home: "http://127.0.0.1:8881", Timezone: "America/New_York",
-		DefaultCurrencySymbol: "$", DefaultCurrencyCode: "USD"}, Name: "calshim test site", PluginVersion: "0.1.0", PostsPerPage: 10, MultiDayCutoff: "00:00"}
+	recordedSite := cmsclient.Site{Site: mapping.Site{Name: "calshim test site", Home: "http://127.0.0.1:8881", Timezone: "America/New_York",
+		DefaultCurrencySymbol: "$", DefaultCurrencyCode: "USD"}, PluginVersion: "0.1.0", PostsPerPage: 10, MultiDayCutoff: "00:00"}
 	withZone := func(zone string) cmsclient.Site { s := recordedSite; s.Timezone = zone; return s }
 	tests := []struct {
 		name  string

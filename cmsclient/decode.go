@@ -16,7 +16,6 @@ import (
 // the calshim plugin publishes under the "calshim" key.
 type Site struct {
 	mapping.Site
-	Name           string // the site's title
 	PluginVersion  string // "" when the calshim plugin is not installed
 	PostsPerPage   int
 	MultiDayCutoff string // TEC option, "HH:MM"
@@ -46,8 +45,8 @@ func (c *Client) Site(ctx context.Context) (*Site, error) {
 	if err := json.Unmarshal(res.Body, &idx); err != nil {
 		return nil, fmt.Errorf("cmsclient: REST index: %w", err)
 	}
-	s := &Site{Site: mapping.Site{Home: idx.Home, Timezone: idx.TimezoneString,
-		DefaultCurrencySymbol: "$", DefaultCurrencyCode: "USD"}, Name: idx.Name, MultiDayCutoff: "00:00"}
+	s := &Site{Site: mapping.Site{Name: idx.Name, Home: idx.Home, Timezone: idx.TimezoneString,
+		DefaultCurrencySymbol: "$", DefaultCurrencyCode: "USD"}, MultiDayCutoff: "00:00"}
 	if s.Timezone == "" {
 		s.Timezone = utcOffsetZone(float64(idx.GMTOffset))
 	}

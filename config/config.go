@@ -116,7 +116,7 @@ type Writes struct {
 
 // Upstream describes the WordPress REST API calshim reads from and writes to.
 type Upstream struct {
-	URL string // REST root of the CMS, e.g. http://127.0.0.1:8881/wp-json
+	URL string // REST root of the CMS, e.g. https://www.example.org/wp-json (required)
 	// User and AppPassword are an optional read-only service credential used only to load the catalog
 	// (so drafts and passwords are known). Empty = the catalog holds what anonymous visitors can see.
 	User        string

@@ -44,8 +44,10 @@ var settings = []setting{
 				return len(v) > 0 && !slices.ContainsFunc(v, func(l string) bool { return !langCode.MatchString(l) })
 			}})},
 
-	{key: "upstream.url", desc: "REST root of the WordPress site (with the calshim plugin installed).",
-		value: of("http://127.0.0.1:8881/wp-json", func(c *Config) *string { return &c.Upstream.URL }, httpURL)},
+	{key: "upstream.url", desc: "REST root of the WordPress site (with the calshim plugin installed): its " +
+		"address followed by `/wp-json`. Required: calshim has no default upstream, and refuses to start " +
+		"without one.",
+		value: of("", func(c *Config) *string { return &c.Upstream.URL }, emptyOr(httpURL))},
 	{key: "upstream.user", desc: "Optional read-only service credential (a WordPress user with the " +
 		"`calshim_reader` role and an application password), used only to load the catalog, so that drafts, " +
 		"private and trashed posts and event passwords are known. Without it the catalog holds what " +

@@ -68,8 +68,8 @@ func TestHelmChart(t *testing.T) {
 		t.Errorf("rendered without the credential: %v", err)
 	}
 
-	out, err := helm(t, append([]string{"template", "calshim", chart, "--set", "serviceMonitor.enabled=true"},
-		credentials...)...)
+	out, err := helm(t, append([]string{"template", "calshim", chart, "--set", "serviceMonitor.enabled=true",
+		"--set", "ingress.enabled=true"}, credentials...)...)
 	if err != nil {
 		t.Fatalf("helm template: %v", err)
 	}
@@ -87,13 +87,14 @@ func TestHelmChart(t *testing.T) {
 	}
 }
 
-// kustomizeObjects are the objects `kubectl apply -k deploy/k8s` creates, with the ServiceMonitor,
-// before kustomize names the generated ones by their hash.
+// kustomizeObjects are the objects `kubectl apply -k deploy/k8s` creates, with the ServiceMonitor and
+// the Ingress (both optional: added to its resources by the operator), before kustomize names the
+// generated ones by their hash.
 func kustomizeObjects(t *testing.T) map[string]any {
 	var kust kustomization
 	readYAML(t, "k8s/kustomization.yaml", &kust)
 	var docs bytes.Buffer
-	for _, r := range append(kust.Resources, "servicemonitor.yaml") {
+	for _, r := range append(kust.Resources, "servicemonitor.yaml", "ingress.yaml") {
 		b, err := os.ReadFile(filepath.Join("k8s", r))
 		if err != nil {
 			t.Fatal(err)
@@ -116,9 +117,8 @@ func kustomizeObjects(t *testing.T) map[string]any {
 		t.Fatal(err)
 	}
 	data := map[string]any{}
-	for line := range strings.Lines(string(env)) {
-		k, v, _ := strings.Cut(strings.TrimSpace(line), "=")
-		data[k] = v
+	for _, kv := range envFile(string(env)) {
+		data[kv[0]] = kv[1]
 	}
 	secret := map[string]any{"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
 		"metadata": map[string]any{"name": kust.Generated[0].Name, "labels": labels}, "data": data}
@@ -190,5 +190,109 @@ func normalise(o map[string]any) {
 		for k := range data {
 			data[k] = ""
 		}
+	}
+}
+
+// render answers the chart's objects with the credential and the given values.
+func render(t *testing.T, set ...string) map[string]any {
+	t.Helper()
+	args := append([]string{"template", "calshim", chart}, credentials...)
+	for _, kv := range set {
+		args = append(args, "--set", kv)
+	}
+	out, err := helm(t, args...)
+	if err != nil {
+		t.Fatalf("helm template %v: %v", set, err)
+	}
+	return objects(t, strings.NewReader(out))
+}
+
+// at reads a path of map keys and list indexes in an object.
+func at(v any, path ...any) any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, _ := v.(map[string]any)
+			v = m[k]
+		case int:
+			l, _ := v.([]any)
+			if k >= len(l) {
+				return nil
+			}
+			v = l[k]
+		}
+	}
+	return v
+}
+
+// The PodDisruptionBudget follows replicas: none for one replica (it would block every node drain),
+// one pod down at a time for more. deploy/k8s (three replicas) says the same.
+func TestHelmPDBFollowsReplicas(t *testing.T) {
+	const pdb = "PodDisruptionBudget/calshim"
+	if objs := render(t, "replicas=1"); objs[pdb] != nil {
+		t.Errorf("one replica: a PDB %v", objs[pdb])
+	}
+	for _, n := range []string{"2", "3", "7"} {
+		spec := at(render(t, "replicas="+n)[pdb], "spec")
+		if at(spec, "maxUnavailable") != 1 || at(spec, "minAvailable") != nil {
+			t.Errorf("%s replicas: PDB spec %v", n, spec)
+		}
+	}
+}
+
+// The Ingress is off by default; on, it routes calshim's paths only (no catch-all to WordPress unless
+// wordpress.service names its Service), with the TLS block given.
+func TestHelmIngress(t *testing.T) {
+	const ing = "Ingress/calshim"
+	if objs := render(t); objs[ing] != nil {
+		t.Fatalf("an Ingress by default: %v", objs[ing])
+	}
+	paths := func(o any) map[string]string {
+		got := map[string]string{}
+		for _, p := range at(o, "spec", "rules", 0, "http", "paths").([]any) {
+			got[at(p, "path").(string)] = at(p, "backend", "service", "name").(string)
+		}
+		return got
+	}
+	on := render(t, "ingress.enabled=true")[ing]
+	got := paths(on)
+	if got["/wp-json/cal/events/v1"] != "calshim" || got["/de/wp-json/tribe/events/v1"] != "calshim" ||
+		got["/calshim/notify"] != "calshim" || len(got) != 13 || at(on, "spec", "tls") != nil {
+		t.Errorf("enabled: paths %v, tls %v", got, at(on, "spec", "tls"))
+	}
+	on = render(t, "ingress.enabled=true", "ingress.wordpress.service=wp", "ingress.tls[0].secretName=www-tls",
+		"ingress.tls[0].hosts[0]=www.example.org")[ing]
+	if got := paths(on); got["/"] != "wp" || at(on, "spec", "rules", 0, "http", "paths", 13, "backend", "service", "port", "number") != 80 {
+		t.Errorf("with WordPress' Service: paths %v", got)
+	}
+	if at(on, "spec", "tls", 0, "secretName") != "www-tls" || at(on, "spec", "tls", 0, "hosts", 0) != "www.example.org" {
+		t.Errorf("tls: %v", at(on, "spec", "tls"))
+	}
+}
+
+// existingSecret: the chart makes no Secret, needs no credential values, and the pods read the named one.
+// The image is versioned (the chart's appVersion), with a registry and a pull policy.
+func TestHelmExistingSecretAndImage(t *testing.T) {
+	out, err := helm(t, "template", "calshim", chart, "--set", "existingSecret=wp-reader")
+	if err != nil {
+		t.Fatalf("existingSecret without upstream values: %v", err)
+	}
+	objs := objects(t, strings.NewReader(out))
+	container := at(objs["Deployment/calshim"], "spec", "template", "spec", "containers", 0)
+	if objs["Secret/calshim-upstream"] != nil || at(container, "envFrom", 0, "secretRef", "name") != "wp-reader" {
+		t.Errorf("existingSecret: secret %v, envFrom %v", objs["Secret/calshim-upstream"], at(container, "envFrom"))
+	}
+	var meta struct {
+		AppVersion string `yaml:"appVersion"`
+	}
+	readYAML(t, chart+"/Chart.yaml", &meta)
+	if !regexp.MustCompile(`^\d+\.\d+\.\d+$`).MatchString(meta.AppVersion) || at(container, "image") != "calshim:"+meta.AppVersion ||
+		at(container, "imagePullPolicy") != "IfNotPresent" {
+		t.Errorf("default image %v (%v), appVersion %q", at(container, "image"), at(container, "imagePullPolicy"), meta.AppVersion)
+	}
+	container = at(render(t, "image.registry=registry.example.org/web/", "image.tag=v1.2.3", "image.pullPolicy=Always")["Deployment/calshim"],
+		"spec", "template", "spec", "containers", 0)
+	if at(container, "image") != "registry.example.org/web/calshim:v1.2.3" || at(container, "imagePullPolicy") != "Always" {
+		t.Errorf("image %v (%v)", at(container, "image"), at(container, "imagePullPolicy"))
 	}
 }

@@ -154,13 +154,30 @@ func checkGeneratedSecret(t *testing.T, kust kustomization, secretRef string, re
 		t.Fatal(err)
 	}
 	var keys []string
-	for line := range strings.Lines(string(example)) {
-		k, _, _ := strings.Cut(line, "=")
-		keys = append(keys, k)
+	vars := envFile(string(example))
+	for _, kv := range vars {
+		keys = append(keys, kv[0])
 	}
 	if strings.Join(keys, " ") != "CALSHIM_UPSTREAM_USER CALSHIM_UPSTREAM_APP_PASSWORD" {
 		t.Errorf("upstream.env.example names %v", keys)
 	}
+	// No placeholder password that a plain cp would put in place: empty, calshim refuses to start.
+	if len(vars) == 2 && vars[1][1] != "" {
+		t.Errorf("upstream.env.example carries a password: %q", vars[1][1])
+	}
+}
+
+// envFile reads an env file as kustomize does: KEY=value lines, comments and blank lines skipped.
+func envFile(text string) [][2]string {
+	var vars [][2]string
+	for line := range strings.Lines(text) {
+		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, _ := strings.Cut(line, "=")
+		vars = append(vars, [2]string{k, v})
+	}
+	return vars
 }
 
 // ingressPath is one path of the Ingress and the Service it goes to.
@@ -216,7 +233,7 @@ func TestIngressRoutes(t *testing.T) {
 			want = append(want, "Prefix "+lang+cfg.RESTRoot+"/"+ns+" "+svc.Metadata.Name+":http")
 		}
 	}
-	want = append(want, "Exact /calshim/notify "+svc.Metadata.Name+":http", "Prefix / wordpress:80")
+	want = append(want, "Exact /calshim/notify "+svc.Metadata.Name+":http") // no catch-all unless asked
 	var got []string
 	for _, p := range ing.Spec.Rules[0].HTTP.Paths {
 		s := p.Backend.Service

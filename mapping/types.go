@@ -82,6 +82,7 @@ type MediaSize struct {
 
 // Site holds the site-wide settings the representations depend on.
 type Site struct {
+	Name     string // the site's title (blogname, HTML-escaped as WordPress stores it)
 	Home     string // home URL, e.g. "http://127.0.0.1:8881"
 	Timezone string // IANA name or "UTC+5.5"-style pseudo zone
 	// DefaultCurrencySymbol and DefaultCurrencyCode are TEC's options; "$" and "USD" when unset.

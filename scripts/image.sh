@@ -7,7 +7,8 @@
 #
 # The context (build/image/) holds rootfs/: /calshim (CGO_ENABLED=0, -trimpath), /etc/passwd and
 # /etc/group naming the user calshim (65532), the CA certificates of this machine (for an https
-# upstream) and /var/cache/calshim (the catalog snapshot). deploy/Containerfile copies it. For
+# upstream) and /var/cache/calshim (the catalog snapshot). deploy/Containerfile copies it. It needs podman
+# only (installed when missing) and touches no service of the host. For
 # machines that can pull images, deploy/Containerfile.multistage builds the binary in a golang
 # image instead (see docs/operations.md, "Container image").
 set -euo pipefail
@@ -20,6 +21,17 @@ TAG=${1:-calshim:$VERSION}
 tags=(-t "$TAG")
 [ $# -eq 0 ] && tags+=(-t calshim:latest)
 CTX=${IMAGE_CONTEXT:-$ROOT/build/image}
+
+# podman is the one thing the build needs: installed from Debian when missing (as root), and nothing else.
+# Installing it starts no service, and nothing here stops one, so this is safe on a WordPress host.
+if ! command -v "$TOOL" >/dev/null; then
+  [ "$TOOL" = podman ] || { echo "image: $TOOL is not installed" >&2; exit 1; }
+  [ "$(id -u)" = 0 ] || { echo "image: podman is missing: install it (apt-get install podman), or run as root" >&2; exit 1; }
+  echo "image: installing podman" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get -o DPkg::Lock::Timeout=300 update -qq >&2
+  apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends podman >&2
+fi
 
 rm -rf "$CTX"
 mkdir -p "$CTX/rootfs/etc/ssl/certs" "$CTX/rootfs/var/cache/calshim"

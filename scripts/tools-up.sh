@@ -5,6 +5,8 @@
 # test/image_test.go; running containers is not possible on these machines), and varnish with
 # varnish-modules (the edge cache with xkey purges of test/varnish_test.go).
 # Idempotent: a second run only checks dpkg. Runs as root (apt-get), like scripts/wp-up.sh.
+# For test machines only (make test, make soak): it stops Debian's own haproxy, varnish and nginx services,
+# which the tests replace with their own. No operator target runs it (make image installs podman alone).
 set -euo pipefail
 
 STATE=${CALSHIM_STATE:-/tmp/calshim-wp}

@@ -173,6 +173,11 @@ func feedVersusList(t *testing.T, role, query string) []string {
 	}
 	feedLines(t, feed.raw)
 	var diffs []string
+	// Named after the site's title (the REST index' name), not its host.
+	name, _ := wp(t, http.MethodGet, "/", nil)["name"].(string)
+	if name == "" || !strings.Contains(string(feed.raw), "\r\nX-WR-CALNAME:"+name+"\r\n") {
+		diffs = append(diffs, "X-WR-CALNAME is not the site's name "+name)
+	}
 	for parser, events := range parseFeed(t, feed.raw) {
 		diffs = append(diffs, compareFeed(parser+" "+role+query, jsonList, events)...)
 	}
@@ -489,4 +494,16 @@ func TestICalHostileOrganizerSavedInWordPress(t *testing.T) {
 			t.Errorf("%s read the organizer %q (%q)", parser, e.Organizer, e.OrganizerCN)
 		}
 	}
+}
+
+// A site renamed in WordPress renames its calendar: blogname is among the options the change log
+// follows, and the feed is named after the title as WordPress shows it (stored HTML-escaped).
+func TestICalNameFollowsTheSiteTitle(t *testing.T) {
+	old, _ := wp(t, http.MethodGet, "/wp/v2/settings", nil)["title"].(string)
+	t.Cleanup(func() { wp(t, http.MethodPost, "/wp/v2/settings", map[string]any{"title": old}) })
+	wp(t, http.MethodPost, "/wp/v2/settings", map[string]any{"title": "Concerts & Talks <2027>"})
+	eventually(t, "the calendar renamed", func() bool {
+		feed := call(t, http.MethodGet, v1+"/events.ics")
+		return strings.Contains(string(feed.raw), "\r\nX-WR-CALNAME:Concerts & Talks <2027>\r\n")
+	})
 }

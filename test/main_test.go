@@ -108,7 +108,9 @@ func launch(logPath string, env ...string) (string, func(), error) {
 	}
 	cmd := exec.Command(shimBin)
 	// No drain on stop: the suite stops many calshims (tests of the drain set their own).
-	cmd.Env = append(append(os.Environ(), "CALSHIM_LISTEN="+addr, "CALSHIM_SHUTDOWN_DRAIN=0s"), env...)
+	// calshim has no default upstream: the rig's unless env names another.
+	cmd.Env = append(append(os.Environ(), "CALSHIM_LISTEN="+addr, "CALSHIM_SHUTDOWN_DRAIN=0s",
+		"CALSHIM_UPSTREAM_URL="+wpEnv["CALSHIM_UPSTREAM_URL"]), env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		return "", nil, err

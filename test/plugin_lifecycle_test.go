@@ -25,12 +25,19 @@ import (
 // rig has no WP-CLI (Debian has no package; the phar comes from GitHub, out of reach here): the commands'
 // callbacks run under a stand-in WP_CLI class (lifecycleCLIStub) that collects add_command() and prints.
 func TestPluginLifecycle(t *testing.T) {
+	zipPath := pluginZip(t)
+	t.Run("without The Events Calendar", func(t *testing.T) { pluginLifecycle(t, zipPath, false) })
+	t.Run("with The Events Calendar", func(t *testing.T) { pluginLifecycle(t, zipPath, true) })
+}
+
+// pluginZip builds the plugin's zip as an operator does (scripts/plugin-zip.sh) and answers its path.
+func pluginZip(t *testing.T) string {
+	t.Helper()
 	zipPath := filepath.Join(t.TempDir(), "calshim-plugin.zip")
 	if out, err := exec.Command("../scripts/plugin-zip.sh", zipPath).CombinedOutput(); err != nil {
 		t.Fatalf("scripts/plugin-zip.sh: %v\n%s", err, out)
 	}
-	t.Run("without The Events Calendar", func(t *testing.T) { pluginLifecycle(t, zipPath, false) })
-	t.Run("with The Events Calendar", func(t *testing.T) { pluginLifecycle(t, zipPath, true) })
+	return zipPath
 }
 
 func pluginLifecycle(t *testing.T, zipPath string, tec bool) {
@@ -224,10 +231,17 @@ func lifecycleHealth(t *testing.T, site *lifecycleSite) {
 // lifecycleSite is a WordPress site of its own on the rig's database: a table prefix and a wp-content.
 type lifecycleSite struct {
 	prefix, content, bootstrap string
+	config                     string // the PHP of its wp-config.php: database, wp-content, home, prefix
 }
 
 // newLifecycleSite installs a fresh site and removes its tables and files when the test ends.
 func newLifecycleSite(t *testing.T) *lifecycleSite {
+	t.Helper()
+	return newLifecycleSiteAt(t, "http://calshim-lifecycle.invalid")
+}
+
+// newLifecycleSiteAt is newLifecycleSite with the site's address (WP_HOME).
+func newLifecycleSiteAt(t *testing.T, home string) *lifecycleSite {
 	t.Helper()
 	db := rigDatabase(t)
 	dir, err := os.MkdirTemp("", "calshim-lifecycle")
@@ -245,15 +259,19 @@ func newLifecycleSite(t *testing.T) *lifecycleSite {
 		}
 	}
 	var b strings.Builder
-	b.WriteString(`$_SERVER['HTTP_HOST'] = 'calshim-lifecycle.invalid'; $_SERVER['REQUEST_URI'] = '/'; $_SERVER['REMOTE_ADDR'] = '127.0.0.1';`)
 	for _, k := range []string{"DB_NAME", "DB_USER", "DB_PASSWORD", "DB_HOST"} {
 		fmt.Fprintf(&b, " define( '%s', '%s' );", k, db[k])
 	}
 	fmt.Fprintf(&b, ` define( 'DB_CHARSET', 'utf8mb4' ); define( 'DB_COLLATE', '' ); define( 'WP_CONTENT_DIR', '%s' );
-		define( 'WP_HOME', 'http://calshim-lifecycle.invalid' ); define( 'WP_SITEURL', WP_HOME ); define( 'DISABLE_WP_CRON', true );
-		define( 'AUTOMATIC_UPDATER_DISABLED', true ); define( 'WP_HTTP_BLOCK_EXTERNAL', true ); define( 'ABSPATH', '/usr/share/wordpress/' );
-		$table_prefix = '%s';`, site.content, site.prefix)
-	site.bootstrap = b.String()
+		define( 'WP_HOME', '%s' ); define( 'WP_SITEURL', WP_HOME ); define( 'DISABLE_WP_CRON', true );
+		define( 'AUTOMATIC_UPDATER_DISABLED', true ); define( 'WP_HTTP_BLOCK_EXTERNAL', true ); defined( 'ABSPATH' ) || define( 'ABSPATH', '/usr/share/wordpress/' );
+		$table_prefix = '%s';`, site.content, home, site.prefix)
+	site.config = b.String()
+	u, err := neturl.Parse(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	site.bootstrap = fmt.Sprintf(`$_SERVER['HTTP_HOST'] = '%s'; $_SERVER['REQUEST_URI'] = '/'; $_SERVER['REMOTE_ADDR'] = '127.0.0.1';`, u.Host) + site.config
 	t.Cleanup(func() {
 		site.php(t, "define( 'SHORTINIT', true );", `foreach ( $wpdb->get_col( $wpdb->prepare( 'SHOW TABLES LIKE %s', $wpdb->esc_like( $wpdb->prefix ) . '%' ) ) as $table ) { $wpdb->query( "DROP TABLE $table" ); }`)
 	})
@@ -386,16 +404,20 @@ func (s *lifecycleSite) unzip(t *testing.T, zipPath, dir string) {
 }
 
 // On the rig, where the plugin runs as a must-use plugin and the suite's calshim reads the change feed
-// every second, `wp calshim status` and Site Health say when calshim last polled.
+// every second, `wp calshim status` and Site Health say when calshim last polled, and status names it
+// (this machine's name, from its User-Agent) with its version.
 func TestPluginNotesCalshimPolls(t *testing.T) {
 	out := string(wpPHPConfigured(t, lifecycleCLIStub, `call_user_func( WP_CLI::$commands['calshim status'], [], [] );
 		require_once ABSPATH . 'wp-admin/includes/class-wp-site-health.php';
 		$r = call_user_func( WP_Site_Health::get_tests()['direct']['calshim_last_poll']['test'] );
 		echo 'site health: ', $r['status'], "\n";`))
+	host, _ := os.Hostname()
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`(?m)^plugin version: \S+ \(must-use plugin\)$`),
 		regexp.MustCompile(`(?m)^last calshim poll: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(.+ ago\)$`),
 		regexp.MustCompile(`(?m)^site health: good$`),
+		// The suite's calshim, by its User-Agent: this machine's name and the version it was built as.
+		regexp.MustCompile(`(?m)^calshim ` + regexp.QuoteMeta(host) + ` \(version \S+\): last poll \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$`),
 	} {
 		if !want.MatchString(out) {
 			t.Errorf("no line matching %s:\n%s", want, out)
@@ -443,6 +465,20 @@ func TestPluginReadmeMatchesHeader(t *testing.T) {
 		if !strings.Contains(string(readme), want) {
 			t.Errorf("readme.txt lacks %q", want)
 		}
+	}
+	// Its identity in wp-admin: an author (the delete dialog names it), a home, an Update URI that is not
+	// WordPress.org's (so its updater never offers another plugin named calshim in place of this one), a
+	// short description without install instructions, and the WordPress version the suite runs on.
+	for _, f := range []string{"Author:", "Plugin URI:", "Update URI:"} {
+		if v := field(plugin, `\s\*\s`+f); v == "" || strings.Contains(v, "wordpress.org") {
+			t.Errorf("calshim.php: %s %q", f, v)
+		}
+	}
+	if d := field(plugin, `\s\*\sDescription:`); len(d) > 200 || regexp.MustCompile(`(?i)install|mu-plugins|copy`).MatchString(d) {
+		t.Errorf("calshim.php's description (200 characters, no install instructions): %q", d)
+	}
+	if tested, wp := field(readme, `Tested up to:`), regexp.MustCompile(`^\d+\.\d+`).FindString(wpEnv["WP_VERSION"]); tested != wp {
+		t.Errorf("readme.txt: Tested up to %s, the suite runs WordPress %s", tested, wpEnv["WP_VERSION"])
 	}
 	// The short description: the first paragraph after the header fields, at most 150 characters.
 	blocks := append(strings.Split(string(readme), "\n\n"), "")

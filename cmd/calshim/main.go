@@ -76,6 +76,9 @@ func run(stop <-chan os.Signal, args []string, getenv func(string) string,
 	if *healthcheck {
 		return checkHealth(cfg.Listen)
 	}
+	if cfg.Upstream.URL == "" {
+		return errNoUpstream
+	}
 	if *check {
 		return checkUpstream(context.Background(), cfg, warnings, out)
 	}
@@ -91,6 +94,11 @@ func run(stop <-chan os.Signal, args []string, getenv func(string) string,
 
 	return serve(stop, cfg, log)
 }
+
+// errNoUpstream stops calshim without upstream.url: there is no default WordPress to fall back on (a
+// retry for ever against an address nobody chose would hide the mistake).
+var errNoUpstream = errors.New("upstream.url is not set: set CALSHIM_UPSTREAM_URL (or upstream.url in the " +
+	"-config file) to WordPress' REST root, e.g. https://www.example.org/wp-json")
 
 // serve runs the HTTP server and the catalogs until a signal on stop, then drains and stops.
 func serve(stop <-chan os.Signal, cfg config.Config, log *zap.Logger) error {
@@ -279,10 +287,21 @@ func newCatalogs(cfg config.Config, log *zap.Logger, metrics *cmsclient.Metrics)
 func newClient(cfg config.Config, lang string) *cmsclient.Client {
 	client := cmsclient.New(cfg.Upstream.URL, cfg.Upstream.User, cfg.Upstream.AppPassword, cfg.Upstream.Timeout)
 	client.Concurrency = cfg.Upstream.Concurrency
+	client.SetUserAgent(userAgent())
 	if lang != "" {
 		client.SetDefaultQuery(cfg.Upstream.LanguageParam, lang)
 	}
 	return client
+}
+
+// userAgent names this calshim to WordPress: "calshim/VERSION (HOST)", HOST being the machine's (a
+// pod's) name, so the plugin's admin screen tells the replicas apart.
+func userAgent() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		return "calshim/" + buildVersion()
+	}
+	return "calshim/" + buildVersion() + " (" + host + ")"
 }
 
 // catalogOptions are the options of a language's catalog ("": no language passed), but Notify.

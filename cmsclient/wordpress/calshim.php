@@ -1,11 +1,14 @@
 <?php
 /**
  * Plugin Name: calshim bridge
- * Description: Exposes The Events Calendar's storage (post types tribe_events, tribe_venue, tribe_organizer, taxonomy tribe_events_cat, the _Event..., _Venue... and _Organizer... meta keys) over the core WordPress REST API (wp/v2), so that the calshim service can serve the TEC REST API v1 from it. Install it as a plugin (calshim-plugin.zip) or as a must-use plugin (copy this file into wp-content/mu-plugins/).
+ * Plugin URI: https://calshim.example/
+ * Description: The WordPress side of calshim, a service that serves The Events Calendar's REST API v1 from memory: exposes the calendar over wp/v2 and keeps the change feed calshim follows.
  * Version: 0.4.0
  * Requires at least: 5.7
  * Requires PHP: 7.4
+ * Author: calshim maintainers
  * License: GPL-2.0-or-later
+ * Update URI: false
  * Text Domain: calshim
  *
  * Why this plugin exists
@@ -48,8 +51,8 @@
  *
  * The plugin never writes content. It writes options only to put roles and capabilities in place (once per
  * plugin version and each capability once, see ensure_roles()), to keep its change log (identity, pruning
- * floor) and to note when calshim last read the change feed (Calshim_Admin, with the plugin's activation,
- * uninstall, WP-CLI commands and Site Health tests).
+ * floor) and to note when each calshim last read the change feed (Calshim_Admin, with the plugin's activation,
+ * uninstall, WP-CLI commands and Site Health tests; Calshim_Screen, its page Tools > calshim).
  */
 
 defined( 'ABSPATH' ) || exit;
@@ -61,6 +64,16 @@ if ( defined( 'CALSHIM_PLUGIN_FILE' ) ) {
 	return;
 }
 define( 'CALSHIM_PLUGIN_FILE', __FILE__ );
+
+// A must-use copy that was cleaned up (wp calshim uninstall, or the clean-up button of Tools > calshim) but that
+// WordPress could not delete stays inert until it is deleted: running, it would put its role and table back.
+// The mark names this very file (its inode and time, see Calshim_Admin::file_mark()), so a copy installed again
+// runs. It is autoloaded: reading it costs no query.
+$calshim_options = wp_load_alloptions();
+if ( isset( $calshim_options['calshim_retired'] ) && fileinode( __FILE__ ) . ':' . filemtime( __FILE__ ) === $calshim_options['calshim_retired'] ) {
+	return;
+}
+unset( $calshim_options );
 
 /**
  * Calshim_Bridge groups the plugin's hooks. All methods are static: it holds no state besides small caches.
@@ -818,7 +831,7 @@ final class Calshim_Changes {
 
 	/** Options calshim reads (the REST index and what shapes links and dates). */
 	const OPTIONS = [ 'timezone_string', 'gmt_offset', 'tribe_events_calendar_options', 'posts_per_page', 'home',
-		'siteurl', 'permalink_structure', 'date_format', 'time_format', 'start_of_week' ];
+		'siteurl', 'permalink_structure', 'date_format', 'time_format', 'start_of_week', 'blogname' ];
 
 	/** @var array<string,array> Objects this request changed, by "kind:type:id". */
 	private static $pending = [];
@@ -2177,13 +2190,24 @@ Calshim_Precondition::boot();
 /**
  * Calshim_Admin is what a site's administrator meets: the plugin's activation and uninstall when it is installed
  * as a regular plugin (a must-use plugin is never activated nor uninstalled: there the change log creates its
- * table on first use, as it does in any case when the table is missing), the note of calshim's last poll, the
- * Site Health tests, and the WP-CLI commands (Calshim_CLI) when WP-CLI loads WordPress.
+ * table on first use, as it does in any case when the table is missing, and its clean-up is a WP-CLI command
+ * or a button), the note of each calshim's last poll, the Site Health tests, the admin screen (Calshim_Screen)
+ * and the WP-CLI commands (Calshim_CLI) when WP-CLI loads WordPress.
  */
 final class Calshim_Admin {
 
 	/** Option holding when calshim last read the change feed (unix seconds). */
 	const LAST_POLL_OPTION = 'calshim_last_poll';
+
+	/** Option holding each calshim's last feed read: name => [ 'version' => …, 'last' => unix seconds ]. */
+	const POLLERS_OPTION = 'calshim_pollers';
+
+	/** Calshims the pollers option keeps (the most recent), and for how long one that stopped stays listed. */
+	const POLLERS_MAX  = 20;
+	const POLLERS_KEEP = WEEK_IN_SECONDS;
+
+	/** Option set at activation, so that the next admin page shows where the plugin's screen is (once). */
+	const NOTICE_OPTION = 'calshim_activation_notice';
 
 	/** Seconds between two notes of a poll: calshim reads the feed every second or so, the note is for people. */
 	const POLL_NOTE_EVERY = 60;
@@ -2203,6 +2227,9 @@ final class Calshim_Admin {
 		}
 		add_filter( 'rest_request_after_callbacks', [ __CLASS__, 'note_poll' ], 10, 3 );
 		add_filter( 'site_status_tests', [ __CLASS__, 'health_tests' ] );
+		if ( is_admin() ) {
+			Calshim_Screen::boot();
+		}
 		if ( defined( 'WP_CLI' ) && WP_CLI ) {
 			Calshim_CLI::register();
 		}
@@ -2222,20 +2249,31 @@ final class Calshim_Admin {
 		delete_option( Calshim_Changes::SCHEMA_OPTION );
 		Calshim_Changes::ensure_table();
 		register_uninstall_hook( CALSHIM_PLUGIN_FILE, [ __CLASS__, 'uninstall' ] );
+		update_option( self::NOTICE_OPTION, 1, false );
 	}
 
 	/**
-	 * Uninstall: removes what the plugin put into the site: the change log table, every calshim_* option, the
-	 * calshim_reader role, and the post types' capabilities it granted to other roles (ensure_roles() keeps
-	 * the record). Those capabilities stay when The Events Calendar is installed, active or not: they are its
-	 * own (the same names), and it granted them too. Users are kept (the reader is left without a role).
-	 * Nothing is removed while a must-use copy of the plugin runs: that copy still uses it all.
+	 * Uninstall (Plugins > Delete): cleanup(), unless a must-use copy of the plugin runs: that copy still uses
+	 * it all (its own clean-up is `wp calshim uninstall` or the button of Tools > calshim).
 	 */
 	public static function uninstall() {
-		global $wpdb;
-		if ( self::must_use() ) {
-			return;
+		if ( ! self::must_use() ) {
+			self::cleanup();
 		}
+	}
+
+	/**
+	 * Removes what the plugin put into the site: the application passwords of every user with the
+	 * calshim_reader role (so the credential calshim used no longer signs in), the change log table, every
+	 * calshim_* option, the calshim_reader role, and the post types' capabilities it granted to other roles
+	 * (ensure_roles() keeps the record). Those capabilities stay when The Events Calendar is installed, active
+	 * or not: they are its own (the same names), and it granted them too. The users are kept (the reader is
+	 * left without a role and without application passwords): they may own content or be referenced, and
+	 * deleting a user is the administrator's decision. Answers the logins whose passwords were revoked.
+	 */
+	public static function cleanup() {
+		global $wpdb;
+		$revoked = self::revoke_reader_passwords();
 		remove_action( 'shutdown', [ 'Calshim_Changes', 'flush' ], 1 ); // would create the table again
 		$wpdb->query( 'DROP TABLE IF EXISTS ' . Calshim_Changes::table() ); // phpcs:ignore WordPress.DB.PreparedSQL
 		$granted = get_option( Calshim_Bridge::GRANTED_OPTION );
@@ -2251,6 +2289,48 @@ final class Calshim_Admin {
 		foreach ( $wpdb->get_col( "SELECT option_name FROM {$wpdb->options} WHERE option_name LIKE 'calshim\\_%'" ) as $name ) {
 			delete_option( $name );
 		}
+		return $revoked;
+	}
+
+	/**
+	 * Cleans up a must-use install and deletes its file. When WordPress may not delete it, the file is marked
+	 * retired (it then does nothing, see the top of this file) and its path is answered: the administrator
+	 * deletes it. Answers [ revoked logins, path left or '' ].
+	 */
+	public static function cleanup_must_use() {
+		$revoked = self::cleanup();
+		if ( @unlink( CALSHIM_PLUGIN_FILE ) ) { // phpcs:ignore WordPress.PHP.NoSilencedErrors
+			return [ $revoked, '' ];
+		}
+		update_option( 'calshim_retired', self::file_mark(), true );
+		return [ $revoked, CALSHIM_PLUGIN_FILE ];
+	}
+
+	/** The running file's identity, "inode:mtime": a copy installed again has another. */
+	private static function file_mark() {
+		return fileinode( CALSHIM_PLUGIN_FILE ) . ':' . filemtime( CALSHIM_PLUGIN_FILE );
+	}
+
+	/** The users with the calshim_reader role: logins => user IDs. */
+	public static function readers() {
+		$users = get_users( [ 'role' => Calshim_Bridge::READER_ROLE, 'fields' => [ 'ID', 'user_login' ] ] );
+		return array_column( array_map( 'get_object_vars', $users ), 'ID', 'user_login' );
+	}
+
+	/**
+	 * Deletes every application password of the users with the calshim_reader role (of the one login given,
+	 * when given): the calshims using them can no longer sign in. Answers login => passwords deleted.
+	 */
+	public static function revoke_reader_passwords( $login = '' ) {
+		$revoked = [];
+		foreach ( self::readers() as $name => $id ) {
+			if ( '' !== $login && $login !== $name ) {
+				continue;
+			}
+			$revoked[ $name ] = count( (array) WP_Application_Passwords::get_user_application_passwords( $id ) );
+			WP_Application_Passwords::delete_all_application_passwords( $id );
+		}
+		return $revoked;
 	}
 
 	/** Whether The Events Calendar is active or installed as a plugin. */
@@ -2258,18 +2338,45 @@ final class Calshim_Admin {
 		return Calshim_Bridge::tec_active() || file_exists( WP_PLUGIN_DIR . '/the-events-calendar/the-events-calendar.php' );
 	}
 
-	/** Notes, at most once a POLL_NOTE_EVERY, that calshim (its reader, or an administrator) read the change feed. */
+	/**
+	 * Notes that calshim (its reader, or an administrator) read the change feed: when, and which calshim in
+	 * which version (its User-Agent, "calshim/VERSION (HOST)"), each at most once a POLL_NOTE_EVERY.
+	 */
 	public static function note_poll( $response, $handler, $request ) {
-		if ( $request instanceof WP_REST_Request && '/calshim/v1/changes' === $request->get_route()
-			&& time() - self::last_poll() >= self::POLL_NOTE_EVERY && true === Calshim_Changes::may_read() ) {
-			update_option( self::LAST_POLL_OPTION, time(), true );
+		if ( ! $request instanceof WP_REST_Request || '/calshim/v1/changes' !== $request->get_route() ) {
+			return $response;
 		}
+		$agent   = (string) $request->get_header( 'user_agent' );
+		$name    = preg_match( '#^calshim/\S+ \(([A-Za-z0-9._-]{1,64})\)$#', $agent, $m ) ? $m[1] : 'calshim';
+		$version = preg_match( '#^calshim/([A-Za-z0-9._+()-]{1,40})#', $agent, $m ) ? $m[1] : 'unknown';
+		$pollers = self::pollers();
+		$seen    = isset( $pollers[ $name ] ) ? $pollers[ $name ]['last'] : 0;
+		$now     = time();
+		if ( ( $now - self::last_poll() < self::POLL_NOTE_EVERY && $now - $seen < self::POLL_NOTE_EVERY )
+			|| true !== Calshim_Changes::may_read() ) {
+			return $response;
+		}
+		update_option( self::LAST_POLL_OPTION, $now, true );
+		$pollers[ $name ] = [ 'version' => $version, 'last' => $now ];
+		$pollers          = array_filter( $pollers, static function ( $p ) use ( $now ) {
+			return $now - $p['last'] <= self::POLLERS_KEEP;
+		} );
+		uasort( $pollers, static function ( $a, $b ) {
+			return $b['last'] - $a['last'];
+		} );
+		update_option( self::POLLERS_OPTION, array_slice( $pollers, 0, self::POLLERS_MAX, true ), false );
 		return $response;
 	}
 
 	/** When calshim last read the change feed (unix seconds; 0: never). */
 	public static function last_poll() {
 		return (int) get_option( self::LAST_POLL_OPTION, 0 );
+	}
+
+	/** Each calshim's last read of the change feed, the most recent first: name => [ 'version', 'last' ]. */
+	public static function pollers() {
+		$pollers = get_option( self::POLLERS_OPTION, [] );
+		return is_array( $pollers ) ? $pollers : [];
 	}
 
 	/**
@@ -2368,7 +2475,8 @@ final class Calshim_Admin {
 }
 
 /**
- * Calshim_CLI holds the WP-CLI commands: `wp calshim status`, `wp calshim reader create`, `wp calshim log prune`.
+ * Calshim_CLI holds the WP-CLI commands: `wp calshim status`, `wp calshim reader create`, `wp calshim reader revoke`,
+ * `wp calshim log prune`, `wp calshim uninstall`.
  */
 final class Calshim_CLI {
 
@@ -2379,10 +2487,80 @@ final class Calshim_CLI {
 		WP_CLI::add_command( 'calshim status', [ __CLASS__, 'status' ] );
 		WP_CLI::add_command( 'calshim reader create', [ __CLASS__, 'reader_create' ] );
 		WP_CLI::add_command( 'calshim log prune', [ __CLASS__, 'log_prune' ] );
+		WP_CLI::add_command( 'calshim reader revoke', [ __CLASS__, 'reader_revoke' ] );
+		WP_CLI::add_command( 'calshim uninstall', [ __CLASS__, 'uninstall' ] );
 	}
 
 	/**
-	 * Shows the plugin's version, the change log (rows, size, head and oldest sequence) and calshim's last poll.
+	 * Deletes the application passwords of calshim's readers (the users with the calshim_reader role), so
+	 * the calshims using them can no longer sign in. `wp calshim reader create --rotate` gives one a new one.
+	 *
+	 * ## OPTIONS
+	 *
+	 * [--user=<login>]
+	 * : Only this reader.
+	 *
+	 * ## EXAMPLES
+	 *
+	 *     wp calshim reader revoke
+	 */
+	public static function reader_revoke( $args, $assoc_args ) {
+		$login   = isset( $assoc_args['user'] ) ? (string) $assoc_args['user'] : '';
+		$revoked = Calshim_Admin::revoke_reader_passwords( $login );
+		if ( ! $revoked ) {
+			WP_CLI::error( '' === $login ? 'No user has the calshim_reader role.' : "The user $login does not have the calshim_reader role." );
+		}
+		WP_CLI::success( 'Deleted the application passwords of ' . self::revoked_list( $revoked ) . '.' );
+	}
+
+	/**
+	 * Removes what calshim put into the site, as deleting the plugin on the Plugins screen does: the readers'
+	 * application passwords, the change log table, the calshim_* options, the calshim_reader role and the
+	 * capabilities the plugin granted. The users are kept. For a must-use install (which Plugins > Delete does
+	 * not reach) it also deletes the must-use file; when WordPress may not, the file stays inert until you
+	 * delete it. A regular plugin is deactivated first.
+	 *
+	 * ## OPTIONS
+	 *
+	 * --yes
+	 * : Confirm: calshim stops working with this site.
+	 *
+	 * ## EXAMPLES
+	 *
+	 *     wp calshim uninstall --yes
+	 */
+	public static function uninstall( $args, $assoc_args ) {
+		if ( empty( $assoc_args['yes'] ) ) {
+			WP_CLI::error( 'This removes calshim\'s change log, role and options and revokes its readers\' application passwords: confirm with --yes.' );
+		}
+		if ( ! Calshim_Admin::must_use() ) {
+			require_once ABSPATH . 'wp-admin/includes/plugin.php';
+			deactivate_plugins( plugin_basename( CALSHIM_PLUGIN_FILE ), true );
+			WP_CLI::line( 'Deactivated the plugin; delete it with `wp plugin delete calshim` or on the Plugins screen.' );
+			$revoked = Calshim_Admin::cleanup();
+			$left    = '';
+		} else {
+			list( $revoked, $left ) = Calshim_Admin::cleanup_must_use();
+		}
+		WP_CLI::success( 'Removed calshim\'s change log, options and role; revoked the application passwords of ' . self::revoked_list( $revoked ) . ' (the users are kept).' );
+		if ( '' !== $left ) {
+			WP_CLI::warning( "WordPress may not delete $left: delete it yourself. Until then it does nothing." );
+		}
+	}
+
+	/** "login (N)" for each reader, or "no reader". */
+	private static function revoked_list( array $revoked ) {
+		if ( ! $revoked ) {
+			return 'no reader';
+		}
+		return implode( ', ', array_map( static function ( $login, $n ) {
+			return "$login ($n)";
+		}, array_keys( $revoked ), $revoked ) );
+	}
+
+	/**
+	 * Shows the plugin's version, the change log (rows, size, head and oldest sequence) and calshim's last poll,
+	 * then each calshim that polled (by the host name and version of its User-Agent).
 	 *
 	 * ## EXAMPLES
 	 *
@@ -2397,6 +2575,9 @@ final class Calshim_CLI {
 		WP_CLI::line( 'head sequence: ' . $log['head'] );
 		WP_CLI::line( 'oldest retained sequence: ' . ( null === $log['oldest'] ? 'none (no rows)' : $log['oldest'] ) . ( $log['floor'] ? ' (pruned up to ' . $log['floor'] . ')' : '' ) );
 		WP_CLI::line( 'last calshim poll: ' . ( $last ? gmdate( 'Y-m-d H:i:s', $last ) . ' UTC (' . human_time_diff( $last ) . ' ago)' : 'never' ) );
+		foreach ( Calshim_Admin::pollers() as $name => $p ) {
+			WP_CLI::line( sprintf( 'calshim %s (version %s): last poll %s UTC', $name, $p['version'], gmdate( 'Y-m-d H:i:s', $p['last'] ) ) );
+		}
 	}
 
 	/**
@@ -2489,6 +2670,153 @@ final class Calshim_CLI {
 		$after = Calshim_Admin::log_status();
 		WP_CLI::success( sprintf( 'Pruned %d rows older than %d days; %d rows kept, oldest retained sequence %s.', $before['rows'] - $after['rows'], $days, $after['rows'],
 			null === $after['oldest'] ? 'none' : $after['oldest'] ) );
+	}
+}
+
+
+/**
+ * Calshim_Screen is the plugin's admin screen, Tools > calshim (capability manage_options), for administrators
+ * without WP-CLI: the change log's figures, each calshim that polls and its version, the readers and their
+ * application passwords, the push notice settings of wp-config.php, and the clean-up (revoking the readers'
+ * application passwords; for a must-use install, what Plugins > Delete does for a plugin). Linked from the
+ * plugin's row on the Plugins screen and, once, from a notice after activation. Every action is a POST to
+ * admin-post.php with a nonce.
+ */
+final class Calshim_Screen {
+
+	const SLUG = 'calshim';
+
+	public static function boot() {
+		add_action( 'admin_menu', [ __CLASS__, 'menu' ] );
+		add_filter( 'plugin_action_links_' . plugin_basename( CALSHIM_PLUGIN_FILE ), [ __CLASS__, 'action_links' ] );
+		add_action( 'admin_notices', [ __CLASS__, 'activation_notice' ] );
+		add_action( 'admin_post_calshim_revoke', [ __CLASS__, 'revoke' ] );
+		add_action( 'admin_post_calshim_cleanup', [ __CLASS__, 'cleanup' ] );
+	}
+
+	public static function url() {
+		return admin_url( 'tools.php?page=' . self::SLUG );
+	}
+
+	public static function menu() {
+		add_management_page( 'calshim', 'calshim', 'manage_options', self::SLUG, [ __CLASS__, 'render' ] );
+	}
+
+	public static function action_links( $links ) {
+		array_unshift( $links, '<a href="' . esc_url( self::url() ) . '">' . esc_html__( 'Status', 'calshim' ) . '</a>' );
+		return $links;
+	}
+
+	/** After activation, once: where the screen is. */
+	public static function activation_notice() {
+		if ( ! get_option( Calshim_Admin::NOTICE_OPTION ) || ! current_user_can( 'manage_options' ) ) {
+			return;
+		}
+		delete_option( Calshim_Admin::NOTICE_OPTION );
+		echo '<div class="notice notice-success is-dismissible" id="calshim-activated"><p>'
+			. esc_html__( 'calshim bridge is active. Next: create calshim\'s reader and its application password, then point calshim at this site.', 'calshim' )
+			. ' <a href="' . esc_url( self::url() ) . '">' . esc_html__( 'Tools > calshim', 'calshim' ) . '</a></p></div>';
+	}
+
+	/** The screen. Figures are rows of #calshim-status (th: what, td: value), each calshim a row of #calshim-pollers. */
+	public static function render() {
+		if ( ! current_user_can( 'manage_options' ) ) {
+			wp_die( esc_html__( 'Sorry, you are not allowed to manage calshim.', 'calshim' ), 403 );
+		}
+		$log  = Calshim_Admin::log_status();
+		$rows = [
+			'Plugin'                   => Calshim_Bridge::VERSION . ( Calshim_Admin::must_use() ? ' (must-use plugin)' : ' (plugin)' ),
+			'Change log rows'          => $log['exists'] ? (string) $log['rows'] : 'no table yet',
+			'Change log size'          => size_format( $log['bytes'] ),
+			'Head sequence'            => (string) $log['head'],
+			'Oldest retained sequence' => null === $log['oldest'] ? 'none' : (string) $log['oldest'],
+			'Last poll'                => self::when( Calshim_Admin::last_poll() ),
+			'CALSHIM_NOTIFY_URLS'      => defined( 'CALSHIM_NOTIFY_URLS' ) ? implode( ' ', (array) CALSHIM_NOTIFY_URLS ) : 'not set',
+			'CALSHIM_NOTIFY_SECRET'    => defined( 'CALSHIM_NOTIFY_SECRET' ) ? 'set' : 'not set',
+			'CALSHIM_NOTIFY_ALLOWED_ORIGINS' => defined( 'CALSHIM_NOTIFY_ALLOWED_ORIGINS' ) ? implode( ' ', (array) CALSHIM_NOTIFY_ALLOWED_ORIGINS ) : 'not set',
+			'Edge cache purges'        => 'set in calshim (edge_cache.purge_urls), not in WordPress',
+		];
+		echo '<div class="wrap"><h1>calshim</h1>';
+		self::done_notice();
+		echo '<h2>' . esc_html__( 'Status', 'calshim' ) . '</h2><table class="widefat striped" id="calshim-status"><tbody>';
+		foreach ( $rows as $what => $value ) {
+			echo '<tr><th>' . esc_html( $what ) . '</th><td>' . esc_html( $value ) . '</td></tr>';
+		}
+		echo '</tbody></table><h2>' . esc_html__( 'Calshims that read the change feed', 'calshim' ) . '</h2>';
+		echo '<table class="widefat striped" id="calshim-pollers"><thead><tr><th>calshim</th><th>version</th><th>last poll</th></tr></thead><tbody>';
+		foreach ( Calshim_Admin::pollers() as $name => $p ) {
+			echo '<tr><td>' . esc_html( $name ) . '</td><td>' . esc_html( $p['version'] ) . '</td><td>' . esc_html( self::when( $p['last'] ) ) . '</td></tr>';
+		}
+		echo '</tbody></table><h2>' . esc_html__( 'Readers', 'calshim' ) . '</h2>';
+		echo '<table class="widefat striped" id="calshim-readers"><thead><tr><th>user</th><th>application passwords</th><th>last used</th></tr></thead><tbody>';
+		foreach ( Calshim_Admin::readers() as $login => $id ) {
+			$items = (array) WP_Application_Passwords::get_user_application_passwords( $id );
+			$used  = max( array_merge( [ 0 ], array_map( 'intval', array_column( $items, 'last_used' ) ) ) );
+			echo '<tr><td><a href="' . esc_url( get_edit_user_link( $id ) . '#application-passwords-section' ) . '">' . esc_html( $login ) . '</a></td><td>'
+				. count( $items ) . '</td><td>' . esc_html( self::when( $used ) ) . '</td></tr>';
+		}
+		echo '</tbody></table><p>' . esc_html__( 'A new reader and password: wp calshim reader create, or Users > Add New with the role "calshim reader", then Application Passwords on its profile.', 'calshim' ) . '</p>';
+		echo '<h2>' . esc_html__( 'Clean-up', 'calshim' ) . '</h2>';
+		self::form( 'calshim_revoke', __( 'Revoke the readers\' application passwords', 'calshim' ),
+			__( 'Every calshim using them stops syncing until it is given a new one.', 'calshim' ) );
+		if ( Calshim_Admin::must_use() ) {
+			self::form( 'calshim_cleanup', __( 'Remove calshim from this site', 'calshim' ),
+				__( 'Revokes the readers\' application passwords, drops the change log, the calshim_* options, the calshim_reader role and the capabilities the plugin granted (users are kept), and deletes the must-use file.', 'calshim' ) );
+		} else {
+			echo '<p>' . esc_html__( 'To remove calshim, deactivate and delete the plugin on the Plugins screen: that revokes the readers\' application passwords and removes the change log, options and role (users are kept).', 'calshim' ) . '</p>';
+		}
+		echo '</div>';
+	}
+
+	private static function form( $action, $label, $note ) {
+		echo '<form method="post" action="' . esc_url( admin_url( 'admin-post.php' ) ) . '" id="' . esc_attr( $action ) . '">';
+		echo '<input type="hidden" name="action" value="' . esc_attr( $action ) . '">';
+		wp_nonce_field( $action );
+		echo '<p>' . esc_html( $note ) . '</p>';
+		submit_button( $label, 'delete', 'submit', false );
+		echo '</form>';
+	}
+
+	private static function when( $time ) {
+		return $time ? gmdate( 'Y-m-d H:i:s', $time ) . ' UTC (' . human_time_diff( $time ) . ' ago)' : 'never';
+	}
+
+	/** The outcome of the last action, from the query of the redirect that followed it. */
+	private static function done_notice() {
+		if ( isset( $_GET['calshim_revoked'] ) ) { // phpcs:ignore WordPress.Security.NonceVerification
+			/* translators: %d: number of application passwords */
+			echo '<div class="notice notice-success" id="calshim-done"><p>' . esc_html( sprintf( __( 'Revoked %d application passwords.', 'calshim' ), (int) $_GET['calshim_revoked'] ) ) . '</p></div>'; // phpcs:ignore WordPress.Security.NonceVerification
+		}
+	}
+
+	private static function authorize( $action ) {
+		if ( ! current_user_can( 'manage_options' ) ) {
+			wp_die( esc_html__( 'Sorry, you are not allowed to manage calshim.', 'calshim' ), 403 );
+		}
+		check_admin_referer( $action );
+	}
+
+	public static function revoke() {
+		self::authorize( 'calshim_revoke' );
+		$revoked = Calshim_Admin::revoke_reader_passwords();
+		wp_safe_redirect( add_query_arg( 'calshim_revoked', array_sum( $revoked ), self::url() ) );
+		exit;
+	}
+
+	/** The must-use clean-up; the screen is gone after it, so the answer is a page of its own. */
+	public static function cleanup() {
+		self::authorize( 'calshim_cleanup' );
+		if ( ! Calshim_Admin::must_use() ) {
+			wp_die( esc_html__( 'calshim is a regular plugin here: delete it on the Plugins screen.', 'calshim' ), 400 );
+		}
+		list( $revoked, $left ) = Calshim_Admin::cleanup_must_use();
+		/* translators: %d: number of application passwords */
+		$message = sprintf( __( 'calshim was removed from this site: change log, options and role gone, %d application passwords revoked, users kept.', 'calshim' ), array_sum( $revoked ) );
+		if ( '' !== $left ) {
+			/* translators: %s: file path */
+			$message .= ' ' . sprintf( __( 'WordPress may not delete %s: delete it yourself. Until then it does nothing.', 'calshim' ), $left );
+		}
+		wp_die( '<p id="calshim-removed">' . esc_html( $message ) . '</p><p><a href="' . esc_url( admin_url() ) . '">' . esc_html__( 'Dashboard', 'calshim' ) . '</a></p>', 'calshim', [ 'response' => 200 ] );
 	}
 }
 
