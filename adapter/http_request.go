@@ -27,7 +27,8 @@ func (s *Server) prepare(r *request) error {
 		return err
 	}
 
-	body, err := readBody(r.gc.Request)
+	body, err := readBody(r.gc.Request, int64(s.opt.MaxBody),
+		func(n int64) error { return r.mem.take(r.gc, n) })
 	if err != nil {
 		return err
 	}

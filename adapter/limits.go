@@ -87,7 +87,8 @@ func newLimits(opt LimitOptions) *limits {
 		limited: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "calshim", Name: "rate_limited_total",
 			Help: "Requests refused by a limit: 429 calshim_rate_limited (auth_checks, writes, " +
-				"lookups, expensive) or 503 calshim_busy (busy).",
+				"lookups, expensive) or 503 calshim_busy (busy: expensive reads; memory: the requests' " +
+				"memory budget).",
 		}, []string{"limit"}),
 	}
 }

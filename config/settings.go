@@ -156,6 +156,17 @@ var settings = []setting{
 		"that is not itself trusted. Empty: the connection's address is the client.",
 		value: of([]string(nil), func(c *Config) *[]string { return &c.Limits.TrustedProxies },
 			each("addresses or CIDR ranges", func(s string) bool { _, err := prefix(s); return err == nil }))},
+	{key: "limits.max_body_bytes", desc: "Largest body of a write, in bytes: a larger `Content-Length` is " +
+		"answered 413 before anything is read, a chunked body is cut there (nginx's `client_max_body_size`). " +
+		"The request line and each header stop at 8 KiB (414, 431), all headers at 32 KiB (431), as nginx's " +
+		"defaults.",
+		value: of(1<<20, func(c *Config) *int { return &c.Limits.MaxBodyBytes }, atLeast(1024))},
+	{key: "limits.memory_budget", desc: "Bytes the requests being answered may hold at once, whoever sends " +
+		"them: a body and its decoding (JSON up to 112 bytes per value), a `_fields` selection and a large " +
+		"answer's rendering take their share before the work; past it a request waits 250 ms, then answers " +
+		"503 `calshim_busy` with `Retry-After`. Must hold the decoding of the largest body (60 times " +
+		"`max_body_bytes` at worst).",
+		value: of(64<<20, func(c *Config) *int { return &c.Limits.MemoryBudget }, atLeast(1<<20))},
 	{key: "limits.auth_checks_per_minute", desc: "Checks of credentials calshim has not seen yet (each one a " +
 		"WordPress `users/me` request).",
 		value: of(60, func(c *Config) *int { return &c.Limits.AuthChecksPerMinute }, notNegative[int]())},
