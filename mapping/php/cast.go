@@ -98,7 +98,6 @@ func mapASCII(s string, lo, hi byte, shift int) string {
 	return string(b)
 }
 
-
 // Float is PHP's (float) cast of a string: its leading numeric part, 0 when there is none.
 func Float(s string) float64 {
 	s = strings.TrimLeft(s, " \t\n\r\v\f")
