@@ -196,3 +196,37 @@ func containsInt(list []int, v int) bool {
 	}
 	return false
 }
+
+// TestRefusedWriteChangesNothing: a write refused for its size or its arguments is refused before
+// its first request to WordPress, whatever it names: one existing organizer a hundred times with
+// other fields (each a save onto it), a category to create before an argument refused. The organizer
+// keeps its modified date, and the category does not exist.
+func TestRefusedWriteChangesNothing(t *testing.T) {
+	org := sid(t, "organizers", "jazzsoc")
+	before := wp(t, http.MethodGet, "/wp/v2/tribe_organizer/"+org+"?context=edit", nil)
+	name, _ := before["title"].(map[string]any)["raw"].(string)
+	var payloads []any
+	for i := range 100 {
+		payloads = append(payloads, map[string]any{"organizer": name, "phone": fmt.Sprintf("555-%04d", i)})
+	}
+	ev := newEvent("Envelope Refused Size")
+	ev["organizer"] = payloads
+	wantError(t, send(t, "admin", http.MethodPost, "/events", ev), http.StatusBadRequest, "calshim_write_too_large")
+
+	// A venue list is refused after the new category (the original creates it first).
+	ev = newEvent("Envelope Refused Arguments")
+	orphan := fmt.Sprintf("Envelope Orphan %d", time.Now().UnixNano())
+	ev["categories"] = []any{orphan}
+	ev["venue"] = []any{id(t, "venues", "bluenote")}
+	wantError(t, send(t, "admin", http.MethodPost, "/events", ev), http.StatusBadRequest, "could-not-create-venue")
+
+	after := wp(t, http.MethodGet, "/wp/v2/tribe_organizer/"+org+"?context=edit", nil)
+	if after["modified_gmt"] != before["modified_gmt"] || after["meta"] == nil {
+		t.Errorf("the organizer was saved: modified %v, was %v", after["modified_gmt"], before["modified_gmt"])
+	}
+	r := call(t, http.MethodGet, wpJSON("/wp/v2/tribe_events_cat?per_page=100&search="+strings.ReplaceAll(orphan, " ", "+")),
+		as("admin"), lenient)
+	if strings.Contains(string(r.raw), orphan) {
+		t.Errorf("the refused write created its category: %.300s", r.raw)
+	}
+}
