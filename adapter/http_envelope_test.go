@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -187,4 +188,43 @@ func (zeros) Read(p []byte) (int, error) {
 		p[i] = '0'
 	}
 	return len(p), nil
+}
+
+// TestFieldsWorkingSetBounded: a `_fields` selection (a query's, or a write body's of up to 1 MiB)
+// holds what it charges the budget, by shape: one dotted name of a million parts stops at 16
+// levels; many distinct names charge at least what they allocate; a name repeated walks what it
+// made.
+func TestFieldsWorkingSetBounded(t *testing.T) {
+	var wide, flat []string
+	for i := 0; len(wide)*8 < 1<<20; i++ {
+		wide = append(wide, strconv.Itoa(i)+".a")
+		flat = append(flat, strconv.Itoa(i))
+	}
+	for _, c := range []struct {
+		name   string
+		fields any
+		most   uint64 // bytes it may allocate beyond what it charges
+	}{
+		{"one deep name", strings.Repeat("a.", 1<<19) + "a", 64 << 10},
+		{"a name repeated", strings.Repeat("a.b.c,", 1<<17), 64 << 10},
+		{"distinct dotted names", strings.Join(wide, ","), 64 << 10},
+		{"distinct names", strings.Join(flat, ","), 64 << 10},
+		{"a list of dotted names", toAny(wide), 4 << 20}, // the list's own copy of its items
+	} {
+		var charged int64
+		allocated := bytesAllocated(func() {
+			_, _ = parseFields(Params{"_fields": c.fields}, func(n int64) error { charged += n; return nil })
+		})
+		if allocated > uint64(charged)+c.most {
+			t.Errorf("%s: %d bytes allocated, %d charged", c.name, allocated, charged)
+		}
+	}
+}
+
+func toAny(list []string) []any {
+	out := make([]any, len(list))
+	for i, s := range list {
+		out[i] = s
+	}
+	return out
 }
