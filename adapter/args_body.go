@@ -122,8 +122,8 @@ func readLimited(req *http.Request, limit int64, take func(int64) error) ([]byte
 	}
 
 	size := req.ContentLength
-	if size <= 0 { // unknown (0 with a body is a client-side request's unknown)
-		size = limit + 1
+	if size <= 0 { // unknown (0 with a body is a client-side request's unknown): up to the limit,
+		size = 2 * limit // as io.ReadAll grows its buffer
 	}
 
 	if err := take(size); err != nil {
@@ -134,18 +134,24 @@ func readLimited(req *http.Request, limit int64, take func(int64) error) ([]byte
 	// the client's fault. PHP never sees such a request: the web server in front of it refuses it
 	// with a bare 400 (PHP's own server drops the connection); this is that 400 with an error body
 	// in WordPress' form.
-	raw := make([]byte, size)
-	n, err := io.ReadFull(req.Body, raw)
-	switch {
-	case req.ContentLength > 0 && err != nil:
-		return nil, errUnreadableBody
-	case err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF):
-		return nil, errUnreadableBody
-	case int64(n) > limit:
-		return nil, errBodyTooLarge
+	if req.ContentLength > 0 {
+		raw := make([]byte, size)
+		if _, err := io.ReadFull(req.Body, raw); err != nil {
+			return nil, errUnreadableBody
+		}
+		return raw, nil
 	}
 
-	return raw[:n], nil
+	// Of unknown length: read as it comes (a small chunked body takes little), up to one byte past
+	// the limit.
+	raw, err := io.ReadAll(io.LimitReader(req.Body, limit+1))
+	switch {
+	case err != nil:
+		return nil, errUnreadableBody
+	case int64(len(raw)) > limit:
+		return nil, errBodyTooLarge
+	}
+	return raw, nil
 }
 
 // jsonValues counts the values a JSON body can decode into at most: its brackets, commas and

@@ -278,9 +278,10 @@ func (s setting) variable(getenv func(string) string) (string, error) {
 	return strings.Join(names, ""), nil
 }
 
-// worstBodyDecoding is the memory a JSON body's decoding holds per byte at worst (one-digit numbers:
-// adapter/args_body.go's jsonValueCost per two bytes, plus its bodyByteCost).
-const worstBodyDecoding = 60
+// worstBodyDecoding is what a JSON body and its decoding hold per byte at worst (one-digit numbers:
+// adapter/args_body.go's jsonValueCost per two bytes, its bodyByteCost, and a chunked body read
+// into a growing buffer).
+const worstBodyDecoding = 64
 
 // Validate checks every key against its rule, then the rules between keys, with messages an
 // operator can act on.

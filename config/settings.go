@@ -165,7 +165,7 @@ var settings = []setting{
 	{key: "limits.memory_budget", desc: "Bytes the requests being answered may hold at once, whoever sends " +
 		"them: a body and its decoding (JSON up to 112 bytes per value), a `_fields` selection and a large " +
 		"answer's rendering take their share before the work; past it a request waits 250 ms, then answers " +
-		"503 `calshim_busy` with `Retry-After`. Must hold the decoding of the largest body (60 times " +
+		"503 `calshim_busy` with `Retry-After`. Must hold the decoding of the largest body (64 times " +
 		"`max_body_bytes` at worst).",
 		value: of(64<<20, func(c *Config) *int { return &c.Limits.MemoryBudget }, atLeast(1<<20))},
 	{key: "limits.auth_checks_per_minute", desc: "Checks of credentials calshim has not seen yet (each one a " +
