@@ -1,7 +1,6 @@
 package php
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -226,16 +225,17 @@ func utf8URIEncode(s string) string {
 		return s
 	}
 
-	var b strings.Builder
+	const hex = "0123456789abcdef"
+	b := make([]byte, 0, 3*len(s))
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < utf8.RuneSelf {
-			b.WriteByte(c)
+			b = append(b, c)
 		} else {
-			fmt.Fprintf(&b, "%%%02x", c)
+			b = append(b, '%', hex[c>>4], hex[c&15])
 		}
 	}
 
-	return b.String()
+	return string(b)
 }
 
 // QuerySlug turns the {slug} of a by-slug route into the post_name WordPress' get_page_by_path

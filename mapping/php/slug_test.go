@@ -66,8 +66,8 @@ func TestSanitizeAsTheRegularExpressions(t *testing.T) {
 
 // TestSlugWorkPerByte: sanitizing costs a small constant per byte, whatever the bytes: for a
 // megabyte of each class of input, the time relative to one strings.Map over the same bytes (a
-// ratio measured in one run, not a clock limit). The regular expressions took 300 to 2,000 times
-// that.
+// ratio measured in one run, not a clock limit; 10 to 85 here, on 2 loaded cores). The regular
+// expressions and a Printf per byte took 280 to 2,000 times that.
 func TestSlugWorkPerByte(t *testing.T) {
 	for _, unit := range []string{"é", "&", "<", "%e2", "a b", "%", "&a", "-", "\u00a0", "%c2%a0", "&\n",
 		"---41---", "<a", "&;"} {
@@ -75,17 +75,17 @@ func TestSlugWorkPerByte(t *testing.T) {
 		base := fastest(func() { _ = strings.Map(func(r rune) rune { return r + 1 }, in) })
 		query := fastest(func() { QuerySlug(in) })
 		save := fastest(func() { SanitizeTitle(in) })
-		if r := max(query, save) / base; r > 100 {
+		if r := max(query, save) / base; r > 150 {
 			t.Errorf("%q: %.0f times a strings.Map of the same bytes (query %v, save %v)", unit, r,
 				time.Duration(query), time.Duration(save))
 		}
 	}
 }
 
-// fastest is f's shortest time of three, in nanoseconds.
+// fastest is f's shortest time of five, in nanoseconds.
 func fastest(f func()) float64 {
 	best := time.Duration(1 << 62)
-	for range 3 {
+	for range 5 {
 		start := time.Now()
 		f()
 		best = min(best, time.Since(start))
