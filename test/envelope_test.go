@@ -42,6 +42,8 @@ func TestEnvelopeFloods(t *testing.T) {
 		{"_fields of 900 dotted names", 32, http.MethodGet, v1 + "/events?" + fields, "", "", [2]string{},
 			[]int{200, 503}, 96 << 20},
 		// Past MaxHeaderBytes (40 KiB) net/http answers 431 before calshim sees the request.
+		{"_fields of 300 KiB", 8, http.MethodGet, v1 + "/events?_fields=" + distinctFields(300 << 10), "", "",
+			[2]string{}, []int{431}, 64 << 20},
 		{"a query of 16 KiB", 32, http.MethodGet, v1 + "/events?" + strings.Repeat("a", 16<<10), "", "",
 			[2]string{}, []int{414}, 64 << 20},
 		{"a query of 1 MiB", 32, http.MethodGet, v1 + "/events?" + strings.Repeat("a", 1<<20), "", "",
@@ -186,6 +188,15 @@ func cpuSeconds(t *testing.T, pid int) float64 {
 	utime, _ := strconv.ParseFloat(fields[11], 64)
 	stime, _ := strconv.ParseFloat(fields[12], 64)
 	return (utime + stime) / 100 // clock ticks (USER_HZ)
+}
+
+// distinctFields is a `_fields` list of about size bytes of distinct dotted names.
+func distinctFields(size int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "f%d.a.b,", i)
+	}
+	return b.String()
 }
 
 func containsInt(list []int, v int) bool {
