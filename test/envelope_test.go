@@ -42,7 +42,7 @@ func TestEnvelopeFloods(t *testing.T) {
 		{"_fields of 900 dotted names", 32, http.MethodGet, v1 + "/events?" + fields, "", "", [2]string{},
 			[]int{200, 503}, 96 << 20},
 		// Past MaxHeaderBytes (40 KiB) net/http answers 431 before calshim sees the request.
-		{"_fields of 300 KiB", 8, http.MethodGet, v1 + "/events?_fields=" + distinctFields(300 << 10), "", "",
+		{"_fields of 300 KiB", 8, http.MethodGet, v1 + "/events?_fields=" + distinctFields(300<<10), "", "",
 			[2]string{}, []int{431}, 64 << 20},
 		{"a query of 16 KiB", 32, http.MethodGet, v1 + "/events?" + strings.Repeat("a", 16<<10), "", "",
 			[2]string{}, []int{414}, 64 << 20},
