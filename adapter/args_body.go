@@ -17,9 +17,20 @@ import (
 	"calshim/mapping"
 )
 
-// maxBody bounds a write's body: the largest legitimate payload (an event with nested venue and
-// organizers) is a few kilobytes.
-const maxBody = 1 << 20
+// DefaultMaxBody bounds a write's body unless configured (limits.max_body_bytes): the largest
+// legitimate payload (an event with nested venue and organizers) is a few kilobytes; 1 MiB is
+// nginx's client_max_body_size default.
+const DefaultMaxBody = 1 << 20
+
+// What decoding a body costs in memory beyond its bytes, for the memory budget (http_envelope.go):
+// Go's JSON decoder makes each value an interface, a string or number a string header besides its
+// bytes, and containers grow by doubling, about 110 bytes per value at worst ([0,0,0,…] allocates 55
+// times its bytes); a form or multipart body is at most maxBodyParts variables of PHP's array.
+const (
+	jsonValueCost = 112
+	bodyByteCost  = 4 // the body, the decoder's copy, the strings and their growth
+	formVarCost   = 256
+)
 
 var errInvalidJSON = invalidJSON(4, "Syntax error")
 
@@ -53,36 +64,44 @@ const maxJSONDepth = 511
 // errJSONDepth is WordPress' answer to a body nested deeper than PHP decodes.
 var errJSONDepth = invalidJSON(1, "Maximum stack depth exceeded")
 
-// readBody parses a write's body into parameters, as WordPress does: a JSON object when the content
-// type is application/json (malformed → rest_invalid_json; a valid non-object is ignored),
-// PHP-style form fields for application/x-www-form-urlencoded (a POST's as PHP fills $_POST, other
-// methods' as WordPress' parse_str; the method is the one after _method, so an overridden POST
-// counts its variables as parse_str does) and multipart/form-data, nothing for other types. JSON values
-// keep their JSON types (json.Number, bool, nil, []any, map[string]any) so type checks can tell "1"
-// from 1; form values are strings, []any lists ("a[]=") and map[string]any ("a[k]=").
-func readBody(req *http.Request) (Params, error) {
-	if req.Body == nil {
+// readBody reads a write's body, at most limit bytes (413 past it, from Content-Length before
+// reading anything, or where a chunked body passes it), and parses it into parameters, as WordPress
+// does: a JSON object when the content type is application/json (malformed → rest_invalid_json; a
+// valid non-object is ignored), PHP-style form fields for application/x-www-form-urlencoded (a POST's
+// as PHP fills $_POST, other methods' as WordPress' parse_str; the method is the one after _method,
+// so an overridden POST counts its variables as parse_str does) and multipart/form-data, nothing for
+// other types. JSON values keep their JSON types (json.Number, bool, nil, []any, map[string]any) so
+// type checks can tell "1" from 1; form values are strings, []any lists ("a[]=") and map[string]any
+// ("a[k]="). take is given the bytes the body will occupy before they are read, then what decoding
+// it will take before it is decoded (nil: unbounded, tests); its error refuses the request.
+func readBody(req *http.Request, limit int64, take func(int64) error) (Params, error) {
+	if req.Body == nil || req.Body == http.NoBody {
 		return nil, nil
 	}
 
-	raw, err := io.ReadAll(io.LimitReader(req.Body, maxBody+1))
-	if err != nil {
-		// A body that cannot be read (a malformed chunked encoding, a connection cut mid-body) is
-		// the client's fault. PHP never sees such a request: the web server in front of it refuses
-		// it with a bare 400 (PHP's own server drops the connection); this is that 400 with an error
-		// body in WordPress' form.
-		return nil, errUnreadableBody
+	if take == nil {
+		take = func(int64) error { return nil }
 	}
 
-	if len(raw) > maxBody {
-		return nil, newError(http.StatusRequestEntityTooLarge, "rest_request_too_large",
-			"The request body is too large.")
+	raw, err := readLimited(req, limit, take)
+	if err != nil {
+		return nil, err
 	}
 
 	ct, ctParams, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
 	switch ct {
 	case "application/json":
+		if err := take(int64(len(raw))*bodyByteCost + int64(jsonValues(raw))*jsonValueCost); err != nil {
+			return nil, err
+		}
 		return parseJSONBody(raw)
+	case "application/x-www-form-urlencoded", "multipart/form-data":
+		if err := take(int64(len(raw))*bodyByteCost + maxBodyParts*formVarCost); err != nil {
+			return nil, err
+		}
+	}
+
+	switch ct {
 	case "application/x-www-form-urlencoded":
 		if req.Method == http.MethodPost {
 			return parseFormWith(eachPostPair, string(raw)), nil
@@ -93,6 +112,65 @@ func readBody(req *http.Request) (Params, error) {
 	}
 
 	return nil, nil
+}
+
+// readLimited reads a body of at most limit bytes into one buffer of its size: a declared length
+// past the limit is refused before anything is read; a chunked body is read up to one byte past it.
+func readLimited(req *http.Request, limit int64, take func(int64) error) ([]byte, error) {
+	if req.ContentLength > limit {
+		return nil, errBodyTooLarge
+	}
+
+	size := req.ContentLength
+	if size <= 0 { // unknown (0 with a body is a client-side request's unknown): up to the limit,
+		size = 2 * limit // as io.ReadAll grows its buffer
+	}
+
+	if err := take(size); err != nil {
+		return nil, err
+	}
+
+	// A body that cannot be read (a malformed chunked encoding, a connection cut mid-body) is
+	// the client's fault. PHP never sees such a request: the web server in front of it refuses it
+	// with a bare 400 (PHP's own server drops the connection); this is that 400 with an error body
+	// in WordPress' form.
+	if req.ContentLength > 0 {
+		raw := make([]byte, size)
+		if _, err := io.ReadFull(req.Body, raw); err != nil {
+			return nil, errUnreadableBody
+		}
+		return raw, nil
+	}
+
+	// Of unknown length: read as it comes (a small chunked body takes little), up to one byte past
+	// the limit.
+	raw, err := io.ReadAll(io.LimitReader(req.Body, limit+1))
+	switch {
+	case err != nil:
+		return nil, errUnreadableBody
+	case int64(len(raw)) > limit:
+		return nil, errBodyTooLarge
+	}
+	return raw, nil
+}
+
+// jsonValues counts the values a JSON body can decode into at most: its brackets, commas and
+// colons outside strings, plus one.
+func jsonValues(raw []byte) int {
+	n := 1
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case '"':
+			for i++; i < len(raw) && raw[i] != '"'; i++ {
+				if raw[i] == '\\' {
+					i++
+				}
+			}
+		case '[', '{', ',', ':':
+			n++
+		}
+	}
+	return n
 }
 
 // maxBodyParts is PHP's max_multipart_body_parts by default: max_input_vars plus max_file_uploads

@@ -50,7 +50,7 @@ func TestReadBody(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			req, _ := http.NewRequest(http.MethodPost, "/", strings.NewReader(tc.body))
 			req.Header.Set("Content-Type", tc.ctype)
-			got, err := readBody(req)
+			got, err := readBody(req, DefaultMaxBody, nil)
 			if tc.code != "" {
 				if ae, ok := err.(*apiError); !ok || ae.Code != tc.code {
 					t.Fatalf("err = %v, want %s", err, tc.code)
@@ -138,7 +138,7 @@ func FuzzReadBody(f *testing.F) {
 		k := bodyKinds[int(kind)%len(bodyKinds)]
 		req, _ := http.NewRequest(k.method, "/", strings.NewReader(body))
 		req.Header.Set("Content-Type", k.ctype)
-		p, err := readBody(req)
+		p, err := readBody(req, DefaultMaxBody, nil)
 		if err != nil {
 			return
 		}
@@ -230,7 +230,7 @@ func (errReader) Read([]byte) (int, error) {
 func TestUnreadableBody(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodPost, "/", errReader{})
 	req.Header.Set("Content-Type", "application/json")
-	_, err := readBody(req)
+	_, err := readBody(req, DefaultMaxBody, nil)
 	if status, _ := errorBody(err); status != http.StatusBadRequest {
 		t.Errorf("got %d %v", status, err)
 	}

@@ -148,7 +148,7 @@ func wpBool(v any) (bool, bool) {
 		return false, false
 	}
 
-	switch strings.ToLower(s) {
+	switch php.Strtolower(s) {
 	case "true", "1":
 		return true, true
 	case "false", "0":

@@ -36,6 +36,7 @@ func serve(h http.Handler, method, target string, opts ...reqOption) *httptest.R
 	path, query, _ := strings.Cut(target, "?")
 	req := httptest.NewRequest(method, path, nil)
 	req.URL.RawQuery = query
+	req.RequestURI = target // as the request line had it
 	req.Header.Set("X-Request-ID", "test")
 	for _, o := range opts {
 		o(req)

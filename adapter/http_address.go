@@ -51,7 +51,8 @@ func (s *Server) resolve(req *http.Request) (a address, ok bool) {
 	below = strings.TrimSuffix(below, "/")
 	a.index = below == ""
 	for _, n := range s.opt.Namespaces {
-		if strings.EqualFold(below, "/"+n) || strings.HasPrefix(strings.ToLower(below), "/"+n+"/") {
+		if len(below) > len(n) && tokenEqual(below[1:min(len(below), len(n)+1)], n) &&
+			(len(below) == len(n)+1 || below[len(n)+1] == '/') {
 			a.ns, a.route = n, below[len(n)+1:]
 			return a, true
 		}
@@ -73,10 +74,32 @@ func (s *Server) isLanguage(seg string) bool {
 
 // scheme is the scheme the client used, trusting X-Forwarded-Proto from a TLS-terminating proxy.
 func scheme(req *http.Request) string {
-	if req.TLS != nil || strings.EqualFold(req.Header.Get("X-Forwarded-Proto"), "https") {
+	if req.TLS != nil || tokenEqual(req.Header.Get("X-Forwarded-Proto"), "https") {
 		return "https"
 	}
 	return "http"
+}
+
+// tokenEqual compares an HTTP token (a scheme, a method, a header's name or keyword) as HTTP
+// defines them: ASCII letters without case, every other byte as it is. strings.EqualFold folds
+// Unicode, so "httpſ" (U+017F) would be "https", which the caches in front do not think.
+func tokenEqual(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if lowerASCII(a[i]) != lowerASCII(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // withQuery appends a query string to a URL that may already carry one (the rest_route form).

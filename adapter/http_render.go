@@ -114,7 +114,11 @@ func (s *Server) send(gc *gin.Context, out *rendered) {
 		return
 	}
 
+	if _, overridden := gc.Get(headOverride); overridden {
+		h["Content-Length"] = []string{"0"} // the answer to a GET or POST: its length, nothing
+	}
 	gc.Status(out.status)
+	gc.Writer.WriteHeaderNow() // answered, body or not: gin must not add its own 404 to a HEAD's
 	if gc.Request.Method != http.MethodHead {
 		_, _ = gc.Writer.Write(out.body)
 	}

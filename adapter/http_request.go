@@ -3,11 +3,11 @@ package adapter
 import (
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
 	"calshim/cmsclient"
+	"calshim/mapping/php"
 )
 
 // prepare completes a request before its handler runs: it identifies the caller (auth.go) and, for
@@ -27,7 +27,8 @@ func (s *Server) prepare(r *request) error {
 		return err
 	}
 
-	body, err := readBody(r.gc.Request)
+	body, err := readBody(r.gc.Request, int64(s.opt.MaxBody),
+		func(n int64) error { return r.mem.take(r.gc, n) })
 	if err != nil {
 		return err
 	}
@@ -81,14 +82,24 @@ func (s *Server) noRoute(gc *gin.Context, lang string) error {
 
 // methodOverride applies WordPress' method override (WP_REST_Server::serve_request): a `_method`
 // query parameter, else an X-HTTP-Method-Override header, replaces the request method — clients
-// behind proxies that only pass GET and POST send their PUT, PATCH and DELETE this way.
+// behind proxies that only pass GET and POST send their PUT, PATCH and DELETE this way. Upper-cased
+// as PHP does, ASCII alone ("poſt" is no POST).
 func methodOverride(gc *gin.Context) {
 	m := gc.Query("_method")
 	if m == "" {
 		m = gc.GetHeader("X-HTTP-Method-Override")
 	}
 	if m != "" {
-		gc.Request.Method = strings.ToUpper(m)
+		m = php.Strtoupper(m) // WP_REST_Request::set_method
+		if m == http.MethodHead && gc.Request.Method != http.MethodHead {
+			gc.Set(headOverride, true)
+		}
+		gc.Request.Method = m
 	}
 	gc.Next()
 }
+
+// headOverride marks a request whose method was overridden to HEAD: WordPress then serves no body
+// (WP_REST_Server::serve_request returns before echoing it), and the connection, which carried a
+// GET or a POST, expects the length of what is sent, none (send).
+const headOverride = "calshim.head_override"

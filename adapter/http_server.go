@@ -41,6 +41,9 @@ type Options struct {
 	ImageAllowPrivate bool
 	// ImageMaxBytes caps a fetched image; 0 = 10 MiB.
 	ImageMaxBytes int64
+	// MaxBody bounds a write's body in bytes (0: DefaultMaxBody); MemoryBudget is the bytes the
+	// requests being answered may hold at once (0: DefaultMemoryBudget; http_envelope.go).
+	MaxBody, MemoryBudget int
 	// WriteMaxUpstream caps the requests one write makes of WordPress and image hosts
 	// (write_budget.go); 0: DefaultWriteMaxUpstream.
 	WriteMaxUpstream int
@@ -88,6 +91,7 @@ type Server struct {
 	// siteIndexes caches the upstream's REST index for the REST root's answer (restindex.go).
 	siteIndexes siteIndexes
 	limits      *limits     // per-client limits and refused credentials (limits.go)
+	budget      *memBudget  // the requests' memory budget (http_envelope.go)
 	access      *zap.Logger // the access log (AccessLogger)
 	// events keeps events rendered for anonymous lists (listedEvent); nil when off.
 	events *memo.Memo[mapping.Raw]
@@ -122,6 +126,14 @@ func newServer(cat *catalog.Catalog, log *zap.Logger, opt Options) (*Server, *gi
 		opt.CacheTTL = time.Minute
 	}
 
+	if opt.MaxBody == 0 {
+		opt.MaxBody = DefaultMaxBody
+	}
+
+	if opt.MemoryBudget == 0 {
+		opt.MemoryBudget = DefaultMemoryBudget
+	}
+
 	table := routeTable()
 	s := &Server{cat: cat, log: log, opt: opt, docs: documented(table),
 		cache:   newRespCache(opt.CacheMaxEntries, opt.CacheMaxBytes, opt.CacheTTL, opt.Now),
@@ -141,6 +153,7 @@ func newServer(cat *catalog.Catalog, log *zap.Logger, opt Options) (*Server, *gi
 
 	s.metrics = newMetrics(s)
 	s.metrics.registry.MustRegister(s.limits.limited)
+	s.budget = newMemBudget(int64(opt.MemoryBudget), s.limits.limited.WithLabelValues("memory").Inc)
 	if s.edge = newEdge(opt.Edge, log); s.edge != nil {
 		s.metrics.registry.MustRegister(s.edge.purged)
 		s.edge.start(s.catalogs())
@@ -148,7 +161,7 @@ func newServer(cat *catalog.Catalog, log *zap.Logger, opt Options) (*Server, *gi
 	s.access = log.Named(AccessLogger)
 	gin.SetMode(gin.ReleaseMode)
 	g := gin.New()
-	g.Use(s.accessLog, s.recoverPanic, methodOverride)
+	g.Use(s.accessLog, s.envelope, s.recoverPanic, methodOverride)
 	s.serveFixed(g, false)
 	// Everything else goes through the v1 dispatcher, which matches routes the way WordPress does
 	// (anchored, case-insensitive regexes on the path below the REST root).
@@ -174,6 +187,8 @@ type request struct {
 	// cms is the upstream client of the request's catalog: reads with its service credential, writes
 	// with the caller's (write_tx.go).
 	cms *cmsclient.Client
+	// mem is what the request holds of the memory budget until it is answered (http_envelope.go).
+	mem hold
 }
 
 // base is the namespace URL every rest_url of the response is built on.
@@ -248,6 +263,8 @@ func (s *Server) dispatch(gc *gin.Context) {
 // version, so any catalog change makes old entries unreachable; the clock-dependent default date
 // window is covered by the one-minute expiry.
 func (s *Server) serve(gc *gin.Context, rt *route, r *request) {
+	r.mem = hold{b: s.budget}
+	defer r.mem.release()
 	if err := s.prepare(r); err != nil {
 		s.write(gc, rt, err)
 		return
@@ -293,10 +310,18 @@ func (s *Server) answer(gc *gin.Context, rt *route, r *request, release func()) 
 	keys := ""
 	if err == nil {
 		keys = s.edge.answerKeys(rt, r, res.body)
-		res.body = selectFields(rt, r, res.body)
+		res.body, err = selectFields(rt, r, res.body)
 	}
 
 	out := s.render(gc, rt, res, err)
+	if n := len(out.body); n >= renderedAlone {
+		if err := r.mem.take(gc, int64(n)); err != nil {
+			if out.release != nil {
+				out.release()
+			}
+			return s.render(gc, rt, nil, err), err
+		}
+	}
 	out.keys = keys
 	return out, err
 }

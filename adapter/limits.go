@@ -18,6 +18,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"calshim/catalog"
+	"calshim/mapping"
 )
 
 // This file bounds what one client can make calshim ask of WordPress. Reads are answered from the
@@ -87,7 +88,8 @@ func newLimits(opt LimitOptions) *limits {
 		limited: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "calshim", Name: "rate_limited_total",
 			Help: "Requests refused by a limit: 429 calshim_rate_limited (auth_checks, writes, " +
-				"lookups, expensive) or 503 calshim_busy (busy).",
+				"lookups, expensive) or 503 calshim_busy (busy: expensive reads; memory: the requests' " +
+				"memory budget).",
 		}, []string{"limit"}),
 	}
 }
@@ -215,18 +217,40 @@ func (s *Server) workEstimate(rt *route, r *request) int {
 func scansAllEvents(snap *catalog.Snapshot, _ Params) int { return len(snap.Events) }
 
 func scansEventSearch(snap *catalog.Snapshot, p Params) int {
-	if p.has("search") || p.has("post_parent") {
-		return len(snap.Events)
+	n := 0
+	if p.has("search") {
+		n = textScanned(snap.Events)
 	}
-	return 0
+	if p.has("search") || p.has("post_parent") {
+		n += len(snap.Events)
+	}
+	return n
 }
 
 func scansLinked(snap *catalog.Snapshot, p Params) int {
 	n := len(snap.Venues) + len(snap.Organizers)
+	if p.has("search") {
+		n += textScanned(snap.Venues) + textScanned(snap.Organizers)
+	}
 	if p.has("has_events") {
 		n += len(snap.Events)
 	}
 	return n
+}
+
+// textBytesPerPost is how many bytes of search text a search reads for the cost of one post: a
+// search's cost follows the bytes it scans, so posts with long texts (a contributor's large drafts)
+// make it expensive, not only many posts.
+const textBytesPerPost = 1 << 10
+
+// textScanned is the search text of posts in units of posts (textBytesPerPost): its lengths are
+// known without reading it.
+func textScanned(posts []*mapping.Post) int {
+	n := 0
+	for _, p := range posts {
+		n += len(p.Search())
+	}
+	return n / textBytesPerPost
 }
 
 func scansTerms(snap *catalog.Snapshot, _ Params) int {

@@ -17,6 +17,7 @@ import (
 
 	"calshim/catalog"
 	"calshim/internal/wpfake"
+	"calshim/mapping"
 )
 
 // The client address is the connection's, unless it comes from a trusted proxy: then the nearest
@@ -285,7 +286,8 @@ func workServer(t testing.TB, perMinute, burst, concurrency int, wait time.Durat
 const feed = "/wp-json/cal/events/v1/events.ics"
 
 // The estimate counts what a read will scan or render, before doing it: every event for the feed
-// and an event search, the page size for a plain list, nothing for a single read.
+// and an event search (with a post's worth per KiB of text it reads), the page size for a plain list,
+// nothing for a single read.
 func TestWorkEstimate(t *testing.T) {
 	s, _ := workServer(t, 0, 0, 1, 0, 0)
 	snap := s.cat.Snapshot()
@@ -297,7 +299,7 @@ func TestWorkEstimate(t *testing.T) {
 		{feed, events},
 		{"/wp-json/cal/events/v1/events?per_page=5", 5},
 		{"/wp-json/cal/events/v1/events?per_page=100000", 50}, // MaxPerPage
-		{"/wp-json/cal/events/v1/events?search=a&per_page=5", events + 5},
+		{"/wp-json/cal/events/v1/events?search=a&per_page=5", events + textScanned(snap.Events) + 5},
 		{"/wp-json/cal/events/v1/events?include=1,2,3&per_page=5", 8},
 		{"/wp-json/cal/events/v1/tags?include[]=1&include[]=2", len(snap.Categories) + len(snap.Tags) + 2},
 		{"/wp-json/cal/events/v1/events/1", 0},
@@ -422,4 +424,22 @@ func FuzzWorkEstimate(f *testing.F) {
 			t.Errorf("%s?%s: estimate %d, bounds [0, %d]", rt.pattern, query, n, most+len(query))
 		}
 	})
+}
+
+// TestSearchCostFollowsBytes: a search's expected work counts the bytes of text it scans, a post's
+// worth per KiB, so that a few posts of long text make it expensive as many posts do.
+func TestSearchCostFollowsBytes(t *testing.T) {
+	post := func(size int) *mapping.Post {
+		p := &mapping.Post{Text: mapping.TextFields{Status: "draft", Title: strings.Repeat("x", size)}.Pack()}
+		mapping.DeriveLinked(p, mapping.VenueSearchMeta)
+		return p
+	}
+	snap := &catalog.Snapshot{Venues: []*mapping.Post{post(10), post(1 << 20)}}
+	search, plain := Params{"search": "x"}, Params{}
+	if got := scansLinked(snap, plain); got != 2 {
+		t.Errorf("a list without search scans %d, want its 2 posts", got)
+	}
+	if got := scansLinked(snap, search); got < 1024 {
+		t.Errorf("a search over 1 MiB of text scans %d posts' worth, want at least 1024", got)
+	}
 }

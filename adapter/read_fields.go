@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -16,63 +15,130 @@ type fieldTree map[string]any
 // parseFields builds the selection of a `_fields` parameter; nil when the parameter is absent or
 // names nothing. Like WordPress it splits a string on commas and white space (a list is taken item
 // by item), and it stops at the first dotted field under a member already kept whole ("a,a.b,c"
-// keeps only a: WordPress' loop breaks out there).
-func parseFields(p Params) fieldTree {
+// keeps only a: WordPress' loop breaks out there). A field repeated walks the members it made
+// before; each new member takes fieldNodeCost from the request's memory budget (take; nil: none),
+// whose refusal is the answer.
+func parseFields(p Params, take func(int64) error) (fieldTree, error) {
 	raw, ok := p["_fields"]
 	if !ok {
-		return nil
+		return nil, nil
 	}
 
-	tree := fieldTree{}
-	for _, field := range fieldList(raw) {
-		if !addField(tree, strings.TrimSpace(field)) {
+	b := fieldBuilder{tree: fieldTree{}, take: take}
+	for field := range fieldList(raw) {
+		if !b.add(strings.TrimSpace(field)) {
 			break
 		}
 	}
 
-	if len(tree) == 0 {
-		return nil
+	if b.err != nil || len(b.tree) == 0 {
+		return nil, b.err
 	}
 
-	return tree
+	return b.tree, nil
 }
 
-var fieldSeparators = regexp.MustCompile(`[\s,]+`)
+// maxFieldDepth bounds the members of one dotted field: v1 answers nest 6 levels at most
+// (events.0.image.sizes.medium.url), so what a field names past 16 selects nothing of them; the
+// parts past it are not read, so a field of a million dots costs 16 members, not a million.
+const maxFieldDepth = 16
+
+// fieldNodeCost is what a key of the selection, or a member's map of its own, holds at most (a
+// map of one key, or a key with the map's growth around it), and fieldCharge how many are taken from
+// the budget at a time.
+const (
+	fieldNodeCost = 320
+	fieldCharge   = 256
+)
+
+// fieldBuilder fills a selection, charging its members to the budget.
+type fieldBuilder struct {
+	tree    fieldTree
+	take    func(int64) error
+	members int // taken from the budget, not yet used
+	err     error
+}
 
 // fieldList is wp_parse_list: a string split on commas and white space, a list's scalar items as
-// they are.
-func fieldList(raw any) []string {
-	if s, ok := raw.(string); ok {
-		var out []string
-		for _, f := range fieldSeparators.Split(s, -1) {
-			if f != "" {
-				out = append(out, f)
+// they are. It yields the fields one by one, so that a long list is never held twice.
+func fieldList(raw any) func(yield func(string) bool) {
+	return func(yield func(string) bool) {
+		s, ok := raw.(string)
+		if !ok {
+			for _, f := range (Params{"l": raw}).list("l") {
+				if !yield(f) {
+					return
+				}
 			}
+			return
 		}
-		return out
-	}
 
-	return (Params{"l": raw}).list("l")
+		for s != "" {
+			i := strings.IndexFunc(s, isFieldSeparator)
+			if i < 0 {
+				yield(s)
+				return
+			}
+			if i > 0 && !yield(s[:i]) {
+				return
+			}
+			s = s[i+1:]
+		}
+	}
 }
 
-// addField adds one dotted field; false when WordPress would stop reading the list.
-func addField(tree fieldTree, field string) bool {
-	parts := strings.Split(field, ".")
-	ref := tree
-	for _, next := range parts[:len(parts)-1] {
-		switch sub := ref[next].(type) {
+// isFieldSeparator is wp_parse_list's [\s,] as Go's regexp reads \s.
+func isFieldSeparator(r rune) bool {
+	return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\f' || r == '\r'
+}
+
+// add adds one dotted field; false when WordPress would stop reading the list (or the budget is
+// spent).
+func (b *fieldBuilder) add(field string) bool {
+	ref := b.tree
+	for depth := 1; ; depth++ {
+		next, rest, dotted := strings.Cut(field, ".")
+		old, had := ref[next]
+		if !had && !b.charge() { // a new key of ref
+			return false
+		}
+		if !dotted || depth == maxFieldDepth {
+			ref[next] = true
+			return true
+		}
+
+		switch sub := old.(type) {
 		case bool:
 			return false
 		case fieldTree:
 			ref = sub
 		default:
+			if !b.charge() { // its own map
+				return false
+			}
 			child := fieldTree{}
 			ref[next] = child
 			ref = child
 		}
+		field = rest
+	}
+}
+
+// charge accounts for one more member, taking fieldCharge of them from the budget when none is
+// left.
+func (b *fieldBuilder) charge() bool {
+	if b.take == nil {
+		return true
 	}
 
-	ref[parts[len(parts)-1]] = true
+	if b.members == 0 {
+		if b.err = b.take(fieldCharge * fieldNodeCost); b.err != nil {
+			return false
+		}
+		b.members = fieldCharge
+	}
+
+	b.members--
 	return true
 }
 
@@ -167,21 +233,21 @@ func isList(v any) bool {
 // selectFields applies `_fields` to a successful answer as WordPress does for every REST answer
 // (rest_filter_response_fields). The namespace index keeps its _links whatever is selected:
 // WordPress adds response links after the filter.
-func selectFields(rt *route, r *request, body any) any {
-	tree := parseFields(r.params)
+func selectFields(rt *route, r *request, body any) (any, error) {
+	tree, err := parseFields(r.params, func(n int64) error { return r.mem.take(r.gc, n) })
 	if tree == nil {
-		return body
+		return body, err
 	}
 
 	obj, isObject := body.(mapping.Object)
 	if rt.pattern != "" || !isObject {
-		return filterFields(body, tree)
+		return filterFields(body, tree), nil
 	}
 
 	filtered := filterFields(obj, tree)
 	links, ok := obj.Get("_links")
 	if !ok {
-		return filtered
+		return filtered, nil
 	}
 
 	out, _ := filtered.(mapping.Object) // nil when nothing was selected
@@ -192,5 +258,5 @@ func selectFields(rt *route, r *request, body any) any {
 		}
 	}
 
-	return append(kept, mapping.KV{Key: "_links", Value: links})
+	return append(kept, mapping.KV{Key: "_links", Value: links}), nil
 }

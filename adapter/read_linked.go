@@ -24,16 +24,15 @@ type linkedKind struct {
 
 var venues = linkedKind{
 	name: "venue", collection: "venues", metaKey: "_EventVenueID",
-	searchMeta: []string{"_VenueAddress", "_VenueCity", "_VenueProvince", "_VenueState",
-		"_VenueStateProvince", "_VenueZip", "_VenuePhone"},
-	postType: func(t catalog.Types) string { return t.Venue },
-	all:      func(s *catalog.Snapshot) []*mapping.Post { return s.Venues },
-	render:   (*mapping.Context).Venue,
+	searchMeta: mapping.VenueSearchMeta,
+	postType:   func(t catalog.Types) string { return t.Venue },
+	all:        func(s *catalog.Snapshot) []*mapping.Post { return s.Venues },
+	render:     (*mapping.Context).Venue,
 }
 
 var organizers = linkedKind{
 	name: "organizer", collection: "organizers", metaKey: "_EventOrganizerID",
-	searchMeta: []string{"_OrganizerPhone", "_OrganizerEmail", "_OrganizerWebsite"},
+	searchMeta: mapping.OrganizerSearchMeta,
 	postType:   func(t catalog.Types) string { return t.Organizer },
 	all:        func(s *catalog.Snapshot) []*mapping.Post { return s.Organizers },
 	render:     (*mapping.Context).Organizer,
@@ -88,8 +87,9 @@ func (k linkedKind) matching(r *request, a Params, event *mapping.Post,
 	linked := k.linkedIDs(r, a, event, statuses)
 	var matches []*mapping.Post
 	for _, p := range k.all(r.snap) {
-		found := search == nil || search.Match(p, k.searchMeta)
-		if slices.Contains(statuses, p.Status()) && (linked == nil || linked[p.ID]) && found {
+		// What the caller may see first: the search reads the post's text.
+		if slices.Contains(statuses, p.Status()) && (linked == nil || linked[p.ID]) &&
+			(search == nil || search.Match(p, k.searchMeta)) {
 			matches = append(matches, p)
 		}
 	}

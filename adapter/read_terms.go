@@ -219,7 +219,7 @@ func byText(text func(t *mapping.Term) string) termOrder {
 
 // ordering is the termOrder of orderby (default name, compared in lower case).
 func (q *termQuery) ordering() termOrder {
-	switch strings.ToLower(q.orderby) {
+	switch php.Strtolower(q.orderby) {
 	case "id", "term_id", "none":
 		// none: no ORDER BY at all, and MySQL returns the terms by ID.
 		return byNumber(func(t *mapping.Term) int { return t.ID })
@@ -246,8 +246,7 @@ func (q *termQuery) ordering() termOrder {
 // orderby=none ignores order.
 func (q *termQuery) sort(l []*mapping.Term) {
 	o := q.ordering()
-	desc := q.order != "" && !strings.EqualFold(q.order, "asc") &&
-		!strings.EqualFold(q.orderby, "none")
+	desc := q.order != "" && !tokenEqual(q.order, "asc") && !tokenEqual(q.orderby, "none")
 
 	sort.SliceStable(l, func(i, j int) bool {
 		a, b := l[i], l[j]

@@ -66,8 +66,8 @@ func (s *Server) restIndex(gc *gin.Context, addr address) bool {
 
 	traceOf(gc).route = "/"
 	index := &route{}
-	res := &response{status: http.StatusOK, body: selectFields(index, r, s.indexBody(r, addr))}
-	out := s.render(gc, nil, res, nil)
+	body, err := selectFields(index, r, s.indexBody(r, addr)) // a GET's URL: within the envelope
+	out := s.render(gc, nil, &response{status: http.StatusOK, body: body}, err)
 	if r.viewer == nil {
 		out.etag = etagOf(out.body)
 	}

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"calshim/catalog"
+	"calshim/mapping/php"
 )
 
 // This file is what running several replicas behind a load balancer needs of the HTTP side: a
@@ -85,7 +86,7 @@ func sequenceCORS(gc *gin.Context) {
 	}
 
 	asked := gc.GetHeader("Access-Control-Request-Headers")
-	if asked != "" && strings.Contains(strings.ToLower(asked), strings.ToLower(minSeqHeader)) {
+	if asked != "" && strings.Contains(php.Strtolower(asked), php.Strtolower(minSeqHeader)) {
 		h.Set("Access-Control-Allow-Headers", h.Get("Access-Control-Allow-Headers")+", "+minSeqHeader)
 	}
 }

@@ -160,8 +160,14 @@ func linkedOf(r *request, postType string) linkedKind {
 }
 
 // saveEvent runs an event write's plan: its steps in order (new terms, venues and organizers, an
-// image), then the event's save in one wp/v2 call, then what follows it.
+// image), then the event's save in one wp/v2 call, then what follows it. A write refused for its
+// arguments changes nothing: the original creates the terms, venues and organizers named before the
+// argument it refuses (docs/compatibility.md).
 func (t *tx) saveEvent(plan mapping.EventPlan) (int, error) {
+	if plan.Refusal != nil {
+		return 0, newError(http.StatusBadRequest, plan.Refusal.Code, plan.Refusal.Message)
+	}
+
 	done := make([]int, len(plan.Steps))
 	for i, s := range plan.Steps {
 		t.terms = t.terms || s.ImageURL == "" && len(plan.Save.Terms) > 0
@@ -173,9 +179,6 @@ func (t *tx) saveEvent(plan mapping.EventPlan) (int, error) {
 	}
 
 	t.terms = t.terms || len(plan.Save.Terms) > 0
-	if plan.Refusal != nil {
-		return 0, newError(http.StatusBadRequest, plan.Refusal.Code, plan.Refusal.Message)
-	}
 
 	id, err := t.savePost(plan.Save.Type, plan.Save.ID, wireBody(plan.Save, done))
 	if err == nil && plan.Stick {

@@ -195,6 +195,12 @@ func (c *Catalog) decodePost(typ string, raw json.RawMessage) (*mapping.Post, er
 	}
 	renameTaxonomies(p, c.opt.Types)
 	mapping.Derive(p)
+	switch typ { // a venue or organizer search reads its own text, folded now (mapping.DeriveLinked)
+	case c.opt.Types.Venue:
+		mapping.DeriveLinked(p, mapping.VenueSearchMeta)
+	case c.opt.Types.Organizer:
+		mapping.DeriveLinked(p, mapping.OrganizerSearchMeta)
+	}
 	return p, nil
 }
 

@@ -278,6 +278,11 @@ func (s setting) variable(getenv func(string) string) (string, error) {
 	return strings.Join(names, ""), nil
 }
 
+// worstBodyDecoding is what a JSON body and its decoding hold per byte at worst (one-digit numbers:
+// adapter/args_body.go's jsonValueCost per two bytes, its bodyByteCost, and a chunked body read
+// into a growing buffer).
+const worstBodyDecoding = 64
+
 // Validate checks every key against its rule, then the rules between keys, with messages an
 // operator can act on.
 func (c *Config) Validate() error {
@@ -301,6 +306,11 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("edge_cache.stale_while_revalidate and purge_urls need an s_maxage"))
 	}
 	l := c.Limits
+	if l.MemoryBudget < worstBodyDecoding*l.MaxBodyBytes {
+		errs = append(errs, fmt.Errorf("limits.memory_budget must hold the decoding of the largest body, "+
+			"%d times limits.max_body_bytes (%d), got %d", worstBodyDecoding, worstBodyDecoding*l.MaxBodyBytes,
+			l.MemoryBudget))
+	}
 	for _, r := range []struct {
 		rate, burst int
 		name        string

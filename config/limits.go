@@ -22,6 +22,11 @@ type Limits struct {
 	// request coming from one of them has its client address taken from X-Forwarded-For.
 	TrustedProxies []string
 
+	// MaxBodyBytes bounds a write's body; MemoryBudget is the bytes the requests being answered
+	// may hold at once (adapter/http_envelope.go).
+	MaxBodyBytes int
+	MemoryBudget int
+
 	AuthChecksPerMinute int
 	AuthChecksBurst     int
 	// RefusedCredentialsTTL is how long credentials WordPress refused are answered with its refusal

@@ -29,7 +29,8 @@ var settings = []setting{
 	{key: "log_level", desc: "Level of the log (JSON lines on stderr).",
 		value: of("info", func(c *Config) *string { return &c.LogLevel }, oneOf("debug", "info", "warn", "error"))},
 	{key: "memory_limit", desc: "Go's soft memory limit, in bytes. 0: set once the catalogs are loaded " +
-		"to 1.25 times their measured size (scaled as they grow) plus the response caches' budgets and " +
+		"to 1.25 times their measured size (scaled as they grow) plus the response caches' budgets, " +
+		"`limits.memory_budget` and " +
 		"48 MiB, so the collector runs before the heap doubles, never above 90% of the container's " +
 		"(cgroup's) memory limit; -1: none. `GOMEMLIMIT`, when set, wins.",
 		value: of(0, func(c *Config) *int { return &c.MemoryLimit },
@@ -158,6 +159,17 @@ var settings = []setting{
 		"that is not itself trusted. Empty: the connection's address is the client.",
 		value: of([]string(nil), func(c *Config) *[]string { return &c.Limits.TrustedProxies },
 			each("addresses or CIDR ranges", func(s string) bool { _, err := prefix(s); return err == nil }))},
+	{key: "limits.max_body_bytes", desc: "Largest body of a write, in bytes: a larger `Content-Length` is " +
+		"answered 413 before anything is read, a chunked body is cut there (nginx's `client_max_body_size`). " +
+		"The request line and each header stop at 8 KiB (414, 431), all headers at 32 KiB (431), as nginx's " +
+		"defaults.",
+		value: of(1<<20, func(c *Config) *int { return &c.Limits.MaxBodyBytes }, atLeast(1024))},
+	{key: "limits.memory_budget", desc: "Bytes the requests being answered may hold at once, whoever sends " +
+		"them: a body and its decoding (JSON up to 112 bytes per value), a `_fields` selection and a large " +
+		"answer's rendering take their share before the work; past it a request waits 250 ms, then answers " +
+		"503 `calshim_busy` with `Retry-After`. Must hold the decoding of the largest body (64 times " +
+		"`max_body_bytes` at worst).",
+		value: of(64<<20, func(c *Config) *int { return &c.Limits.MemoryBudget }, atLeast(1<<20))},
 	{key: "limits.auth_checks_per_minute", desc: "Checks of credentials calshim has not seen yet (each one a " +
 		"WordPress `users/me` request).",
 		value: of(60, func(c *Config) *int { return &c.Limits.AuthChecksPerMinute }, notNegative[int]())},

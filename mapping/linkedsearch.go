@@ -33,29 +33,69 @@ func NewLinkedSearch(s string) LinkedSearch {
 	return LinkedSearch{frags: frags}
 }
 
-// Match reports whether p is found. metaKeys are the custom fields the type searches.
+// The custom fields find_like searches besides title, content and excerpt, by kind.
+var (
+	VenueSearchMeta = []string{"_VenueAddress", "_VenueCity", "_VenueProvince", "_VenueState",
+		"_VenueStateProvince", "_VenueZip", "_VenuePhone"}
+	OrganizerSearchMeta = []string{"_OrganizerPhone", "_OrganizerEmail", "_OrganizerWebsite"}
+)
+
+// DeriveLinked sets a venue's or organizer's search text (LinkedSearchText), which the catalog
+// computes once per post it stores, so that a search folds nothing.
+func DeriveLinked(p *Post, metaKeys []string) {
+	text := LinkedSearchText(p, metaKeys)
+	p.EditText(func(f *TextFields) { f.Search = text })
+}
+
+// linkedFieldEnd ends each field of a linked search text: a fragment never holds it (fragments
+// are ASCII letters, digits and "-"), so a match never spans two fields.
+const linkedFieldEnd = "\x00"
+
+// LinkedSearchText is what a venue or organizer search looks in: each searched field folded as the
+// database compares (LikeFold), each ended by linkedFieldEnd.
+func LinkedSearchText(p *Post, metaKeys []string) string {
+	var b strings.Builder
+	add := func(field string) {
+		b.WriteString(strings.ReplaceAll(LikeFold(field), linkedFieldEnd, " "))
+		b.WriteString(linkedFieldEnd)
+	}
+	add(html.UnescapeString(p.Title()))
+	add(p.Content())
+	add(p.Excerpt())
+	for _, k := range metaKeys {
+		for _, v := range p.Meta.Get(k) {
+			add(v)
+		}
+	}
+	return b.String()
+}
+
+// Match reports whether p is found: in its search text (DeriveLinked), or, for a post the catalog
+// did not derive, in the text of metaKeys computed now. Test what the caller may see first: the
+// search is the expensive part.
 func (q LinkedSearch) Match(p *Post, metaKeys []string) bool {
 	if len(q.frags) == 0 || p.Status() == "trash" {
 		return false
 	}
 
-	fields := []string{html.UnescapeString(p.Title()), p.Content(), p.Excerpt()}
-	for _, k := range metaKeys {
-		fields = append(fields, p.Meta.Get(k)...)
+	text := p.Search()
+	if !strings.HasSuffix(text, linkedFieldEnd) {
+		text = LinkedSearchText(p, metaKeys)
 	}
 
-	for _, f := range fields {
-		if q.matchField(f) {
+	for text != "" {
+		field, rest, _ := strings.Cut(text, linkedFieldEnd)
+		if q.matchField(field) {
 			return true
 		}
+		text = rest
 	}
 
 	return false
 }
 
-// matchField reports whether one field contains every fragment.
-func (q LinkedSearch) matchField(field string) bool {
-	folded := LikeFold(field)
+// matchField reports whether one folded field contains every fragment.
+func (q LinkedSearch) matchField(folded string) bool {
 	for _, f := range q.frags {
 		if !strings.Contains(folded, f) {
 			return false

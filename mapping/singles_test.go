@@ -46,11 +46,32 @@ func TestLinkedSearch(t *testing.T) {
 		if got := NewLinkedSearch(search).Match(venue, keys); got != want {
 			t.Errorf("search %q: %v, want %v", search, got, want)
 		}
+		derived := *venue
+		DeriveLinked(&derived, keys)
+		if got := NewLinkedSearch(search).Match(&derived, keys); got != want {
+			t.Errorf("search %q in the derived text: %v, want %v", search, got, want)
+		}
 	}
 
 	trashed := &Post{Text: TextFields{Status: "trash", Title: "Jazz"}.Pack(), ID: 3}
 	if NewLinkedSearch("jazz").Match(trashed, nil) {
 		t.Error("find_like skips trashed posts")
+	}
+}
+
+// TestLinkedSearchFoldsOnce: a search over posts the catalog derived (DeriveLinked) reads their
+// folded text and allocates nothing, whatever its size: the work of a search is a scan of bytes
+// already folded, never a fold of every post's text per request.
+func TestLinkedSearchFoldsOnce(t *testing.T) {
+	for _, size := range []int{1 << 10, 1 << 20} {
+		big := strings.Repeat("Café Ünïcode wörds ", size/20)
+		p := &Post{Text: TextFields{Status: "draft", Title: big, Content: big}.Pack(), ID: 9,
+			Meta: NewMeta(map[string][]string{"_VenueCity": {big}})}
+		DeriveLinked(p, VenueSearchMeta)
+		q := NewLinkedSearch("cafe unicode zzz")
+		if a := testing.AllocsPerRun(3, func() { q.Match(p, VenueSearchMeta) }); a != 0 {
+			t.Errorf("%d bytes of text: %.0f allocations per search, want none", size, a)
+		}
 	}
 }
 

@@ -122,9 +122,12 @@ type EventPlan struct {
 	Stick   bool
 	EndUTC  string
 	Publish []Ref
-	// Needs is the least number of requests the write makes when it succeeds, counted up to
-	// Limit+1: one per step of the plan (an image URL, a new term, a venue or organizer no post
-	// has the name of, each name once), the save, and one per draft to publish.
+	// Needs is the number of requests the write makes when it succeeds, counted up to Limit+1
+	// before the first is sent, so that a write refused for its size changes nothing: one per step
+	// of the plan (an image URL, a new term), for each distinct venue or organizer payload its
+	// search of WordPress for a duplicate and its create when the catalog has no post of its name,
+	// else its save onto that post when it carries meta or an image, and one per image URL it
+	// names; the save, the second saves (Stick, EndUTC), and one per draft to publish.
 	Needs int
 }
 
@@ -135,8 +138,9 @@ type planner struct {
 	// created are the steps of new terms and linked posts by name, so a name given twice is one
 	// step.
 	created map[string]int
-	// named are the venue and organizer names counted.
-	named map[string]bool
+	// payloads are the steps of venue and organizer payloads, so a payload given again is the step
+	// it made first (the same post, the same meta).
+	payloads map[LinkedWrite]int
 }
 
 // add appends a step (unless the write is refused by then); counted tells whether it is one more
@@ -163,7 +167,7 @@ func (pl *planner) full() bool { return pl.plan.Needs > pl.st.Limit }
 // PlanEvent translates an event write: a create when p is nil, else an update of p (only the
 // fields given change).
 func PlanEvent(w EventWrite, p *Post, st WriteState) EventPlan {
-	pl := &planner{st: st, created: map[string]int{}, named: map[string]bool{}}
+	pl := &planner{st: st, created: map[string]int{}, payloads: map[LinkedWrite]int{}}
 	pl.plan.Needs = 1 // the save
 	save := PostWrite{Type: st.Types.Event, Fields: map[string]any{}, Set: map[string]any{}}
 	if p != nil {
@@ -207,6 +211,11 @@ func (pl *planner) finish(w EventWrite, p *Post, save PostWrite, published bool)
 	if endUTC != "" && save.Set["_EventEndDate"] == save.Set["_EventStartDate"] &&
 		endUTC != save.Set["_EventStartDateUTC"] {
 		pl.plan.EndUTC = endUTC
+	}
+	for _, second := range []bool{pl.plan.Stick, pl.plan.EndUTC != ""} {
+		if second {
+			pl.plan.Needs++
+		}
 	}
 	if !published {
 		return
@@ -568,10 +577,34 @@ func (pl *planner) link(it LinkItem, postType, name string) (Ref, bool) {
 		return Ref{}, false
 	}
 	// Each payload is its own step (a name given again finds the first one as its duplicate and
-	// saves its own meta onto it); a name counts once, and not when a post of the catalog has it.
-	named := postType + "\x00" + strings.ToLower(it.Name)
-	counted := !pl.named[named] && pl.st.Duplicate(postType, it.Name, "") == nil
-	pl.named[named] = true
+	// saves its own meta onto it), and a payload given again is the step it made first.
+	if i, again := pl.payloads[it.Payload]; again {
+		return Ref{Step: i}, true
+	}
 	create := PlanLinked(it.Payload, nil, pl.st)
-	return pl.add(Step{Linked: &create}, counted), true
+	pl.plan.Needs += linkedNeeds(create, pl.st.Duplicate(postType, it.Name, "") != nil, pl.st)
+	ref := pl.add(Step{Linked: &create}, false)
+	if pl.plan.Refusal == nil {
+		pl.payloads[it.Payload] = ref.Step
+	}
+	return ref, true
+}
+
+// linkedNeeds is what a venue or organizer payload costs WordPress (tx.saveLinked): with a post of
+// its name in the catalog, the save of its meta and image onto it when it carries any; else the
+// search of WordPress for one and the create; and an image URL to resolve.
+func linkedNeeds(plan LinkedPlan, exists bool, st WriteState) int {
+	n := 2
+	if d := plan.Duplicate.Save; exists {
+		n = 0
+		if len(d.Set) > 0 || len(d.Delete) > 0 || d.Image != nil {
+			n = 1
+		}
+	}
+	for _, s := range plan.Steps {
+		if _, known := st.KnownImage(s.ImageURL); s.ImageURL != "" && !known {
+			n++
+		}
+	}
+	return n
 }

@@ -2,6 +2,7 @@ package mapping
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -303,7 +304,7 @@ func TestPlanEventLinks(t *testing.T) {
 		{"existing venue", links(id("20")), Links{}, map[string][]Ref{"_EventVenueID": {{ID: 20}}}, 0, 1, ""},
 		{"venue object", links(obj("20")), Links{}, map[string][]Ref{"_EventVenueID": {{ID: 20}}}, 0, 1, ""},
 		{"venue payload", links(LinkItem{Object: true, Name: "White House"}), Links{},
-			map[string][]Ref{"_EventVenueID": {{Step: 0}}}, 1, 2, ""},
+			map[string][]Ref{"_EventVenueID": {{Step: 0}}}, 1, 3, ""}, // search, create, save
 		{"venue payload of a known name", links(LinkItem{Object: true, Name: "blue note"}), Links{},
 			map[string][]Ref{"_EventVenueID": {{Step: 0}}}, 1, 1, ""},
 		{"venue list", Links{Given: true, Malformed: true}, Links{}, nil, 0, 1, "could-not-create-venue"},
@@ -312,11 +313,13 @@ func TestPlanEventLinks(t *testing.T) {
 		{"venue payload without name", links(LinkItem{Object: true}), Links{}, nil, 0, 1,
 			"could-not-create-venue"},
 		{"organizers", Links{}, links(id("30"), obj("31"), payload("Carol"), payload("carol")),
-			map[string][]Ref{"_EventOrganizerID": {{ID: 30}, {ID: 31}, {Step: 0}, {Step: 1}}}, 2, 3, ""}, // and the pending one published
+			map[string][]Ref{"_EventOrganizerID": {{ID: 30}, {ID: 31}, {Step: 0}, {Step: 1}}}, 2, 6, ""}, // and the pending one published
 		{"no organizers", Links{}, links(), map[string][]Ref{"_EventOrganizerID": {}}, 0, 1, ""},
 		{"organizer CSV", Links{}, Links{Given: true, Malformed: true}, nil, 0, 1, "could-not-create-organizer"},
 		{"refused part way, counted whole", Links{}, links(payload("Dan"), id("20"), payload("Eve")),
-			nil, 1, 3, "could-not-create-organizer"},
+			nil, 1, 5, "could-not-create-organizer"},
+		{"a payload given again is one step", Links{}, links(payload("Carol"), payload("Carol"), payload("Carol")),
+			map[string][]Ref{"_EventOrganizerID": {{Step: 0}, {Step: 0}, {Step: 0}}}, 1, 3, ""},
 	}
 	for _, c := range cases {
 		plan := PlanEvent(EventWrite{Venue: c.venue, Organizers: c.org}, nil, planState(40))
@@ -329,6 +332,27 @@ func TestPlanEventLinks(t *testing.T) {
 			t.Errorf("%s: links %v steps %d needs %d refusal %q", c.name, plan.Save.Links,
 				len(plan.Steps), plan.Needs, refusal)
 		}
+	}
+}
+
+// TestPlanEventCostsUpdatesOfExisting: payloads naming a venue or organizer the catalog holds save
+// onto it; each distinct one with meta is a request counted before the first is sent, so a write
+// naming one existing organizer thousands of times with other fields is refused whole.
+func TestPlanEventCostsUpdatesOfExisting(t *testing.T) {
+	var items []LinkItem
+	for i := range 2000 {
+		w := LinkedWrite{Name: text("Alice"), Phone: text(strconv.Itoa(i))}
+		items = append(items, LinkItem{Object: true, Name: "Alice", Payload: w})
+	}
+	plan := PlanEvent(EventWrite{Organizers: Links{Given: true, Items: items}}, nil, planState(40))
+	if plan.Needs <= 40 {
+		t.Errorf("2,000 saves onto an existing organizer: needs %d, within the limit of 40", plan.Needs)
+	}
+
+	same := []LinkItem{items[0], items[0], items[0]}
+	plan = PlanEvent(EventWrite{Organizers: Links{Given: true, Items: same}}, nil, planState(40))
+	if plan.Needs != 2 || len(plan.Steps) != 1 {
+		t.Errorf("one payload thrice: needs %d in %d steps, want 2 in 1", plan.Needs, len(plan.Steps))
 	}
 }
 

@@ -180,6 +180,8 @@ func newHTTPServers(ctx context.Context, cfg config.Config, log *zap.Logger,
 		ImageAllowPrivate: cfg.Writes.ImageAllowPrivate,
 		ImageMaxBytes:     int64(cfg.Writes.ImageMaxBytes),
 		WriteMaxUpstream:  cfg.Writes.MaxUpstreamRequests,
+		MaxBody:           cfg.Limits.MaxBodyBytes,
+		MemoryBudget:      cfg.Limits.MemoryBudget,
 		LoadWait:          cfg.Catalog.LoadWait,
 		SequenceWait:      cfg.Catalog.SequenceWait,
 		Draining:          draining,
@@ -189,7 +191,8 @@ func newHTTPServers(ctx context.Context, cfg config.Config, log *zap.Logger,
 	}
 	server := func(h http.Handler) *http.Server {
 		return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-			WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
+			WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second,
+			MaxHeaderBytes: adapter.MaxHeaderBytes} // nginx's envelope, not Go's 1 MB
 	}
 	if cfg.OpsListen == "" {
 		return server(adapter.NewServer(catalogs[cfg.Languages[0]], log, opt)), nil

@@ -21,8 +21,9 @@ import (
 // soft memory limit just above what it holds makes the collector run earlier, for a little more CPU
 // in GC at that traffic (README, Performance, gives the measured figures).
 const (
-	// memoryHeadroom is what the limit leaves above the catalogs and the caches' budgets: requests in
-	// flight and what they allocate while a collection runs.
+	// memoryHeadroom is what the limit leaves above the catalogs and the budgets (the caches', the
+	// requests' limits.memory_budget): what requests allocate besides (small answers, headers) and
+	// while a collection runs.
 	memoryHeadroom = 48 << 20
 	// catalogGrowth is the margin on the catalogs' size scaled by post count: a catalog's bytes per
 	// post grow with it (the index's end-date trees are n·log n), and the limit is scaled only once a
@@ -61,7 +62,8 @@ func limitMemory(ctx context.Context, cfg config.Config, catalogs map[string]*ca
 	runtime.GC() // what is live now is the catalogs (the load's garbage is gone)
 	posts := postCount(catalogs)
 	perPost := float64(heapLive()) / float64(max(posts, 1))
-	budgets := int64(cfg.ResponseCache.MaxBytes + cfg.ResponseCache.EventBytes)
+	// The requests' memory budget bounds what requests in flight hold (adapter's http_envelope.go).
+	budgets := int64(cfg.ResponseCache.MaxBytes + cfg.ResponseCache.EventBytes + cfg.Limits.MemoryBudget)
 	ceiling := int64(cgroupShare * float64(cgroupLimit(cgroupMemoryFiles)))
 	limit := func(posts int) int64 {
 		l := int64(catalogGrowth*perPost*float64(posts)) + budgets + memoryHeadroom

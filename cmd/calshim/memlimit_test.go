@@ -32,7 +32,7 @@ func TestLimitMemory(t *testing.T) {
 
 	debug.SetMemoryLimit(math.MaxInt64)
 	cfg := config.Default()
-	if got, want := run(0), int64(cfg.ResponseCache.MaxBytes+cfg.ResponseCache.EventBytes+memoryHeadroom); got != want {
+	if got, want := run(0), int64(cfg.ResponseCache.MaxBytes+cfg.ResponseCache.EventBytes+cfg.Limits.MemoryBudget+memoryHeadroom); got != want {
 		t.Errorf("auto: limit %d, want %d", got, want)
 	}
 	if got := run(512 << 20); got != 512<<20 {
@@ -61,7 +61,8 @@ func TestLimitMemoryCgroup(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	cfg := config.Default()
-	auto := int64(cfg.ResponseCache.MaxBytes + cfg.ResponseCache.EventBytes + memoryHeadroom)
+	auto := int64(cfg.ResponseCache.MaxBytes + cfg.ResponseCache.EventBytes + cfg.Limits.MemoryBudget +
+		memoryHeadroom)
 	container := int64(64 << 20)
 
 	for content, want := range map[string]int64{

@@ -55,7 +55,7 @@ func TribeTruthy(v any) bool {
 	case bool:
 		return x
 	case string:
-		switch asciiLower(x) {
+		switch Strtolower(x) {
 		case "1", "enable", "enabled", "on", "y", "yes", "true":
 			return true
 		}
@@ -68,21 +68,34 @@ func TribeTruthy(v any) bool {
 // FilterBool is filter_var($v, FILTER_VALIDATE_BOOLEAN): true for "1", "true", "on" and "yes"
 // (any case, surrounding blanks ignored), false for everything else.
 func FilterBool(v string) bool {
-	switch asciiLower(strings.Trim(v, " \t\n\r\v")) {
+	switch Strtolower(strings.Trim(v, " \t\n\r\v")) {
 	case "1", "true", "on", "yes":
 		return true
 	}
 	return false
 }
 
-// asciiLower is PHP 8's strtolower, which leaves every byte beyond ASCII as it is.
-func asciiLower(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'A' && r <= 'Z' {
-			return r + 'a' - 'A'
+// Strtolower is PHP 8's strtolower, which changes A-Z alone and leaves every other byte as it is
+// (Go's strings.ToLower folds Unicode: "K", the Kelvin sign, would become "k").
+func Strtolower(s string) string { return mapASCII(s, 'A', 'Z', 'a'-'A') }
+
+// Strtoupper is PHP 8's strtoupper: a-z alone ("ſ", the long s, stays; Go's ToUpper makes it "S").
+func Strtoupper(s string) string { return mapASCII(s, 'a', 'z', 'A'-'a') }
+
+// mapASCII adds shift to the bytes from lo to hi, copying s only when one is there.
+func mapASCII(s string, lo, hi byte, shift int) string {
+	i := strings.IndexFunc(s, func(r rune) bool { return r >= rune(lo) && r <= rune(hi) })
+	if i < 0 {
+		return s
+	}
+
+	b := []byte(s)
+	for ; i < len(b); i++ {
+		if b[i] >= lo && b[i] <= hi {
+			b[i] = byte(int(b[i]) + shift)
 		}
-		return r
-	}, s)
+	}
+	return string(b)
 }
 
 // Float is PHP's (float) cast of a string: its leading numeric part, 0 when there is none.

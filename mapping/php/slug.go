@@ -1,8 +1,6 @@
 package php
 
 import (
-	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -57,13 +55,6 @@ func isASCII(s string) bool {
 }
 
 var (
-	htmlTag       = regexp.MustCompile(`<[^>]*>`)
-	octet         = regexp.MustCompile(`%([a-fA-F0-9][a-fA-F0-9])`)
-	octetMark     = regexp.MustCompile(`---([a-fA-F0-9][a-fA-F0-9])---`)
-	anyEntity     = regexp.MustCompile(`&.+?;`)
-	slugForbidden = regexp.MustCompile(`[^%a-z0-9 _-]`)
-	spaceRuns     = regexp.MustCompile(`\s+`)
-	dashRuns      = regexp.MustCompile(`-+`)
 	// slugDashes and slugDropped are sanitize_title_with_dashes' "save" context replacements
 	// (non-breaking space, dashes, wide spaces → "-"; soft hyphen, typographic quotes, ©, ®, °, …, ™,
 	// zero-width → "").
@@ -91,26 +82,140 @@ func SanitizeTitle(s string) string {
 }
 
 // sanitizeTitleWithDashes is sanitize_title_with_dashes; the "query" context (save false) skips the
-// typographic replacements that "save" makes.
+// typographic replacements that "save" makes. Its regular expressions are written as loops over the
+// bytes, each step one pass: the text comes from clients and stored posts, so its cost must stay
+// linear with a small constant (Go's regexp engine took over a microsecond a byte, seconds for a
+// slug of a megabyte).
 func sanitizeTitleWithDashes(s string, save bool) string {
-	s = htmlTag.ReplaceAllString(s, "")
-	s = octet.ReplaceAllString(s, "---$1---")
+	s = stripTags(s)  // <[^>]*>
+	s = markOctets(s) // %([a-fA-F0-9]{2}) → ---$1---
 	s = strings.ReplaceAll(s, "%", "")
-	s = octetMark.ReplaceAllString(s, "%$1")
+	s = unmarkOctets(s) // ---([a-fA-F0-9]{2})--- → %$1
 	if utf8.ValidString(s) {
-		s = utf8URIEncode(strings.ToLower(s))
+		s = utf8URIEncode(strings.ToLower(s)) // mb_strtolower
 	}
 
-	s = strings.ToLower(s)
+	s = Strtolower(s)
 	if save {
 		s = slugDropped.Replace(slugDashes.Replace(s))
 	}
-	s = anyEntity.ReplaceAllString(s, "")
-	s = strings.ReplaceAll(s, ".", "-")
-	s = slugForbidden.ReplaceAllString(s, "")
-	s = spaceRuns.ReplaceAllString(s, "-")
-	s = dashRuns.ReplaceAllString(s, "-")
-	return strings.Trim(s, "-")
+	s = stripEntities(s) // &.+?;
+	return slugChars(s)
+}
+
+// stripTags removes what <[^>]*> matches: from each "<" to the next ">"; past the last ">" nothing.
+func stripTags(s string) string {
+	var b []byte
+	for {
+		i := strings.IndexByte(s, '<')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i:], '>')
+		if j < 0 {
+			break
+		}
+		b = append(b, s[:i]...)
+		s = s[i+j+1:]
+	}
+	if b == nil {
+		return s
+	}
+	return string(append(b, s...))
+}
+
+// markOctets replaces each "%" and two hex digits by "---", the digits, "---".
+func markOctets(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			b = append(b, "---"...)
+			b = append(b, s[i+1], s[i+2])
+			b = append(b, "---"...)
+			i += 2
+			continue
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+// unmarkOctets replaces each "---", two hex digits, "---" by "%" and the digits, leftmost first.
+func unmarkOctets(s string) string {
+	if !strings.Contains(s, "---") {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if i+8 <= len(s) && s[i:i+3] == "---" && isHex(s[i+3]) && isHex(s[i+4]) && s[i+5:i+8] == "---" {
+			b = append(b, '%', s[i+3], s[i+4])
+			i += 7
+			continue
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+// stripEntities removes what &.+?; matches: an "&", at least one character, then the nearest ";",
+// none of them a line feed ("." does not match one). Where no ";" comes before the next line feed,
+// no "&" before that line feed matches either, so the scan jumps there: one pass.
+func stripEntities(s string) string {
+	if !strings.Contains(s, "&") {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	semi := -1 // the nearest ";" found so far (len(s): none left), so each byte is searched once
+	for i := 0; i < len(s); {
+		if s[i] != '&' || i+1 >= len(s) || s[i+1] == '\n' {
+			b = append(b, s[i])
+			i++
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(s[i+1:])
+		from := i + 1 + size
+		if semi < from {
+			if semi = strings.IndexByte(s[from:], ';'); semi < 0 {
+				semi = len(s)
+			} else {
+				semi += from
+			}
+		}
+		end := semi // where the match would end, or where the search ended
+		nl := strings.IndexByte(s[i+1:end], '\n')
+		switch {
+		case end < len(s) && nl < 0:
+			i = end + 1 // removed
+		case nl >= 0: // no match for any "&" before the line feed
+			b = append(b, s[i:i+1+nl]...)
+			i += 1 + nl
+		default: // no ";" left: nothing more matches
+			return string(append(b, s[i:]...))
+		}
+	}
+	return string(b)
+}
+
+// slugChars ends sanitize_title_with_dashes: "." becomes "-", what [^%a-z0-9 _-] matches goes,
+// runs of white space (only " " is left of \s) and then of "-" become one "-", and the ends lose
+// their "-".
+func slugChars(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '.' || c == ' ' || c == '-':
+			if len(b) == 0 || b[len(b)-1] != '-' {
+				b = append(b, '-')
+			}
+		case c == '%' || c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+			b = append(b, c)
+		}
+	}
+	return strings.Trim(string(b), "-")
 }
 
 // utf8URIEncode percent-encodes the non-ASCII bytes of s in lower-case hex (utf8_uri_encode without
@@ -120,16 +225,17 @@ func utf8URIEncode(s string) string {
 		return s
 	}
 
-	var b strings.Builder
+	const hex = "0123456789abcdef"
+	b := make([]byte, 0, 3*len(s))
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < utf8.RuneSelf {
-			b.WriteByte(c)
+			b = append(b, c)
 		} else {
-			fmt.Fprintf(&b, "%%%02x", c)
+			b = append(b, '%', hex[c>>4], hex[c&15])
 		}
 	}
 
-	return b.String()
+	return string(b)
 }
 
 // QuerySlug turns the {slug} of a by-slug route into the post_name WordPress' get_page_by_path
