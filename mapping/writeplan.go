@@ -2,7 +2,6 @@ package mapping
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
 	"calshim/mapping/php"
@@ -281,21 +280,12 @@ func linkIDs(l Links, p *Post, key string) []string {
 }
 
 func (pl *planner) isDraft(id string) bool {
-	n, ok := positiveID(id)
+	n, ok := php.PositiveInt(id)
 	if !ok {
 		return false
 	}
 	p, found := pl.st.Post(n)
 	return found && (p.Status() == "draft" || p.Status() == "pending")
-}
-
-// positiveID reads a post ID as the original's validators do: a positive whole number.
-func positiveID(s string) (int, bool) {
-	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || f != float64(int64(f)) || f < 1 || f > 1<<53 {
-		return 0, false
-	}
-	return int(f), true
 }
 
 // fieldArg names the wp/v2 field a text argument fills.
@@ -561,7 +551,7 @@ func setLinks(save *PostWrite, key string, refs []Ref) {
 // name). ok is false when the write is refused there.
 func (pl *planner) link(it LinkItem, postType, name string) (Ref, bool) {
 	if it.HasID {
-		n, ok := positiveID(it.ID)
+		n, ok := php.PositiveInt(it.ID)
 		if p, found := pl.st.Post(n); ok && found && p.Type() == postType {
 			return Ref{ID: n}, true
 		}

@@ -92,7 +92,7 @@ func rules() []rule {
 				return false
 			},
 			cases: cases("1", 1, "2.0", 2, "+3", 3, " 4 ", 4, "1e3", 1000, "0", false, "-1", false,
-				"1.5", false, "abc", false, "", false, "1e30", false, "0x1p4", false, "Inf", false,
+				"1.5", false, "abc", false, "", false, "1e30", false, "0x1p4", false, "0x1p1", false, "Inf", false,
 				"1_0", false, "9007199254740993", 9007199254740993,
 				"9223372036854775808", 9223372036854775807)},
 		{name: "IsNumeric", php: `'is_numeric'`,
