@@ -7,6 +7,7 @@ import (
 
 	"calshim/adapter/apidoc"
 	"calshim/mapping"
+	"calshim/mapping/php"
 )
 
 // argSpec is one argument of an endpoint as WordPress holds it after register_rest_route: its
@@ -181,7 +182,7 @@ func paramOrder(r *request, specs []argSpec) []string {
 	var query []string
 	seen := map[string]bool{}
 	if r.gc != nil {
-		eachPair(r.gc.Request.URL.RawQuery, func(key, _ string) {
+		php.EachPair(r.gc.Request.URL.RawQuery, func(key, _ string) {
 			if name, _, _ := splitFormKey(key); !seen[name] {
 				seen[name] = true
 				query = append(query, name)

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"calshim/mapping"
+	"calshim/mapping/php"
 )
 
 // DefaultMaxBody bounds a write's body unless configured (limits.max_body_bytes): the largest
@@ -104,9 +105,9 @@ func readBody(req *http.Request, limit int64, take func(int64) error) (Params, e
 	switch ct {
 	case "application/x-www-form-urlencoded":
 		if req.Method == http.MethodPost {
-			return parseFormWith(eachPostPair, string(raw)), nil
+			return parseFormWith(php.EachPostPair, string(raw)), nil
 		}
-		return parseFormWith(eachPair, string(raw)), nil // WordPress' parse_str
+		return parseFormWith(php.EachPair, string(raw)), nil // WordPress' parse_str
 	case "multipart/form-data":
 		return parseMultipart(raw, ctParams["boundary"]), nil
 	}
@@ -175,10 +176,10 @@ func jsonValues(raw []byte) int {
 
 // maxBodyParts is PHP's max_multipart_body_parts by default: max_input_vars plus max_file_uploads
 // (20). PHP stops reading a multipart body there.
-const maxBodyParts = maxInputVars + 20
+const maxBodyParts = php.MaxInputVars + 20
 
 // parseMultipart reads the fields of a multipart/form-data body as PHP fills $_POST from it
-// (rfc1867.c: the same variable names as forms, the first maxInputVars fields, no more than
+// (rfc1867.c: the same variable names as forms, the first php.MaxInputVars fields, no more than
 // maxBodyParts parts); file parts are ignored, as $_POST does. A malformed body yields what was
 // read.
 func parseMultipart(raw []byte, boundary string) Params {
@@ -190,11 +191,11 @@ func parseMultipart(raw []byte, boundary string) Params {
 			break
 		}
 		if !isFilePart(part) && part.FormName() != "" {
-			if fields++; fields > maxInputVars {
+			if fields++; fields > php.MaxInputVars {
 				continue
 			}
 			if val, err := io.ReadAll(part); err == nil {
-				root.register(phpVarName(part.FormName()), string(val))
+				root.register(php.VarName(part.FormName()), string(val))
 			}
 		}
 	}
@@ -332,9 +333,9 @@ func syntaxOffset(err error, size int) int {
 	return size
 }
 
-// parseForm reads a query string as PHP fills $_GET (eachPair; register for the key syntax).
+// parseForm reads a query string as PHP fills $_GET (php.EachPair; register for the key syntax).
 func parseForm(raw string) Params {
-	return parseFormWith(eachPair, raw)
+	return parseFormWith(php.EachPair, raw)
 }
 
 // parseFormWith reads the pairs walk yields into PHP arrays, and those into Params: maps keyed

@@ -2,11 +2,8 @@ package adapter
 
 import (
 	"encoding/json"
-	"maps"
 	"net/http"
 	"net/url"
-	"regexp"
-	"slices"
 	"strings"
 
 	"calshim/catalog"
@@ -20,7 +17,7 @@ var validators = map[string]validateFunc{
 	"positive_int":          verdict(isPositiveInt),
 	"positive_int_list":     verdict(isPositiveIntList),
 	"time":                  verdict(isTime),
-	"string":                verdict(isPHPString),
+	"string":                verdict(func(_ *request, v any) bool { return php.IsString(v) }),
 	"event_category":        verdict(isTermOf(categoriesOf)),
 	"post_tag":              verdict(isTermOf(tagsOf)),
 	"venue_id_list":         verdict(isLinkedList(func(t catalog.Types) string { return t.Venue })),
@@ -47,7 +44,7 @@ var validators = map[string]validateFunc{
 
 // isCategoryParent: a category's parent must be an existing category.
 func isCategoryParent(r *request, v any) bool {
-	s, _ := scalar(v)
+	s, _ := php.Scalar(v)
 	n, ok := php.PositiveInt(s)
 	t, exists := r.snap.Term(n)
 	return ok && exists && categories.owns(r, t)
@@ -64,7 +61,7 @@ var sanitizers = map[string]sanitizeFunc{
 		return php.Int(v), nil
 	},
 	// Tribe__Utils__Array::list_to_array.
-	"list_to_array": func(_ *request, v any) (any, error) { return listToArray(v), nil },
+	"list_to_array": func(_ *request, v any) (any, error) { return php.ListToArray(v), nil },
 }
 
 // verdict turns a boolean validator into a validate_callback.
@@ -77,14 +74,11 @@ func verdict(f func(r *request, v any) bool) validateFunc {
 	}
 }
 
-// isPHPString is Tribe__Validator__Base::is_string: a string that PHP's empty() does not consider
-// empty ("" and "0" are refused).
-func isPHPString(_ *request, v any) bool {
-	s, ok := v.(string)
-	return ok && !php.Empty(s)
+func isPositiveInt(_ *request, v any) bool {
+	s, _ := php.Scalar(v)
+	_, ok := php.PositiveInt(s)
+	return ok
 }
-
-func isPositiveInt(_ *request, v any) bool { s, _ := scalar(v); _, ok := php.PositiveInt(s); return ok }
 
 func categoriesOf(s *catalog.Snapshot) []*mapping.Term { return s.Categories }
 
@@ -94,7 +88,7 @@ func organizerType(t catalog.Types) string { return t.Organizer }
 
 // isPositiveIntList is is_positive_int_list: a non-empty list_to_array of positive integers.
 func isPositiveIntList(_ *request, v any) bool {
-	l := listToArray(v)
+	l := php.ListToArray(v)
 	for _, it := range l {
 		if !isPositiveInt(nil, it) {
 			return false
@@ -107,9 +101,9 @@ func isPositiveIntList(_ *request, v any) bool {
 // an integer by ID, text by sanitized slug, then by name).
 func isTermOf(terms func(*catalog.Snapshot) []*mapping.Term) func(r *request, v any) bool {
 	return func(r *request, v any) bool {
-		l := listToArray(v)
+		l := php.ListToArray(v)
 		for _, it := range l {
-			s, ok := scalar(it)
+			s, ok := php.Scalar(it)
 			if !ok || !mapping.TermExists(terms(r.snap), s, isPHPInt(it)) {
 				return false
 			}
@@ -122,9 +116,9 @@ func isTermOf(terms func(*catalog.Snapshot) []*mapping.Term) func(r *request, v 
 // of the type.
 func isLinkedList(typ func(catalog.Types) string) func(r *request, v any) bool {
 	return func(r *request, v any) bool {
-		l := listToArray(v)
+		l := php.ListToArray(v)
 		for _, it := range l {
-			s, ok := scalar(it)
+			s, ok := php.Scalar(it)
 			if !ok || !php.IsNumeric(s) {
 				return false
 			}
@@ -150,7 +144,7 @@ func isEventID(r *request, v any) bool {
 // ask for exactly "publish"; the others for registered statuses ("any" is not one).
 func statusList(editCap string) func(r *request, v any) bool {
 	return func(r *request, v any) bool {
-		l := listToArray(v)
+		l := php.ListToArray(v)
 		if !r.viewer.can(editCap) {
 			return len(l) == 1 && l[0] == "publish"
 		}
@@ -181,68 +175,6 @@ func isPHPInt(v any) bool {
 	return ok && !strings.ContainsAny(string(n), ".eE")
 }
 
-var listSep = regexp.MustCompile(`\s*,\s*`)
-
-// listItems returns the items of a list argument: a list as given, a map's values, a scalar split
-// by split.
-func listItems(v any, split func(string) []string) []any {
-	switch x := v.(type) {
-	case []any:
-		return x
-	case map[string]any:
-		return mapValues(x)
-	}
-
-	s, _ := scalar(v)
-	var items []any
-	for _, part := range split(s) {
-		items = append(items, part)
-	}
-	return items
-}
-
-// listToArray is Tribe__Utils__Array::list_to_array: nothing for an empty value; a string is URL
-// decoded and split on commas (spaces around them dropped); empty items are skipped and numeric
-// strings become numbers (json.Number here, so that they read as integers).
-func listToArray(v any) []any {
-	if php.Empty(v) {
-		return nil
-	}
-
-	items := listItems(v, func(s string) []string {
-		if dec, err := url.QueryUnescape(s); err == nil {
-			s = dec
-		}
-		return listSep.Split(s, -1)
-	})
-
-	var out []any
-	for _, it := range items {
-		s, isStr := it.(string)
-		switch {
-		case isStr && s == "":
-			continue
-		case isStr && php.IsNumeric(s):
-			out = append(out, json.Number(strings.TrimSpace(s)))
-		default:
-			out = append(out, it)
-		}
-	}
-
-	return out
-}
-
-// mapValues lists a PHP array's values by key order (form keys "a[k]=v" keep their sending order in
-// PHP; the parsed map does not, so keys sort).
-func mapValues(m map[string]any) []any {
-	l := slices.Sorted(maps.Keys(m))
-	out := make([]any, len(l))
-	for i, k := range l {
-		out[i] = m[k]
-	}
-	return out
-}
-
 // The validators of the original (Tribe__Validator__Base and the REST validators).
 
 func nonEmptyString(_ *request, v any) bool { s, ok := v.(string); return ok && s != "" }
@@ -250,7 +182,7 @@ func nonEmptyString(_ *request, v any) bool { s, ok := v.(string); return ok && 
 func anyString(_ *request, v any) bool { _, ok := v.(string); return ok }
 
 func isTime(r *request, v any) bool {
-	s, ok := scalar(v)
+	s, ok := php.Scalar(v)
 	return ok && mapping.ValidDateArg(s, r.now)
 }
 
@@ -276,7 +208,7 @@ func isTimezone(_ *request, v any) bool {
 
 // isURLOrEmpty is TEC's is_url_or_empty: "" or an absolute http(s)/ftp URL with a host.
 func isURLOrEmpty(_ *request, v any) bool {
-	s, ok := scalar(v)
+	s, ok := php.Scalar(v)
 	if !ok {
 		return false
 	}
@@ -289,7 +221,7 @@ func isURLOrEmpty(_ *request, v any) bool {
 
 // isPostOf reports whether v is the ID of a post of the given type in the catalog.
 func isPostOf(r *request, v any, postType string) bool {
-	s, ok := scalar(v)
+	s, ok := php.Scalar(v)
 	if !ok {
 		return false
 	}

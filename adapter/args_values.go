@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"calshim/mapping/php"
 )
 
 // given returns a parameter that was sent with a non-null value.
@@ -63,17 +65,6 @@ func asBool(v any) (bool, bool) {
 	return wpBool(v)
 }
 
-// scalar returns a string or JSON number as text (what PHP sees when it casts the value).
-func scalar(v any) (string, bool) {
-	switch x := v.(type) {
-	case string:
-		return x, true
-	case json.Number:
-		return x.String(), true
-	}
-	return "", false
-}
-
 // items reads a list argument: a JSON array or form list as is, a scalar split on commas (TEC's CSV
 // lists), an empty string as the empty list.
 func items(v any) []any {
@@ -88,7 +79,7 @@ func items(v any) []any {
 		return out
 	}
 
-	s, ok := scalar(v)
+	s, ok := php.Scalar(v)
 	if !ok {
 		return []any{v}
 	}

@@ -1,11 +1,12 @@
 package adapter
 
 import (
-	"calshim/mapping/php"
 	"net/http"
 	"slices"
 	"sort"
 	"strconv"
+
+	"calshim/mapping/php"
 
 	"calshim/catalog"
 	"calshim/mapping"
@@ -111,7 +112,7 @@ func linkedURLArgs(a Params, pg page, event *mapping.Post, status string) []quer
 	}
 
 	if v, ok := a["has_events"]; ok {
-		args = append(args, queryArg{"has_events", toList(v)})
+		args = append(args, queryArg{"has_events", php.ToList(v)})
 	}
 
 	return append(args, statusURLArg(status))

@@ -14,6 +14,7 @@ import (
 
 	"calshim/catalog"
 	"calshim/mapping"
+	"calshim/mapping/php"
 )
 
 // Delta sync for clients: every answer of the events, venues and organizers lists carries
@@ -121,7 +122,7 @@ var syncSkipped = []string{"page", "per_page", syncParam, "rest_route", "_envelo
 // taken from (a client holding another list's posts would be told the wrong changes).
 func syncQuery(r *request, kind syncKind) string {
 	var args []string
-	eachPair(r.gc.Request.URL.RawQuery, func(k, v string) {
+	php.EachPair(r.gc.Request.URL.RawQuery, func(k, v string) {
 		if !slices.Contains(syncSkipped, k) {
 			args = append(args, k+"="+v)
 		}

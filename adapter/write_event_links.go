@@ -86,7 +86,7 @@ func argOf[T any](v T, given bool) mapping.Arg[T] { return mapping.Arg[T]{V: v, 
 // raw reads a scalar argument as sent (another value as "").
 func (p Params) raw(name string) (string, bool) {
 	v, ok := p.given(name)
-	s, _ := scalar(v)
+	s, _ := php.Scalar(v)
 	return s, ok
 }
 
@@ -110,7 +110,7 @@ func (p Params) listArg(name string, entries func(any) []string) mapping.Arg[[]s
 func costRows(v any) []string {
 	rows := []string{}
 	for _, item := range costItems(v) {
-		if s, ok := scalar(item); ok && s != "" {
+		if s, ok := php.Scalar(item); ok && s != "" {
 			rows = append(rows, s)
 		}
 	}
@@ -124,7 +124,7 @@ func costItems(v any) []any {
 	case []any:
 		return x
 	case map[string]any:
-		return mapValues(x)
+		return php.ArrayValues(x)
 	}
 	return []any{v}
 }
@@ -134,11 +134,11 @@ func costItems(v any) []any {
 func linkItem(k linkedKind, item any) mapping.LinkItem {
 	m, isObj := item.(map[string]any)
 	if !isObj {
-		s, _ := scalar(item)
+		s, _ := php.Scalar(item)
 		return mapping.LinkItem{ID: strings.TrimSpace(s), HasID: true}
 	}
 	if id, ok := Params(m).given("id"); ok && !php.Empty(id) {
-		s, _ := scalar(id)
+		s, _ := php.Scalar(id)
 		return mapping.LinkItem{Object: true, ID: strings.TrimSpace(s), HasID: true}
 	}
 	name, _ := Params(m).text(k.name)
@@ -154,7 +154,7 @@ func venueLinks(in Params) mapping.Links {
 		return mapping.Links{}
 	}
 	_, isList := v.([]any)
-	if s, _ := scalar(v); isList || strings.Contains(s, ",") {
+	if s, _ := php.Scalar(v); isList || strings.Contains(s, ",") {
 		return mapping.Links{Given: true, Malformed: true}
 	}
 	return mapping.Links{Given: true, Items: []mapping.LinkItem{linkItem(venues, v)}}
@@ -188,12 +188,12 @@ func organizerList(v any) ([]any, bool) {
 	case map[string]any:
 		// An unwrapped object is a list of entries to the original (Single_Organizer::insert casts
 		// it to an array): its members are taken one by one, empty ones skipped.
-		return mapValues(x), true
+		return php.ArrayValues(x), true
 	case []any:
 		return x, true
 	}
 
-	if s, _ := scalar(v); strings.Contains(s, ",") {
+	if s, _ := php.Scalar(v); strings.Contains(s, ",") {
 		return nil, false
 	}
 	if php.Empty(v) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"calshim/mapping"
+	"calshim/mapping/php"
 )
 
 // createEvent answers POST /events: 201 with the created event.
@@ -298,11 +299,11 @@ func (t *tx) createNamedTerm(plan mapping.TermPlan) (int, error) {
 // termArgs are the entries of a categories or tags argument, trimmed, without the empty ones.
 func termArgs(v any) []string {
 	if m, isObj := v.(map[string]any); isObj {
-		v = mapValues(m) // PHP casts an object to the array of its members
+		v = php.ArrayValues(m) // PHP casts an object to the array of its members
 	}
 	var names []string
 	for _, item := range items(v) {
-		if s, ok := scalar(item); ok && strings.TrimSpace(s) != "" {
+		if s, ok := php.Scalar(item); ok && strings.TrimSpace(s) != "" {
 			names = append(names, strings.TrimSpace(s))
 		}
 	}

@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"calshim/mapping/php"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"calshim/mapping/php"
 )
 
 // Image fetching limits (an image URL given to a write is downloaded and uploaded to the CMS).

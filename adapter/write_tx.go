@@ -13,6 +13,7 @@ import (
 	"calshim/catalog"
 	"calshim/cmsclient"
 	"calshim/mapping"
+	"calshim/mapping/php"
 )
 
 // refreshTimeout bounds the read-back after a write; it runs even when the client has gone away, so
@@ -197,6 +198,6 @@ func (p Params) text(name string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	s, _ := scalar(v)
+	s, _ := php.Scalar(v)
 	return strings.TrimSpace(s), true
 }
