@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"net/http"
 	"slices"
 	"strings"
 
@@ -26,17 +25,6 @@ type validateFunc func(r *request, v any) error
 
 // sanitizeFunc is a sanitize_callback: the value to keep, or a *paramError.
 type sanitizeFunc func(r *request, v any) (any, error)
-
-// paramError is a WP_Error raised for one parameter, as rest_convert_error_to_response shows it.
-type paramError struct {
-	code, message string
-	data          mapping.Object // nil shows "data": null
-}
-
-func (e *paramError) Error() string { return e.code + ": " + e.message }
-
-// errFalse is a validate_callback's plain false.
-var errFalse = &paramError{message: "Invalid parameter."}
 
 // checked collects the failures of one phase of the pipeline, in the order WordPress records them.
 type checked struct {
@@ -83,9 +71,7 @@ func (c *checked) err() error {
 		details = c.details
 	}
 
-	return &apiError{Status: http.StatusBadRequest, Code: "rest_invalid_param",
-		Message: "Invalid parameter(s): " + strings.Join(names, ", "),
-		Extra:   mapping.Object{{Key: "params", Value: c.params}, {Key: "details", Value: details}}}
+	return invalidParams(c.params, details)
 }
 
 // parseArgs is WordPress' WP_REST_Request::has_valid_params followed by sanitize_params: missing
@@ -129,9 +115,7 @@ func missingArgs(r *request, specs []argSpec) error {
 		return nil
 	}
 
-	return &apiError{Status: http.StatusBadRequest, Code: "rest_missing_callback_param",
-		Message: "Missing parameter(s): " + strings.Join(missing, ", "),
-		Extra:   mapping.Object{{Key: "params", Value: missing}}}
+	return missingParams(missing)
 }
 
 // sanitizeArgs is the second phase: sanitize_params visits the parameters as the request holds
@@ -204,8 +188,7 @@ func paramOrder(r *request, specs []argSpec) []string {
 // be of the type (else rest_invalid_type), and is cast to it.
 func schemaParse(name, typ string, v any) (any, error) {
 	if !hasType(v, typ) {
-		return nil, &paramError{code: "rest_invalid_type", message: name + " is not of type " + typ + ".",
-			data: mapping.Object{{Key: "param", Value: name}}}
+		return nil, invalidType(name, typ)
 	}
 
 	switch typ {

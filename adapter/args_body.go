@@ -14,7 +14,6 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"calshim/mapping"
 	"calshim/mapping/php"
 )
 
@@ -37,27 +36,6 @@ var errInvalidJSON = invalidJSON(4, "Syntax error")
 
 // errJSONUTF8 and errJSONUTF16 are WordPress' answers to a JSON string PHP cannot decode: bytes that
 // are not UTF-8, or an escaped UTF-16 surrogate without its pair.
-var errJSONUTF8 = invalidJSON(5, "Malformed UTF-8 characters, possibly incorrectly encoded")
-
-var errJSONUTF16 = invalidJSON(10, "Single unpaired UTF-16 surrogate in unicode escape")
-
-// invalidJSON is WordPress' answer to a body json_decode refuses, with PHP's json_last_error and its
-// message.
-func invalidJSON(code int, message string) *apiError {
-	return &apiError{
-		Status:  http.StatusBadRequest,
-		Code:    "rest_invalid_json",
-		Message: "Invalid JSON body passed.",
-		Extra: mapping.Object{
-			{Key: "json_error_code", Value: code},
-			{Key: "json_error_message", Value: message},
-		},
-	}
-}
-
-var errUnreadableBody = newError(http.StatusBadRequest, "rest_invalid_body",
-	"The request body could not be read.")
-
 // maxJSONDepth is PHP's json_decode depth limit as WordPress decodes bodies (depth 512: at most 511
 // nested arrays and objects).
 const maxJSONDepth = 511

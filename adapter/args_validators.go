@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"encoding/json"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -164,9 +163,7 @@ func supportsTicketed(_ *request, v any) error {
 	if !php.TribeTruthy(v) {
 		return nil
 	}
-	return &paramError{code: "event-tickets-not-active",
-		message: "Event Tickets plugin is not activated.",
-		data:    mapping.Object{{Key: "status", Value: http.StatusBadRequest}}}
+	return errTicketsNotActive
 }
 
 // isPHPInt reports whether a list_to_array item became a PHP integer ("5", not "5.0" or "1e3").

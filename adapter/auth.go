@@ -106,7 +106,7 @@ func (s *Server) resolveViewer(r *request) (*viewer, error) {
 
 	if errors.As(err, &ue) &&
 		(ue.Status == http.StatusUnauthorized || ue.Code == "rest_cookie_invalid_nonce") {
-		refusal := newError(ue.Status, ue.Code, ue.Message)
+		refusal := fromUpstream(ue)
 		s.limits.remember(key, refusal)
 		return nil, refusal
 	}
@@ -149,15 +149,6 @@ func (v *viewer) forMethod(method string) *viewer {
 	}
 
 	return granted
-}
-
-// forbidden is WordPress' rest_forbidden: 401 for anonymous callers, 403 for logged-in ones.
-func forbidden(v *viewer) *apiError {
-	status := http.StatusForbidden
-	if v == nil {
-		status = http.StatusUnauthorized
-	}
-	return newError(status, "rest_forbidden", "Sorry, you are not allowed to do that.")
 }
 
 // postCaps are the primitive capabilities of one post type (capability_type

@@ -20,8 +20,7 @@ func eventArchive(s *Server, r *request) (*response, error) {
 
 	matches, total := r.snap.ListEvents(f, (pg.num-1)*pg.size, pg.size)
 	if len(matches) == 0 && pg.num > 1 {
-		return nil, newError(http.StatusNotFound, "event-archive-page-not-found",
-			"The requested event archive page does not exist")
+		return nil, archivePageNotFound("event")
 	}
 
 	ctx := r.ctx(false)

@@ -52,8 +52,7 @@ func (s *Server) restIndex(gc *gin.Context, addr address) bool {
 
 	snap := s.catalog(addr.lang).Snapshot()
 	if snap == nil { // as every route answers before the first load
-		s.write(gc, nil, newError(http.StatusServiceUnavailable, "calshim_not_ready",
-			"The calendar catalog is still loading. Try again shortly."))
+		s.write(gc, nil, errNotReady)
 		return true
 	}
 

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
-	"net/http"
 	"slices"
 	"sort"
 	"strconv"
@@ -131,10 +130,6 @@ func syncQuery(r *request, kind syncKind) string {
 	h := sha256.Sum256([]byte(kind.collection + "\x00" + r.lang + "\x00" + strings.Join(args, "\x00")))
 	return hex.EncodeToString(h[:syncQueryLen/2])
 }
-
-// errSyncExpired is the answer to a token calshim cannot answer.
-var errSyncExpired = newError(http.StatusGone, "calshim_sync_token_expired",
-	"The sync token has expired or belongs to another site. List again without sync_token.")
 
 // syncSince reads r's token: the changed posts since it (nil: the token is ahead of this replica's
 // catalog, which did not catch up within the sequence wait; the token then stays as it is) and the

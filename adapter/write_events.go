@@ -68,7 +68,7 @@ func deleteEvent(s *Server, r *request) (*response, error) {
 	}
 
 	if p.Status() == "trash" {
-		return nil, newError(http.StatusGone, "event-is-in-trash", "The event is already trashed")
+		return nil, inTrash("event")
 	}
 
 	t := s.begin(r)
@@ -90,7 +90,7 @@ func (s *Server) eventForWrite(r *request, action string) (*mapping.Post, error)
 		}
 		// The original's update by slug does not validate the slug: an unknown one is the event
 		// with ID 0, not found after the arguments and the permission are checked.
-		findErr = notFoundf("rest-event-not-found", "Event with ID %d does not exist.", 0)
+		findErr = eventNotFound(0)
 	}
 
 	if action == "edit" {
@@ -112,8 +112,7 @@ func (s *Server) eventForWrite(r *request, action string) (*mapping.Post, error)
 func (r *request) eventResponse(id int, status int) (*response, error) {
 	p, ok := r.snap.Post(id)
 	if !ok {
-		return nil, newError(http.StatusInternalServerError, "event-not-found",
-			"The requested post ID does not exist or is not an event")
+		return nil, savedNotFound("event")
 	}
 	ctx := r.ctx(false)
 	ctx.Unlocked = func(*mapping.Post) bool { return true }
@@ -166,7 +165,7 @@ func linkedOf(r *request, postType string) linkedKind {
 // argument it refuses (docs/compatibility.md).
 func (t *tx) saveEvent(plan mapping.EventPlan) (int, error) {
 	if plan.Refusal != nil {
-		return 0, newError(http.StatusBadRequest, plan.Refusal.Code, plan.Refusal.Message)
+		return 0, refused(plan.Refusal)
 	}
 
 	done := make([]int, len(plan.Steps))

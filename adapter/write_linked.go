@@ -55,7 +55,7 @@ func (k linkedKind) remove(s *Server, r *request) (*response, error) {
 	}
 
 	if p.Status() == "trash" {
-		return nil, newError(http.StatusGone, k.name+"-is-in-trash", "The "+k.name+" is already trashed")
+		return nil, inTrash(k.name)
 	}
 
 	t := s.begin(r)
@@ -114,8 +114,7 @@ func (k linkedKind) find(r *request) (*mapping.Post, error) {
 func (k linkedKind) response(r *request, id, status int) (*response, error) {
 	p, ok := r.snap.Post(id)
 	if !ok {
-		return nil, newError(http.StatusInternalServerError, k.name+"-not-found",
-			"The requested post ID does not exist or is not an "+k.name)
+		return nil, savedNotFound(k.name)
 	}
 	ctx := r.ctx(false)
 	ctx.Unlocked = func(*mapping.Post) bool { return true }

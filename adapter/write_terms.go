@@ -108,7 +108,7 @@ func (k termKind) plan(r *request, id int, del bool) (mapping.TermPlan, error) {
 		Slug: argOf(r.params.text("slug")), Parent: argOf(r.params.integer("parent"))}
 	plan := mapping.PlanTerm(w, writeTypes(r))
 	if plan.Refusal != nil {
-		return plan, newError(http.StatusBadRequest, plan.Refusal.Code, plan.Refusal.Message)
+		return plan, refused(plan.Refusal)
 	}
 	return plan, nil
 }

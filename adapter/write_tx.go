@@ -164,7 +164,7 @@ func (t *tx) upstreamError(err error) error {
 	case ue.Code == "rest_invalid_author":
 		return invalidParam("author")
 	case ue.Code == "term_exists":
-		e := newError(ue.Status, ue.Code, ue.Message)
+		e := fromUpstream(ue)
 		e.Extra = mapping.Object{{Key: "term_id", Value: ue.DataInt("term_id")}}
 		if len(ue.AdditionalData) > 0 {
 			e.Trailer = mapping.Object{{Key: "additional_data", Value: mapping.Raw(ue.AdditionalData)}}
@@ -176,7 +176,7 @@ func (t *tx) upstreamError(err error) error {
 		return errPreconditionFailed
 	}
 
-	e := newError(ue.Status, ue.Code, ue.Message)
+	e := fromUpstream(ue)
 	// An error WordPress raised without data (duplicate_term_slug) answers "data": null, as there.
 	e.NoData = len(ue.Data) == 0 || string(ue.Data) == "null"
 	return e
