@@ -1,7 +1,7 @@
 package adapter
 
 import (
-	"calshim/internal/phptest"
+	"calshim/internal/testkit/phptest"
 	"encoding/json"
 	"errors"
 	"net/http"

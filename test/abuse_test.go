@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"calshim/internal/cluster"
+	"calshim/internal/testkit/cluster"
 )
 
 // The limits of adapter/limits.go against the real WordPress, on a calshim of its own (the suite's

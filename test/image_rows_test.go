@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"calshim/cmsclient"
-	"calshim/internal/jsontest"
+	"calshim/internal/testkit/jsontest"
 	"calshim/mapping"
 )
 

@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"calshim/internal/jsontest"
-	"calshim/internal/rigenv"
+	"calshim/internal/testkit/jsontest"
+	"calshim/internal/testkit/rigenv"
 )
 
 var (

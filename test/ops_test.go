@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"calshim/internal/cluster"
+	"calshim/internal/testkit/cluster"
 )
 
 func TestConditionalGet(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"calshim/cmsclient"
-	"calshim/internal/cluster"
+	"calshim/internal/testkit/cluster"
 	"calshim/mapping"
 )
 

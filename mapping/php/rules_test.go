@@ -2,7 +2,7 @@ package php
 
 import (
 	"bytes"
-	"calshim/internal/phptest"
+	"calshim/internal/testkit/phptest"
 	"encoding/json"
 	"fmt"
 	"math"

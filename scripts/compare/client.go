@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"calshim/internal/rigenv"
+	"calshim/internal/testkit/rigenv"
 	"context"
 	"io"
 	"net/http"

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"calshim/internal/rigenv"
+	"calshim/internal/testkit/rigenv"
 	"encoding/json"
 	"fmt"
 	"maps"
