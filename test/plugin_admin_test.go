@@ -340,8 +340,7 @@ func newServedSite(t *testing.T) (*lifecycleSite, *servedSite) {
 		logf.Close()
 	})
 	for i := 0; ; i++ {
-		if res, err := http.Get(served.url + "/wp-login.php"); err == nil {
-			res.Body.Close()
+		if call(t, http.MethodGet, served.url+"/wp-login.php", lenient).err == nil {
 			break
 		}
 		if i == 100 {
@@ -375,15 +374,13 @@ func (s *servedSite) feed(t *testing.T, password, agent string) int {
 
 func (s *servedSite) basic(t *testing.T, path, password, agent string) int {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, s.url+path, nil)
-	req.SetBasicAuth("calshim-reader", password)
-	req.Header.Set("User-Agent", agent)
-	res, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
-	if err != nil {
-		t.Fatal(err)
+	res := call(t, http.MethodGet, s.url+path, func(o *outgoing) { o.req.SetBasicAuth("calshim-reader", password) },
+		header("User-Agent", agent), lenient,
+		via(&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}))
+	if res.err != nil {
+		t.Fatal(res.err)
 	}
-	res.Body.Close()
-	return res.StatusCode
+	return res.status
 }
 
 // browser is an administrator's session: wp-login.php's cookies, redirects not followed.
@@ -405,6 +402,8 @@ func (s *servedSite) login(t *testing.T, user, password string) *browser {
 	return b
 }
 
+// do sends a request the session built (a page, a form), not through call: the browser follows
+// wp-admin's redirects itself and reads HTML.
 func (b *browser) do(t *testing.T, req *http.Request) (int, string) {
 	t.Helper()
 	res, err := b.client.Do(req)
