@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -212,8 +213,8 @@ func routeSpecs(r *request) []argSpec {
 	return r.route.endpoint(r.method).specs
 }
 
-// specsOf resolves the table's named behaviours; the route variables of pattern are left out (the
-// original documents password "in path" too, but it arrives in the query). An unknown name panics:
+// specsOf resolves the table's declared callbacks; the route variables of pattern are left out (the
+// original documents password "in path" too, but it arrives in the query). A Check without behaviour panics:
 // the table is static and the tests walk all of it.
 func specsOf(pattern string, args []apidoc.Arg) []argSpec {
 	out := make([]argSpec, 0, len(args))
@@ -222,10 +223,10 @@ func specsOf(pattern string, args []apidoc.Arg) []argSpec {
 			continue // a route variable: the route's pattern has matched it already
 		}
 		s := argSpec{name: a.Name, typ: a.Type, required: a.Required}
-		if a.Validate != "" {
+		if a.Validate != 0 {
 			s.validate = lookup(validators, a.Validate)
 		}
-		if a.Sanitize != "" {
+		if a.Sanitize != 0 {
 			s.sanitize = lookup(sanitizers, a.Sanitize)
 		}
 		out = append(out, s)
@@ -234,10 +235,10 @@ func specsOf(pattern string, args []apidoc.Arg) []argSpec {
 	return out
 }
 
-func lookup[F any](m map[string]F, name string) F {
-	f, ok := m[name]
+func lookup[F any](m map[apidoc.Check]F, c apidoc.Check) F {
+	f, ok := m[c]
 	if !ok {
-		panic("adapter: no behaviour " + name)
+		panic(fmt.Sprintf("adapter: no behaviour for apidoc.Check %d", c))
 	}
 	return f
 }

@@ -5,40 +5,41 @@ import (
 	"net/url"
 	"strings"
 
+	"calshim/adapter/apidoc"
 	"calshim/catalog"
 	"calshim/mapping"
 	"calshim/mapping/php"
 )
 
-// validators are the validate_callbacks the route table names (apidoc.Arg.Validate), after the
+// validators are the validate_callbacks the route table declares (apidoc.Arg.Validate), after the
 // original's Tribe__Validator__Base, Tribe__Events__Validator__Base and Archive_Base.
-var validators = map[string]validateFunc{
-	"positive_int":          verdict(isPositiveInt),
-	"positive_int_list":     verdict(isPositiveIntList),
-	"time":                  verdict(isTime),
-	"string":                verdict(func(_ *request, v any) bool { return php.IsString(v) }),
-	"event_category":        verdict(isTermOf(categoriesOf)),
-	"post_tag":              verdict(isTermOf(tagsOf)),
-	"venue_id_list":         verdict(isLinkedList(func(t catalog.Types) string { return t.Venue })),
-	"organizer_id_list":     verdict(isLinkedList(organizerType)),
-	"event_id":              verdict(isEventID),
-	"event_status_list":     verdict(statusList("edit_tribe_events")),
-	"venue_status_list":     verdict(statusList("edit_tribe_venues")),
-	"organizer_status_list": verdict(statusList("edit_tribe_organizers")),
-	"supports_ticketed":     supportsTicketed,
+var validators = map[apidoc.Check]validateFunc{
+	apidoc.PositiveInt:         verdict(isPositiveInt),
+	apidoc.PositiveIntList:     verdict(isPositiveIntList),
+	apidoc.Time:                verdict(isTime),
+	apidoc.String:              verdict(func(_ *request, v any) bool { return php.IsString(v) }),
+	apidoc.EventCategory:       verdict(isTermOf(categoriesOf)),
+	apidoc.PostTag:             verdict(isTermOf(tagsOf)),
+	apidoc.VenueIDList:         verdict(isLinkedList(func(t catalog.Types) string { return t.Venue })),
+	apidoc.OrganizerIDList:     verdict(isLinkedList(organizerType)),
+	apidoc.EventID:             verdict(isEventID),
+	apidoc.EventStatusList:     verdict(statusList("edit_tribe_events")),
+	apidoc.VenueStatusList:     verdict(statusList("edit_tribe_venues")),
+	apidoc.OrganizerStatusList: verdict(statusList("edit_tribe_organizers")),
+	apidoc.SupportsTicketed:    supportsTicketed,
 
 	// The validators of the writes' fields.
-	"non_empty_string": verdict(nonEmptyString),
-	"any_string":       verdict(anyString),
-	"user_id":          verdict(isUserID),
-	"post_status":      verdict(isPostStatus),
-	"timezone":         verdict(isTimezone),
-	"url_or_empty":     verdict(isURLOrEmpty),
-	"image":            verdict(isImage),
-	"image_or_empty":   verdict(isImageOrEmpty),
-	"venue_link":       verdict(venues.validLink),
-	"organizer_link":   verdict(organizers.validLink),
-	"category_parent":  verdict(isCategoryParent),
+	apidoc.NonEmptyString: verdict(nonEmptyString),
+	apidoc.AnyString:      verdict(anyString),
+	apidoc.UserID:         verdict(isUserID),
+	apidoc.PostStatus:     verdict(isPostStatus),
+	apidoc.Timezone:       verdict(isTimezone),
+	apidoc.URLOrEmpty:     verdict(isURLOrEmpty),
+	apidoc.Image:          verdict(isImage),
+	apidoc.ImageOrEmpty:   verdict(isImageOrEmpty),
+	apidoc.VenueLink:      verdict(venues.validLink),
+	apidoc.OrganizerLink:  verdict(organizers.validLink),
+	apidoc.CategoryParent: verdict(isCategoryParent),
 }
 
 // isCategoryParent: a category's parent must be an existing category.
@@ -49,18 +50,18 @@ func isCategoryParent(r *request, v any) bool {
 	return ok && exists && categories.owns(r, t)
 }
 
-// sanitizers are the sanitize_callbacks the route table names (apidoc.Arg.Sanitize).
-var sanitizers = map[string]sanitizeFunc{
+// sanitizers are the sanitize_callbacks the route table declares (apidoc.Arg.Sanitize).
+var sanitizers = map[apidoc.Check]sanitizeFunc{
 	// Archive_Base::sanitize_per_page: intval capped at the maximum; empty values become false,
 	// which the archives then replace with the default.
-	"per_page": func(r *request, v any) (any, error) {
+	apidoc.PerPage: func(r *request, v any) (any, error) {
 		if php.Empty(v) {
 			return false, nil
 		}
 		return php.Int(v), nil
 	},
 	// Tribe__Utils__Array::list_to_array.
-	"list_to_array": func(_ *request, v any) (any, error) { return php.ListToArray(v), nil },
+	apidoc.ListToArray: func(_ *request, v any) (any, error) { return php.ListToArray(v), nil },
 }
 
 // verdict turns a boolean validator into a validate_callback.
