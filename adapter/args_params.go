@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"calshim/mapping"
 	"calshim/mapping/php"
 )
 
@@ -80,4 +81,56 @@ func wpBool(v any) (bool, bool) {
 	}
 
 	return false, false
+}
+
+// The readers below take an argument as the handlers read it after validation; ok says whether it
+// was given.
+
+// given returns a parameter that was sent with a non-null value.
+func (p Params) given(name string) (any, bool) {
+	v, ok := p[name]
+	return v, ok && v != nil
+}
+
+// raw reads a scalar argument as sent (another value as "").
+func (p Params) raw(name string) (string, bool) {
+	v, ok := p.given(name)
+	s, _ := php.Scalar(v)
+	return s, ok
+}
+
+// integer reads an integer argument that passed validation.
+func (p Params) integer(name string) (int, bool) {
+	v, ok := p.given(name)
+	n, _ := asInt(v)
+	return n, ok
+}
+
+// listArg is a list argument read by entries.
+func (p Params) listArg(name string, entries func(any) []string) mapping.Arg[[]string] {
+	v, ok := p.given(name)
+	if !ok {
+		return mapping.Arg[[]string]{}
+	}
+	return mapping.Arg[[]string]{V: entries(v), OK: true}
+}
+
+// truthy reads a boolean argument that passed validation.
+func (p Params) truthy(name string) (bool, bool) {
+	v, ok := p.given(name)
+	if !ok {
+		return false, false
+	}
+	b, _ := asBool(v)
+	return b, true
+}
+
+// text reads a string-ish argument, trimmed.
+func (p Params) text(name string) (string, bool) {
+	v, ok := p.given(name)
+	if !ok {
+		return "", false
+	}
+	s, _ := php.Scalar(v)
+	return strings.TrimSpace(s), true
 }

@@ -8,12 +8,6 @@ import (
 	"calshim/mapping/php"
 )
 
-// given returns a parameter that was sent with a non-null value.
-func (p Params) given(name string) (any, bool) {
-	v, ok := p[name]
-	return v, ok && v != nil
-}
-
 func (r *request) given(name string) (any, bool) { return r.params.given(name) }
 
 // hasType is WordPress' rest_validate_value_from_schema for the three scalar types the original

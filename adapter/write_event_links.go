@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"slices"
 	"strings"
 
 	"calshim/mapping"
@@ -10,56 +9,6 @@ import (
 
 // How an event names its venue and organizers (the original: Linked_Post_Base::insert, called by
 // Single_Event::prepare_postarr): IDs, {id} objects, creation payloads.
-
-// validLink is the validator of an event's venue / organizer argument: empty; a CSV or list of IDs
-// of that type; or objects, each {id} of that type or a creation payload with a non-empty name.
-func (k linkedKind) validLink(r *request, v any) bool {
-	if php.Empty(v) || allEmpty(v) {
-		return true
-	}
-
-	if m, ok := v.(map[string]any); ok {
-		return k.validObject(r, m)
-	}
-
-	for _, item := range items(v) {
-		if m, ok := item.(map[string]any); ok {
-			if !k.validObject(r, m) {
-				return false
-			}
-		} else if !isPostOf(r, item, k.typ(r)) {
-			return false
-		}
-	}
-
-	return true
-}
-
-func (k linkedKind) validObject(r *request, m map[string]any) bool {
-	if id, ok := Params(m).given("id"); ok {
-		return isPostOf(r, id, k.typ(r))
-	}
-	name, _ := Params(m).text(k.name)
-	return name != ""
-}
-
-// allEmpty reports whether v is a list or object whose members are all empty: the original's
-// validator filters them out first (array_filter) and then finds nothing to check.
-func allEmpty(v any) bool {
-	var members []any
-	switch x := v.(type) {
-	case []any:
-		members = x
-	case map[string]any:
-		for _, m := range x {
-			members = append(members, m)
-		}
-	default:
-		return false
-	}
-
-	return !slices.ContainsFunc(members, func(m any) bool { return !php.Empty(m) })
-}
 
 // eventWrite reads a validated event write's arguments into mapping's typed form.
 func eventWrite(in Params) mapping.EventWrite {
@@ -82,29 +31,6 @@ func eventWrite(in Params) mapping.EventWrite {
 
 // argOf is an argument read by a Params reader in mapping's form.
 func argOf[T any](v T, given bool) mapping.Arg[T] { return mapping.Arg[T]{V: v, OK: given} }
-
-// raw reads a scalar argument as sent (another value as "").
-func (p Params) raw(name string) (string, bool) {
-	v, ok := p.given(name)
-	s, _ := php.Scalar(v)
-	return s, ok
-}
-
-// integer reads an integer argument that passed validation.
-func (p Params) integer(name string) (int, bool) {
-	v, ok := p.given(name)
-	n, _ := asInt(v)
-	return n, ok
-}
-
-// listArg is a list argument read by entries.
-func (p Params) listArg(name string, entries func(any) []string) mapping.Arg[[]string] {
-	v, ok := p.given(name)
-	if !ok {
-		return mapping.Arg[[]string]{}
-	}
-	return mapping.Arg[[]string]{V: entries(v), OK: true}
-}
 
 // costRows are the cost's rows (an array gives one row each), without the empty ones.
 func costRows(v any) []string {

@@ -33,46 +33,6 @@ var imageTypes = map[string]string{
 	"image/webp": ".webp",
 }
 
-// isImage is the validator of an event's image: the ID of an image attachment, or an http(s) URL
-// when the caller may upload files (the original: a contributor sending a URL gets 400). An empty
-// string fails.
-func isImage(r *request, v any) bool {
-	s, ok := v.(string)
-	if !ok {
-		if n, isNum := v.(json.Number); isNum {
-			s = n.String() // passes here, then fails the string type check, as in the original
-		} else {
-			return false
-		}
-	}
-
-	s = strings.TrimSpace(s)
-	if n, ok := php.PositiveInt(s); ok {
-		return isImageAttachment(r, n)
-	}
-
-	u, err := url.Parse(s)
-	isWeb := err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
-	return isWeb && r.viewer.can("upload_files")
-}
-
-// isImageOrEmpty is the venue and organizer variant: "" is allowed (and clears the image).
-func isImageOrEmpty(r *request, v any) bool {
-	if s, ok := v.(string); ok && s == "" {
-		return true
-	}
-	return isImage(r, v)
-}
-
-// isImageAttachment asks the CMS (service credential, a read) whether an ID is an image attachment.
-func isImageAttachment(r *request, id int) bool {
-	if _, ok := r.snap.Media(id); ok {
-		return true
-	}
-	mime, err := r.cms.MediaMimeType(r.gc.Request.Context(), id)
-	return err == nil && strings.HasPrefix(mime, "image/")
-}
-
 // resolveImage turns an image argument into an attachment ID: an ID as is; a URL to the attachment
 // that already has it, else the image is downloaded (image.go limits) and uploaded as the caller.
 // The search, the download and the upload each count against the write's limit of requests.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -13,7 +12,6 @@ import (
 	"calshim/catalog"
 	"calshim/cmsclient"
 	"calshim/mapping"
-	"calshim/mapping/php"
 )
 
 // refreshTimeout bounds the read-back after a write; it runs even when the client has gone away, so
@@ -180,24 +178,4 @@ func (t *tx) upstreamError(err error) error {
 	// An error WordPress raised without data (duplicate_term_slug) answers "data": null, as there.
 	e.NoData = len(ue.Data) == 0 || string(ue.Data) == "null"
 	return e
-}
-
-// truthy reads a boolean argument that passed validation.
-func (p Params) truthy(name string) (bool, bool) {
-	v, ok := p.given(name)
-	if !ok {
-		return false, false
-	}
-	b, _ := asBool(v)
-	return b, true
-}
-
-// text reads a string-ish argument, trimmed.
-func (p Params) text(name string) (string, bool) {
-	v, ok := p.given(name)
-	if !ok {
-		return "", false
-	}
-	s, _ := php.Scalar(v)
-	return strings.TrimSpace(s), true
 }
