@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -150,11 +151,14 @@ func (j *journal) versionsSince(since, until int64) (map[int]Changed, error) {
 	return out, nil
 }
 
-// before returns the posts the rows name, each with its state at since when the journal knows it:
-// from the first change recorded after since, when the snapshot it replaced was at since or later;
-// as in until when none was recorded (a post the catalog does not hold, of another language or
-// status, stays out of deleted). A change recorded at since itself may have come before or after a
-// token taken there (a write's refresh does not move the sequence): then the state is not known.
+// before returns the posts the rows name and those the journal recorded after since (a repair of
+// rows written around the log has no row; an event whose venue, organizer or term changed renders
+// anew), each with its state at since: from the first change recorded after since (from the change
+// that started before since, for a position this replica never stood at: a token of another
+// replica; the state then is the nearest it knows), as in until when none was recorded (a post the
+// catalog does not hold, of another language or status, stays out of deleted). A change published
+// at since without moving the sequence (a repair) counts as after since. When the journal does not
+// reach back to since (another log, a restart since, a forged position), the states are not known.
 func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, snap *Snapshot) map[int]Changed {
 	_, until := j.position(snap)
 	out := make(map[int]Changed, len(rows))
@@ -173,18 +177,11 @@ func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, sna
 		if ch.pos > until {
 			break
 		}
-		c, named := out[ch.id]
-		if ch.pos < since || !named || decided[ch.id] {
-			continue
-		}
-		if ch.pos == since && ch.from < since {
-			continue // the change that led to since: before any token taken there
+		if ch.pos < since || decided[ch.id] || ch.pos == since && ch.from < since {
+			continue // at since: the change that led to since, before any token taken there
 		}
 		decided[ch.id] = true
-		if ch.pos > since && ch.from >= since {
-			c.Before, c.Known = ch.before, true
-			out[ch.id] = c
-		}
+		out[ch.id] = Changed{Type: ch.typ, Before: ch.before, Known: true}
 	}
 	for id, c := range out {
 		if !decided[id] {
@@ -350,13 +347,59 @@ func (j *journal) record(old, next *Snapshot, limit int) {
 	}
 
 	_, from := j.position(old)
-	for _, ch := range diffPosts(old, next) {
+	for _, ch := range embedded(old, next, diffPosts(old, next)) {
 		ch.from, ch.pos, ch.typ = from, pos, typeOf(next, ch)
 		ch.before = earlier(ch.before)
 		j.entries = append(j.entries, ch)
 		j.bytes += changeSize(ch)
 	}
 	j.trim(limit)
+}
+
+// embedded adds to changes the events that render differently because a venue, organizer or term
+// they embed changed while they did not: a client's copy of them, and a cache's, must change too.
+func embedded(old, next *Snapshot, changes []change) []change {
+	posts, terms, listed := map[int]bool{}, map[int]bool{}, map[int]bool{}
+	for _, ch := range changes {
+		listed[ch.id] = true
+		if p, ok := next.Post(ch.id); !ok || p.Type() != next.types.Event {
+			posts[ch.id] = true
+		}
+	}
+	for id, t := range next.terms {
+		if u, ok := old.terms[id]; !ok || u != t && !reflect.DeepEqual(u, t) {
+			terms[id] = true
+		}
+	}
+	for id := range old.terms {
+		if _, ok := next.terms[id]; !ok {
+			terms[id] = true
+		}
+	}
+	if len(posts) == 0 && len(terms) == 0 {
+		return changes
+	}
+	for _, p := range next.Events {
+		if !listed[p.ID] && embeds(p, posts, terms) {
+			changes = append(changes, change{id: p.ID, before: p})
+		}
+	}
+	return changes
+}
+
+// embeds reports whether an event shows one of posts or terms.
+func embeds(p *mapping.Post, posts, terms map[int]bool) bool {
+	for _, l := range [][]int{p.Derived.Venues, p.Derived.Organizers} {
+		if slices.ContainsFunc(l, func(id int) bool { return posts[id] }) {
+			return true
+		}
+	}
+	for _, l := range p.Terms {
+		if slices.ContainsFunc(l, func(id int) bool { return terms[id] }) {
+			return true
+		}
+	}
+	return false
 }
 
 // typeOf is the post type of a change, as the snapshot's own string.

@@ -240,20 +240,23 @@ func TestJournalRecordsBeforePublishing(t *testing.T) {
 }
 
 // With the feed, a changed post's state at a sequence is known from the first change recorded after
-// it when the snapshot that change replaced was at the sequence or later; a change recorded at the
-// sequence itself by a write's refresh, a snapshot straddling the sequence, or a sequence the
-// journal does not reach back to leave it unknown; none recorded, it is as the catalog holds it now.
+// it (a change published at the sequence without moving it, a repair, counts as after it; a
+// snapshot straddling the sequence gives the state it replaced); none recorded, it is as the
+// catalog holds it now; a sequence the journal does not reach back to leaves it unknown.
 func TestJournalBeforeAtSequence(t *testing.T) {
 	state := func(title string) *mapping.Post {
 		return &mapping.Post{Text: mapping.TextFields{Type: "tribe_events", Title: title}.Pack()}
 	}
 	j := &journal{started: true, ident: "L", floor: 10, entries: []change{
 		{from: 10, pos: 12, id: 1, before: state("1 at 10")}, // the poll that led to 12
-		{from: 12, pos: 12, id: 2, before: state("2 at 12")}, // a refresh at 12
+		{from: 12, pos: 12, id: 2, before: state("2 at 12")}, // a repair at 12
 		{from: 12, pos: 15, id: 3, before: state("3 at 12")},
 		{from: 15, pos: 15, id: 1, before: state("1 at 15")},
 		{from: 15, pos: 20, id: 1, before: state("1 later")},
 	}}
+	for i := range j.entries {
+		j.entries[i].typ = "tribe_events"
+	}
 	rows := []cmsclient.LogRow{{Seq: 13, ID: 1, Type: "tribe_events"}, {Seq: 14, ID: 2, Type: "tribe_events"},
 		{Seq: 15, ID: 3, Type: "tribe_events"}}
 	now := state("3 now")
@@ -282,10 +285,10 @@ func TestJournalBeforeAtSequence(t *testing.T) {
 		since, until int64
 		want         map[int]string
 	}{
-		{"L", 12, 20, map[int]string{1: "1 at 15", 3: "3 at 12"}},
-		{"L", 13, 20, map[int]string{1: "1 at 15", 2: "none"}}, // 12 → 15 straddles 13: 3 unknown
-		{"L", 12, 14, map[int]string{1: "none", 3: "3 now"}},   // nothing recorded after 12 up to 14: as now
-		{"L", 10, 20, map[int]string{}},                        // the floor after a drop: changes at it may be forgotten
+		{"L", 12, 20, map[int]string{1: "1 at 15", 2: "2 at 12", 3: "3 at 12"}},
+		{"L", 13, 20, map[int]string{1: "1 at 15", 2: "none", 3: "3 at 12"}}, // 12 → 15 straddles 13
+		{"L", 12, 14, map[int]string{1: "none", 2: "2 at 12", 3: "3 now"}},   // nothing after 12 up to 14: as now
+		{"L", 10, 20, map[int]string{}},                                      // the floor after a drop: changes at it may be forgotten
 		{"M", 12, 20, map[int]string{}},
 	} {
 		if got := known(c.ident, c.since, c.until); !reflect.DeepEqual(got, c.want) {
