@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"calshim/cmsclient"
@@ -60,6 +62,10 @@ type change struct {
 	id        int
 	typ       string
 	before    *mapping.Post
+	// repair: no log row brought it (rows written around the log, which the checksum comparison
+	// found), at when (unix nanoseconds).
+	repair bool
+	when   int64
 }
 
 // journal is the bounded memory of changes and log rows, oldest first.
@@ -97,6 +103,14 @@ func (c *Catalog) advanced(cur *Snapshot) {
 	}
 }
 
+// repairWindow is how long a repaired post is also re-sent to tokens at or after the repair's
+// position: each replica finds a repair when it compares checksums, at a position of its own, so a
+// token another replica issued before it repaired may stand after this one's repair. Every replica
+// compares within VerifyEvery.
+func (c *Catalog) repairWindow() time.Duration {
+	return max(2*c.opt.VerifyEvery, time.Minute)
+}
+
 func (c *Catalog) maxChangeBytes() int {
 	if c.opt.MaxChangeBytes > 0 {
 		return c.opt.MaxChangeBytes
@@ -126,11 +140,18 @@ func (c *Catalog) ChangesSince(ctx context.Context, ident string, since int64,
 		return c.journal.versionsSince(since, upto)
 	}
 
+	if !c.journal.reaches(ident, since) {
+		return nil, ErrSyncExpired
+	}
 	rows, err := c.logRows(ctx, ident, since, upto)
 	if err != nil {
 		return nil, err
 	}
-	return c.journal.before(ident, rows, since, until), nil
+	changed, known := c.journal.before(ident, rows, since, until, time.Now().Add(-c.repairWindow()).UnixNano())
+	if !known {
+		return nil, ErrSyncExpired
+	}
+	return changed, nil
 }
 
 // versionsSince answers a position of this instance (no feed) from the journal alone.
@@ -153,13 +174,17 @@ func (j *journal) versionsSince(since, until int64) (map[int]Changed, error) {
 
 // before returns the posts the rows name and those the journal recorded after since (a repair of
 // rows written around the log has no row; an event whose venue, organizer or term changed renders
-// anew), each with its state at since: from the first change recorded after since (from the change
-// that started before since, for a position this replica never stood at: a token of another
-// replica; the state then is the nearest it knows), as in until when none was recorded (a post the
+// anew), each with its state at since: from the first change recorded after since (for a position
+// this replica never stood at, a token of another replica, the change its poll straddled counts when
+// the post's first row after since is in it), as in until when none was recorded (a post the
 // catalog does not hold, of another language or status, stays out of deleted). A change published
-// at since without moving the sequence (a repair) counts as after since. When the journal does not
-// reach back to since (another log, a restart since, a forged position), the states are not known.
-func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, snap *Snapshot) map[int]Changed {
+// at since without moving the sequence (a repair) counts as after since. A repair recorded after
+// recent (unix nanoseconds, repairWindow) at or before since is named too, without a state then: it
+// is re-sent when the caller sees it, never put in deleted. When the journal does not reach back to
+// since (another log, a restart since, a forged position), the states are not known, nor what changed
+// in the events' embedded venues, organizers and terms: false, the position is expired.
+func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, snap *Snapshot,
+	recent int64) (map[int]Changed, bool) {
 	_, until := j.position(snap)
 	out := make(map[int]Changed, len(rows))
 	for _, r := range rows {
@@ -168,20 +193,29 @@ func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, sna
 
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if !j.started || ident != j.ident || since < j.floor || since == j.floor && !j.exact {
-		return out
+	if !j.reachesLocked(ident, since) {
+		return out, false
 	}
 
-	decided := map[int]bool{}
+	first := firstRows(rows)
+	decided, resend := map[int]bool{}, map[int]string{}
 	for _, ch := range j.entries {
 		if ch.pos > until {
 			break
 		}
-		if ch.pos < since || decided[ch.id] || ch.pos == since && ch.from < since {
-			continue // at since: the change that led to since, before any token taken there
+		if ch.repair && ch.when > recent && ch.pos <= since {
+			resend[ch.id] = ch.typ
 		}
-		decided[ch.id] = true
-		out[ch.id] = Changed{Type: ch.typ, Before: ch.before, Known: true}
+		if decided[ch.id] {
+			continue
+		}
+		switch after, unplaced := ch.after(since, first); {
+		case after:
+			decided[ch.id] = true
+			out[ch.id] = Changed{Type: ch.typ, Before: ch.before, Known: true}
+		case unplaced:
+			resend[ch.id] = ch.typ
+		}
 	}
 	for id, c := range out {
 		if !decided[id] {
@@ -189,7 +223,52 @@ func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, sna
 			out[id] = c
 		}
 	}
-	return out
+	for id, typ := range resend {
+		if _, named := out[id]; !named {
+			out[id] = Changed{Type: typ, Known: true}
+		}
+	}
+	return out, true
+}
+
+// firstRows is each post's first row in rows.
+func firstRows(rows []cmsclient.LogRow) map[int]int64 {
+	first := map[int]int64{}
+	for _, r := range rows {
+		if seq, ok := first[r.ID]; !ok || r.Seq < seq {
+			first[r.ID] = r.Seq
+		}
+	}
+	return first
+}
+
+// after reports whether ch happened after since, given each post's first row after since: recorded
+// after it, or published at it without moving the sequence (a repair). A change this replica's poll
+// straddled since with (a token of another replica) was after since when the post's first row after
+// since is in it, else before (since's state is its result); a repair it straddled is unplaced.
+// The change that led to since itself was before any token taken there.
+func (ch change) after(since int64, first map[int]int64) (after, unplaced bool) {
+	switch {
+	case ch.pos < since || ch.pos == since && ch.from < since:
+		return false, false
+	case ch.from >= since:
+		return true, false
+	case ch.repair:
+		return false, true
+	}
+	seq, ok := first[ch.id]
+	return ok && seq <= ch.pos, false
+}
+
+// reaches reports whether the journal holds every change after since of log ident.
+func (j *journal) reaches(ident string, since int64) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.reachesLocked(ident, since)
+}
+
+func (j *journal) reachesLocked(ident string, since int64) bool {
+	return j.started && ident == j.ident && (since > j.floor || since == j.floor && j.exact)
 }
 
 // logRows returns the log's rows of posts after since up to until: from memory when it reaches
@@ -347,8 +426,13 @@ func (j *journal) record(old, next *Snapshot, limit int) {
 	}
 
 	_, from := j.position(old)
-	for _, ch := range embedded(old, next, diffPosts(old, next)) {
-		ch.from, ch.pos, ch.typ = from, pos, typeOf(next, ch)
+	logged, now := j.loggedIn(from, pos), time.Now().UnixNano()
+	changes := diffPosts(old, next)
+	for i := range changes {
+		changes[i].repair = logged != nil && !logged[changes[i].id]
+	}
+	for _, ch := range embedded(old, next, changes) {
+		ch.from, ch.pos, ch.typ, ch.when = from, pos, typeOf(next, ch), now
 		ch.before = earlier(ch.before)
 		j.entries = append(j.entries, ch)
 		j.bytes += changeSize(ch)
@@ -400,6 +484,22 @@ func embeds(p *mapping.Post, posts, terms map[int]bool) bool {
 		}
 	}
 	return false
+}
+
+// loggedIn is the posts the kept rows after from up to pos name; nil when the rows kept do not cover
+// them all (a catalog without the feed has none).
+func (j *journal) loggedIn(from, pos int64) map[int]bool {
+	if j.rowFloor > from || j.rowTop < pos {
+		return nil
+	}
+	out := map[int]bool{}
+	i, _ := slices.BinarySearchFunc(j.rows, from+1, func(r cmsclient.LogRow, seq int64) int {
+		return cmp.Compare(r.Seq, seq)
+	})
+	for ; i < len(j.rows) && j.rows[i].Seq <= pos; i++ {
+		out[j.rows[i].ID] = true
+	}
+	return out
 }
 
 // typeOf is the post type of a change, as the snapshot's own string.

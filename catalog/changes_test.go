@@ -267,7 +267,8 @@ func TestJournalBeforeAtSequence(t *testing.T) {
 		snap.pos = &syncPos{log: "L"}
 		snap.pos.seq.Store(until)
 		out := map[int]string{}
-		for id, c := range j.before(ident, rows, since, snap) {
+		changed, _ := j.before(ident, rows, since, snap, 0)
+		for id, c := range changed {
 			switch {
 			case c.Type != "tribe_events":
 				t.Errorf("%d: type %q", id, c.Type)

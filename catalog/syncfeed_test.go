@@ -3,8 +3,6 @@ package catalog_test
 import (
 	"context"
 	"errors"
-	"maps"
-	"slices"
 	"testing"
 	"time"
 
@@ -14,8 +12,8 @@ import (
 
 // A sync position names the change log and a sequence: a catalog that followed the log since
 // answers it from memory, with each post's state then (and the events that embed a changed venue);
-// one that started later (another replica, a restart) asks the plugin for the rows once and keeps
-// them, and answers the rows' posts without their state then. Another log, or a sequence the log pruned, is expired.
+// one that started later (another replica, a restart) does not know those states: expired, as are
+// another log and a sequence the log pruned.
 func TestSyncFromChangeLog(t *testing.T) {
 	ctx := context.Background()
 	fake := wpfake.New(t)
@@ -39,22 +37,13 @@ func TestSyncFromChangeLog(t *testing.T) {
 		t.Errorf("the catalog that followed the log: %+v %v, %d rows requests", mine, err, feed.rowRequests)
 	}
 
-	b := mustLoad(t, fake)
-	for range 2 {
-		theirs, err := b.ChangesSince(ctx, ident, since, b.Snapshot())
-		if err != nil || !slices.Equal(sortedKeys(theirs), slices.Sorted(slices.Values([]int{ev, venue}))) || theirs[ev].Known ||
-			theirs[venue].Type != "tribe_venue" || feed.rowRequests != 1 {
-			t.Errorf("a catalog loaded later: %+v %v, %d rows requests", theirs, err, feed.rowRequests)
-		}
+	b := mustLoad(t, fake) // loaded after the changes: what was before them it cannot know
+	if _, err := b.ChangesSince(ctx, ident, since, b.Snapshot()); !errors.Is(err, catalog.ErrSyncExpired) ||
+		feed.rowRequests != 0 {
+		t.Errorf("a catalog loaded later: %v, %d rows requests", err, feed.rowRequests)
 	}
-
-	if _, err := b.ChangesSince(ctx, "log-0", since, b.Snapshot()); !errors.Is(err, catalog.ErrSyncExpired) {
+	if _, err := a.ChangesSince(ctx, "log-0", since, a.Snapshot()); !errors.Is(err, catalog.ErrSyncExpired) {
 		t.Errorf("another log: %v", err)
-	}
-	feed.page = 1 // one sequence per answer
-	c := mustLoad(t, fake)
-	if got, err := c.ChangesSince(ctx, ident, since, c.Snapshot()); err != nil || len(got) != 2 || feed.rowRequests != 3 {
-		t.Errorf("rows read in pages: %+v %v, %d rows requests", got, err, feed.rowRequests)
 	}
 	feed.floor = since + 1
 	d := mustLoad(t, fake)
@@ -62,5 +51,3 @@ func TestSyncFromChangeLog(t *testing.T) {
 		t.Errorf("a pruned sequence: %v", err)
 	}
 }
-
-func sortedKeys(m map[int]catalog.Changed) []int { return slices.Sorted(maps.Keys(m)) }
