@@ -27,6 +27,21 @@ type client struct {
 	role, coll, query string
 	token             string
 	copy              map[int]json.RawMessage
+	restarts          int      // the world's restarts when it took its token
+	trail             []string // its last tokens' positions and calshims, for the findings
+}
+
+// took records a client's new token, from calshim target.
+func (c *client) took(token string, target, restarts int) {
+	c.token, c.restarts = token, restarts
+	raw, _ := base64.RawURLEncoding.DecodeString(token)
+	parts := strings.Split(string(raw), ".")
+	if len(parts) == 4 {
+		c.trail = append(c.trail, parts[2]+"@"+strconv.Itoa(target))
+	}
+	if len(c.trail) > 4 {
+		c.trail = c.trail[1:]
+	}
 }
 
 func (c *client) String() string {
@@ -109,7 +124,8 @@ func (w *world) relist(c *client, target int) {
 	if l.status != http.StatusOK || l.token == "" {
 		w.t.Fatalf("%s: list on calshim %d answered %d, token %q", c, target, l.status, l.token)
 	}
-	c.copy, c.token = l.items, l.token
+	c.copy = l.items
+	c.took(l.token, target, w.restarts)
 }
 
 // converge applies deltas to a client's copy until it equals a fresh list of the same calshim, or the
@@ -120,7 +136,9 @@ func (w *world) converge(c *client, deadline time.Time) {
 	for {
 		d := w.fetch(c, base, c.token)
 		if d.status == http.StatusGone {
-			w.note("token-expired", "%s: its own token answered 410 on calshim %d", c, target)
+			if c.restarts == w.restarts { // a restarted replica does not know what was before
+				w.note("token-expired", "%s: its own token answered 410 on calshim %d", c, target)
+			}
 			w.relist(c, target)
 			return
 		}
@@ -138,14 +156,15 @@ func (w *world) converge(c *client, deadline time.Time) {
 		for id, it := range d.items {
 			c.copy[id] = it
 		}
-		c.token = d.token
+		c.took(d.token, target, c.restarts)
 		fresh := w.fetch(c, base, "")
 		diff := diffCopies(c.copy, fresh.items)
 		if diff == "" {
 			return
 		}
 		if time.Now().After(deadline) {
-			w.note("delta-diverged", "%s on calshim %d: copy from deltas vs fresh list: %s", c, target, diff)
+			w.note("delta-diverged", "%s on calshim %d: copy from deltas vs fresh list: %s (tokens %v)", c, target, diff,
+				c.trail)
 			w.relist(c, target)
 			return
 		}
@@ -200,16 +219,28 @@ func firstDiff(a, b json.RawMessage) string {
 }
 
 // checkReplicasAgree asks both replicas the same client token: once they answer the same next token
-// (they stand at the same position), their deltas must be the same.
+// (they stand at the same position), their deleted lists must be the same, and the items both send
+// too (one may re-send a post it repaired from SQL lately that the other repaired before the token).
 func (w *world) checkReplicasAgree(c *client, deadline time.Time) {
 	for {
 		a, b := w.fetch(c, w.targets[0], c.token), w.fetch(c, w.targets[1], c.token)
-		if a.status == http.StatusOK && a.status == b.status && a.token == b.token {
+		if a.status == http.StatusOK && b.status == http.StatusOK && a.token == b.token {
 			slices.Sort(a.deleted)
 			slices.Sort(b.deleted)
-			if !slices.Equal(a.deleted, b.deleted) || diffCopies(a.items, b.items) != "" {
+			both := func(l listing) map[int]json.RawMessage {
+				out := map[int]json.RawMessage{}
+				for id, it := range l.items {
+					if _, ok := a.items[id]; ok {
+						if _, ok := b.items[id]; ok {
+							out[id] = it
+						}
+					}
+				}
+				return out
+			}
+			if diff := diffCopies(both(a), both(b)); !slices.Equal(a.deleted, b.deleted) || diff != "" {
 				w.note("replicas-disagree", "%s: one token, same position: deleted %v vs %v, items: %s", c,
-					a.deleted, b.deleted, diffCopies(a.items, b.items))
+					a.deleted, b.deleted, diff)
 			}
 			return
 		}
@@ -238,6 +269,9 @@ func (w *world) checkVarnish(deadline time.Time) {
 					direct.header.Get("Cache-Control"))
 			}
 			cached := call(w.t, http.MethodGet, w.varnish+p, lenient)
+			if p == "/wp-json/" {
+				break // its date defaults follow the clock: only its keys are checked
+			}
 			if cached.status == direct.status && bytes.Equal(hostless(cached.raw), hostless(direct.raw)) {
 				break
 			}

@@ -77,7 +77,7 @@ func pickID(w *world, m map[int]*modelPost) int {
 	return ids[w.rng.IntN(len(ids))]
 }
 
-var modelStatuses = []string{"publish", "publish", "draft", "pending", "private"}
+var modelStatuses = []string{"publish", "publish", "publish", "draft", "pending", "private"}
 
 // v1CreateEvent creates an event through a calshim with a venue, an organizer and tags.
 func (w *world) v1CreateEvent() string {
@@ -90,10 +90,13 @@ func (w *world) v1CreateEvent() string {
 	b, _ := json.Marshal(body)
 	r := call(w.t, http.MethodPost, base+v1+"/events", as(role), jsonBody(string(b)), lenient)
 	id, _ := strconv.Atoi(str(at(r.body, "id")))
+	got := ""
 	if r.status == http.StatusCreated && id > 0 {
 		w.events[id] = w.read("tribe_events", id)
+		got = w.events[id].status
 	}
-	return fmt.Sprintf("v1 create %s event %d as %s on calshim %d: %d", status, id, role, ti, r.status)
+	return fmt.Sprintf("v1 create %s event %d (WordPress holds it %s) as %s on calshim %d: %d", status, id, got, role, ti,
+		r.status)
 }
 
 // v1UpdateEvent changes an event's title, status, venue or tags through a calshim, by ID or slug,
@@ -324,6 +327,7 @@ func (w *world) restartReplica() string {
 	mustDo(w.t, r.Term(15*time.Second))
 	mustDo(w.t, r.Start())
 	mustDo(w.t, w.c.WaitUp(1, 30*time.Second))
+	w.restarts++
 	return "restart replica 1"
 }
 

@@ -82,6 +82,7 @@ type world struct {
 	findings map[string][]string
 	noted    map[string]bool            // findings' messages, each noted once
 	stepNo   int                        // the step running, for the findings
+	restarts int                        // replicas restarted so far
 	fresh    map[string][]time.Duration // time to a fresh Varnish answer, by kind of write
 }
 
