@@ -29,8 +29,8 @@ import (
 // organizer or term changed. What a post was then comes from the catalog's earlier states, which
 // keep no text (a search is not tested on them: with `search`, "deleted" also names changed posts
 // that matched the other filters then and not the search). A replica whose journal does not reach
-// back to the token (restarted since, or a position no catalog stood at) does not know them: when
-// a changed post is not in the caller's view now, it answers 410 rather than guess. A token of
+// back to the token (restarted since, or a position before its start) does not know them, and
+// answers 410 rather than guess. A token of
 // another site, list or filters, or older than the change log reaches back (its retention, or
 // more changes since than sync.max_bytes holds) is 410 calshim_sync_token_expired: the client lists
 // afresh. A token ahead of this replica's catalog waits for it (sequence_wait),
