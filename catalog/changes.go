@@ -199,12 +199,16 @@ func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, sna
 
 	first := firstRows(rows)
 	decided, resend := map[int]bool{}, map[int]string{}
+	repaired := map[int]*mapping.Post{} // the state before the last repair at or before since
 	for _, ch := range j.entries {
 		if ch.pos > until {
 			break
 		}
-		if ch.repair && ch.when > recent && ch.pos <= since {
-			resend[ch.id] = ch.typ
+		if ch.repair && ch.pos <= since {
+			repaired[ch.id] = ch.before
+			if ch.when > recent {
+				resend[ch.id] = ch.typ
+			}
 		}
 		if decided[ch.id] {
 			continue
@@ -217,9 +221,24 @@ func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, sna
 			resend[ch.id] = ch.typ
 		}
 	}
+	settle(out, decided, repaired, resend, snap)
+	return out, true
+}
+
+// settle completes before's answer: the posts the rows name that no change after since decided, and
+// the repairs to re-send.
+func settle(out map[int]Changed, decided map[int]bool, repaired map[int]*mapping.Post,
+	resend map[int]string, snap *Snapshot) {
 	for id, c := range out {
 		if !decided[id] {
-			c.Before, c.Known = postOf(snap, id), true
+			// A row after since that no change follows: the checksum comparison found the change
+			// before the feed brought its row (then the state before it is the repair's), or it
+			// changed nothing the catalog holds.
+			before, found := repaired[id]
+			if !found {
+				before = postOf(snap, id)
+			}
+			c.Before, c.Known = before, true
 			out[id] = c
 		}
 	}
@@ -228,7 +247,6 @@ func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, sna
 			out[id] = Changed{Type: typ, Known: true}
 		}
 	}
-	return out, true
 }
 
 // firstRows is each post's first row in rows.

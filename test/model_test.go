@@ -1,6 +1,7 @@
 package test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -48,7 +49,7 @@ func TestModelState(t *testing.T) {
 			t.Fatalf("CALSHIM_MODEL_SEED=%q: %v", s, err)
 		}
 	}
-	steps := 15
+	steps := 25
 	if s := os.Getenv("CALSHIM_MODEL_STEPS"); s != "" {
 		steps, _ = strconv.Atoi(s)
 	}
@@ -61,6 +62,35 @@ func TestModelState(t *testing.T) {
 		w.step(i)
 	}
 	w.checkAll(len(w.history), true)
+	w.measureFreshness(5)
+}
+
+// measureFreshness times, through Varnish, n title changes of one published event made through the
+// edge calshim's v1 API and n made through wp/v2 (report logs the figures; a change not fresh within
+// 10 s is a finding).
+func (w *world) measureFreshness(n int) {
+	b, _ := json.Marshal(map[string]any{"title": "Model freshness", "status": "publish",
+		"start_date": modelYear + "-06-01 10:00:00", "end_date": modelYear + "-06-01 11:00:00"})
+	r := call(w.t, http.MethodPost, w.edge+v1+"/events", as("admin"), jsonBody(string(b)), lenient)
+	id, _ := strconv.Atoi(str(at(r.body, "id")))
+	if id == 0 {
+		w.t.Fatalf("freshness event: %d %s", r.status, r.raw)
+	}
+	w.events[id] = w.read("tribe_events", id)
+	for i := range n {
+		title := fmt.Sprintf("Model freshness v1 %d", i)
+		w.warm(id)
+		start := time.Now()
+		call(w.t, http.MethodPost, w.edge+v1+"/events/"+strconv.Itoa(id), as("editor"),
+			jsonBody(`{"title":"`+title+`"}`), lenient)
+		w.timeFresh("v1 write on the edge calshim", id, title, start)
+
+		title = fmt.Sprintf("Model freshness wp %d", i)
+		w.warm(id)
+		start = time.Now()
+		wp(w.t, http.MethodPost, "/wp/v2/tribe_events/"+strconv.Itoa(id), map[string]any{"title": title})
+		w.timeFresh("wp/v2 edit", id, title, start)
+	}
 }
 
 // world is the model, the calshims, the clients and the findings of one run.
