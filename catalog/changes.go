@@ -66,6 +66,8 @@ type change struct {
 	// found), at when (unix nanoseconds).
 	repair bool
 	when   int64
+	// embedded: an event that did not change, whose venue, organizer or term did (it has no row).
+	embedded bool
 }
 
 // journal is the bounded memory of changes and log rows, oldest first.
@@ -263,7 +265,8 @@ func firstRows(rows []cmsclient.LogRow) map[int]int64 {
 // after reports whether ch happened after since, given each post's first row after since: recorded
 // after it, or published at it without moving the sequence (a repair). A change this replica's poll
 // straddled since with (a token of another replica) was after since when the post's first row after
-// since is in it, else before (since's state is its result); a repair it straddled is unplaced.
+// since is in it, else before (since's state is its result); a repair or an embedded change it
+// straddled is unplaced (the post is re-sent).
 // The change that led to since itself was before any token taken there.
 func (ch change) after(since int64, first map[int]int64) (after, unplaced bool) {
 	switch {
@@ -271,7 +274,7 @@ func (ch change) after(since int64, first map[int]int64) (after, unplaced bool) 
 		return false, false
 	case ch.from >= since:
 		return true, false
-	case ch.repair:
+	case ch.repair || ch.embedded:
 		return false, true
 	}
 	seq, ok := first[ch.id]
@@ -483,7 +486,7 @@ func embedded(old, next *Snapshot, changes []change) []change {
 	}
 	for _, p := range next.Events {
 		if !listed[p.ID] && embeds(p, posts, terms) {
-			changes = append(changes, change{id: p.ID, before: p})
+			changes = append(changes, change{id: p.ID, before: p, embedded: true})
 		}
 	}
 	return changes

@@ -328,3 +328,29 @@ func TestJournalTrimsRowsAndEntries(t *testing.T) {
 		t.Errorf("since 17: %d rows, floor %d", len(rows), floor)
 	}
 }
+
+// A change is placed against a token's position by its own positions and, when this replica's poll
+// straddled the position (a token of another replica), by the post's first log row after it.
+func TestChangeAfterPosition(t *testing.T) {
+	first := map[int]int64{1: 14, 2: 17}
+	for _, c := range []struct {
+		name            string
+		ch              change
+		after, unplaced bool
+	}{
+		{"before the position", change{from: 8, pos: 10, id: 1}, false, false},
+		{"the change that led to the position", change{from: 10, pos: 12, id: 1}, false, false},
+		{"a repair at the position", change{from: 12, pos: 12, id: 1, repair: true}, true, false},
+		{"after the position", change{from: 12, pos: 15, id: 1}, true, false},
+		{"straddled, its first row after the position in it", change{from: 11, pos: 15, id: 1}, true, false},
+		{"straddled, its first row after the position later", change{from: 11, pos: 15, id: 2}, false, false},
+		{"straddled, no row after the position", change{from: 11, pos: 15, id: 3}, false, false},
+		{"a repair straddled", change{from: 11, pos: 15, id: 3, repair: true}, false, true},
+		{"an embedded change straddled", change{from: 11, pos: 15, id: 3, embedded: true}, false, true},
+	} {
+		after, unplaced := c.ch.after(12, first)
+		if after != c.after || unplaced != c.unplaced {
+			t.Errorf("%s: after %v unplaced %v, want %v %v", c.name, after, unplaced, c.after, c.unplaced)
+		}
+	}
+}
