@@ -181,10 +181,7 @@ func (s *Server) syncList(r *request, kind syncKind) (*response, error) {
 		return nil, err
 	}
 
-	current, deleted, unknown := syncSplit(r, kind.typ(r), changed, now, then)
-	if unknown {
-		return nil, errSyncExpired
-	}
+	current, deleted := syncSplit(r, kind.typ(r), changed, now, then)
 	slices.SortFunc(current, func(a, b *mapping.Post) int { return orderOf(kind.less, a, b) })
 	from, to := pg.window(len(current))
 	ctx := r.ctx(false)
@@ -202,13 +199,9 @@ func (s *Server) syncList(r *request, kind syncKind) (*response, error) {
 }
 
 // syncSplit sorts the changed posts of one type into those the caller now sees matching and the IDs
-// of those it saw matching before and no longer does. A post whose state then is not known (the
-// journal does not reach back to the token: a forged position, a restart since) and that the caller
-// does not see now may or may not have been in its view: naming it could tell the caller of a post
-// it may not read, leaving it out could leave it in the caller's copy; unknown says so, and the
-// token is answered as expired.
+// of those it saw matching before and no longer does.
 func syncSplit(r *request, typ string, changed map[int]catalog.Changed,
-	now, then func(*mapping.Post) bool) (current []*mapping.Post, deleted []int, unknown bool) {
+	now, then func(*mapping.Post) bool) (current []*mapping.Post, deleted []int) {
 	deleted = []int{}
 	for id, ch := range changed {
 		p, ok := r.snap.Post(id)
@@ -216,15 +209,13 @@ func syncSplit(r *request, typ string, changed map[int]catalog.Changed,
 		case ok && p.Type() == typ && now(p):
 			current = append(current, p)
 		case ch.Type != typ:
-		case !ch.Known:
-			unknown = true
 		case ch.Before != nil && then(ch.Before):
 			deleted = append(deleted, id)
 		}
 	}
 
 	sort.Ints(deleted)
-	return current, deleted, unknown
+	return current, deleted
 }
 
 func orderOf(less func(a, b *mapping.Post) bool, a, b *mapping.Post) int {

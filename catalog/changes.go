@@ -30,9 +30,9 @@ import (
 // older than what a replica followed itself costs an upstream request. What a changed post was at
 // the token's position (did the caller see it matching then?) comes from the earlier states the
 // catalog kept when its snapshots replaced them, without text or meta: a contributor saving a large
-// draft again and again must not make every replica keep each version. A replica that did not hold
-// the post at that position (restarted since, or forgotten) does not know, and says so (Changed.Known).
-// Rows and earlier states share one bound in bytes, oldest forgotten first.
+// draft again and again must not make every replica keep each version. A replica that did not
+// follow the log since that position (restarted since, or forgotten) does not know: the position is
+// expired. Rows and earlier states share one bound in bytes, oldest forgotten first.
 
 // DefaultMaxChangeBytes bounds the journal when Options.MaxChangeBytes is not set.
 const DefaultMaxChangeBytes = 4 << 20
@@ -44,8 +44,7 @@ var ErrSyncExpired = errors.New("catalog: sync position of another log, or older
 // Changed is one post changed since a position.
 type Changed struct {
 	Type   string        // its post type
-	Before *mapping.Post // its state at the position, as earlier keeps it (nil: it did not exist)
-	Known  bool          // Before is known
+	Before *mapping.Post // its state at the position, as earlier keeps it (nil: it did not exist, or unplaced)
 }
 
 // syncPos is where in the change log a snapshot stands (feed only). seq moves on while the snapshot
@@ -168,7 +167,7 @@ func (j *journal) versionsSince(since, until int64) (map[int]Changed, error) {
 	for _, ch := range j.entries {
 		_, seen := out[ch.id]
 		if ch.pos > since && ch.pos <= until && !seen { // the first change after since holds the state at since
-			out[ch.id] = Changed{Type: ch.typ, Before: ch.before, Known: true}
+			out[ch.id] = Changed{Type: ch.typ, Before: ch.before}
 		}
 	}
 	return out, nil
@@ -218,7 +217,7 @@ func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, sna
 		switch after, unplaced := ch.after(since, first); {
 		case after:
 			decided[ch.id] = true
-			out[ch.id] = Changed{Type: ch.typ, Before: ch.before, Known: true}
+			out[ch.id] = Changed{Type: ch.typ, Before: ch.before}
 		case unplaced:
 			resend[ch.id] = ch.typ
 		}
@@ -240,13 +239,13 @@ func settle(out map[int]Changed, decided map[int]bool, repaired map[int]*mapping
 			if !found {
 				before = postOf(snap, id)
 			}
-			c.Before, c.Known = before, true
+			c.Before = before
 			out[id] = c
 		}
 	}
 	for id, typ := range resend {
 		if _, named := out[id]; !named {
-			out[id] = Changed{Type: typ, Known: true}
+			out[id] = Changed{Type: typ}
 		}
 	}
 }
