@@ -6,7 +6,7 @@ STATE ?= $(or $(CALSHIM_STATE),/tmp/calshim-wp)
 export CALSHIM_STATE := $(STATE)
 GO ?= $(shell command -v go || echo /usr/local/go/bin/go)
 
-.PHONY: demo test unit lint fuzz wordpress seed test-deps build bench bench-sync clean tools image soak helm helm-check
+.PHONY: demo test unit lint fuzz wordpress seed test-deps build bench bench-sync clean tools image soak soak-model helm helm-check
 
 # The version calshim -version, the start log and calshim_build_info report: the commit, as the image's.
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
@@ -36,6 +36,11 @@ image:
 # twice, one replica killed (scripts/soak.sh; not part of make test).
 soak: tools seed
 	scripts/soak.sh
+
+# The model-based test of state (test/model_test.go) at length: CALSHIM_MODEL_STEPS random steps
+# (default 300) from a fresh seed, printed; CALSHIM_MODEL_SEED=<seed> replays one. Not part of make test.
+soak-model: tools seed
+	CALSHIM_MODEL_STEPS=$${CALSHIM_MODEL_STEPS:-300} $(GO) test ./test/ -run '^TestModelState$$' -count=1 -timeout 150m -v
 
 # Runs the shim on 127.0.0.1:8080 against the seeded local WordPress.
 demo: seed build

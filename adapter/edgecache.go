@@ -106,7 +106,9 @@ func seconds(d time.Duration) string {
 }
 
 // headers sets a cacheable answer's edge headers: Cache-Control with s-maxage, the keys, and Vary:
-// Origin, as the CORS headers of the answer follow the request's Origin.
+// Origin, as the CORS headers of the answer follow the request's Origin. An answer that names no
+// keys (the REST index) carries "calshim", which every change of the site purges: a cache may keep
+// nothing calshim cannot purge.
 func (e *edge) headers(h http.Header, out *rendered) {
 	if e == nil || out.etag == "" {
 		return
@@ -114,9 +116,11 @@ func (e *edge) headers(h http.Header, out *rendered) {
 
 	h.Set("Cache-Control", e.cacheControl)
 	h.Set("Vary", "Origin")
-	if out.keys != "" {
-		h.Set(e.opt.KeyHeader, out.keys)
+	keys := out.keys
+	if keys == "" {
+		keys = keyAll
 	}
+	h.Set(e.opt.KeyHeader, keys)
 }
 
 // keySet is an ordered set of keys and the length of their header value.

@@ -74,17 +74,25 @@ func conditional(read, write handler, terms bool) handler {
 
 // readAsWriter renders the resource a write addresses as its writer would read it now with a plain
 // GET, and the snapshot it read; nil when it does not exist in the catalog or the writer may not
-// read it.
+// read it. A password-protected event is read with the password the write gives, else as its editor
+// reads it (context=edit): If-Match compares the stored versions, which a writer who may edit the
+// event knows whether or not it sent the password.
 func (s *Server) readAsWriter(read handler, r *request) (mapping.Object, *catalog.Snapshot) {
 	g := *r
-	g.method, g.params, g.snap = http.MethodGet, Params{}, s.catalog(r.lang).Snapshot()
+	g.method, g.snap = http.MethodGet, s.catalog(r.lang).Snapshot()
 	g.viewer = r.viewer.forMethod(http.MethodGet)
-	res, err := read(s, &g)
-	if err != nil {
-		return nil, g.snap
+	plain := Params{}
+	if pw, ok := r.params.str("password"); ok {
+		plain["password"] = pw
 	}
-	o, _ := res.body.(mapping.Object)
-	return o, g.snap
+	for _, params := range []Params{plain, {"context": "edit"}} {
+		g.params = params
+		if res, err := read(s, &g); err == nil {
+			o, _ := res.body.(mapping.Object)
+			return o, g.snap
+		}
+	}
+	return nil, g.snap
 }
 
 // tagOf is the ETag of a single resource's answer: the hash of body and the catalog's version of

@@ -22,15 +22,18 @@ import (
 // a hash of the list and its filters. The same list with sync_token answers only the posts changed
 // since that position (the change log's rows) that the caller may see and that match the query's
 // explicit filters (no default date window), in the list's shape and paging, plus "deleted": the
-// changed posts of the list's type that the caller saw matching then and no longer does (trashed,
-// deleted, unpublished, hidden, moved out of the filters). What a post was then comes from the
-// catalog's earlier states, which keep no text (a search is not tested on them: with `search`,
-// "deleted" also names changed posts that matched the other filters then and not the search), and
-// which a replica that did not hold the post at the token's position does not have: it names the
-// post in "deleted" whenever the caller does not see it matching now (a client drops only what it
-// holds). A token of another site, list or filters, or older than the change log reaches back (its
-// retention, or more changes since than sync.max_bytes holds) is 410 calshim_sync_token_expired:
-// the client lists afresh. A token ahead of this replica's catalog waits for it (sequence_wait),
+// changed posts of the list's type that the caller saw matching then, by its own rules, and no
+// longer does (trashed, deleted, unpublished, hidden, moved out of the filters): a delta never names
+// a post the caller could not see. Changed posts include those the catalog's journal recorded
+// without a log row (repairs of rows written around the log) and events whose embedded venue,
+// organizer or term changed. What a post was then comes from the catalog's earlier states, which
+// keep no text (a search is not tested on them: with `search`, "deleted" also names changed posts
+// that matched the other filters then and not the search). A replica whose journal does not reach
+// back to the token (restarted since, or a position before its start) does not know them, and
+// answers 410 rather than guess. A token of
+// another site, list or filters, or older than the change log reaches back (its retention, or
+// more changes since than sync.max_bytes holds) is 410 calshim_sync_token_expired: the client lists
+// afresh. A token ahead of this replica's catalog waits for it (sequence_wait),
 // else answers no change and the same token.
 
 const (
@@ -192,8 +195,7 @@ func (s *Server) syncList(r *request, kind syncKind) (*response, error) {
 }
 
 // syncSplit sorts the changed posts of one type into those the caller now sees matching and the IDs
-// of those it saw matching before and no longer does (or, when their state then is not known, may
-// have).
+// of those it saw matching before and no longer does.
 func syncSplit(r *request, typ string, changed map[int]catalog.Changed,
 	now, then func(*mapping.Post) bool) (current []*mapping.Post, deleted []int) {
 	deleted = []int{}
@@ -203,7 +205,7 @@ func syncSplit(r *request, typ string, changed map[int]catalog.Changed,
 		case ok && p.Type() == typ && now(p):
 			current = append(current, p)
 		case ch.Type != typ:
-		case !ch.Known || ch.Before != nil && then(ch.Before):
+		case ch.Before != nil && then(ch.Before):
 			deleted = append(deleted, id)
 		}
 	}

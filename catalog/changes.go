@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -8,9 +9,11 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"calshim/cmsclient"
@@ -27,9 +30,9 @@ import (
 // older than what a replica followed itself costs an upstream request. What a changed post was at
 // the token's position (did the caller see it matching then?) comes from the earlier states the
 // catalog kept when its snapshots replaced them, without text or meta: a contributor saving a large
-// draft again and again must not make every replica keep each version. A replica that did not hold
-// the post at that position (restarted since, or forgotten) does not know, and says so (Changed.Known).
-// Rows and earlier states share one bound in bytes, oldest forgotten first.
+// draft again and again must not make every replica keep each version. A replica that did not
+// follow the log since that position (restarted since, or forgotten) does not know: the position is
+// expired. Rows and earlier states share one bound in bytes, oldest forgotten first.
 
 // DefaultMaxChangeBytes bounds the journal when Options.MaxChangeBytes is not set.
 const DefaultMaxChangeBytes = 4 << 20
@@ -41,8 +44,7 @@ var ErrSyncExpired = errors.New("catalog: sync position of another log, or older
 // Changed is one post changed since a position.
 type Changed struct {
 	Type   string        // its post type
-	Before *mapping.Post // its state at the position, as earlier keeps it (nil: it did not exist)
-	Known  bool          // Before is known
+	Before *mapping.Post // its state at the position, as earlier keeps it (nil: it did not exist, or unplaced)
 }
 
 // syncPos is where in the change log a snapshot stands (feed only). seq moves on while the snapshot
@@ -59,6 +61,12 @@ type change struct {
 	id        int
 	typ       string
 	before    *mapping.Post
+	// repair: no log row brought it (rows written around the log, which the checksum comparison
+	// found), at when (unix nanoseconds).
+	repair bool
+	when   int64
+	// embedded: an event that did not change, whose venue, organizer or term did (it has no row).
+	embedded bool
 }
 
 // journal is the bounded memory of changes and log rows, oldest first.
@@ -96,6 +104,14 @@ func (c *Catalog) advanced(cur *Snapshot) {
 	}
 }
 
+// repairWindow is how long a repaired post is also re-sent to tokens at or after the repair's
+// position: each replica finds a repair when it compares checksums, at a position of its own, so a
+// token another replica issued before it repaired may stand after this one's repair. Every replica
+// compares within VerifyEvery.
+func (c *Catalog) repairWindow() time.Duration {
+	return max(2*c.opt.VerifyEvery, time.Minute)
+}
+
 func (c *Catalog) maxChangeBytes() int {
 	if c.opt.MaxChangeBytes > 0 {
 		return c.opt.MaxChangeBytes
@@ -125,11 +141,18 @@ func (c *Catalog) ChangesSince(ctx context.Context, ident string, since int64,
 		return c.journal.versionsSince(since, upto)
 	}
 
+	if !c.journal.reaches(ident, since) {
+		return nil, ErrSyncExpired
+	}
 	rows, err := c.logRows(ctx, ident, since, upto)
 	if err != nil {
 		return nil, err
 	}
-	return c.journal.before(ident, rows, since, until), nil
+	changed, known := c.journal.before(ident, rows, since, until, time.Now().Add(-c.repairWindow()).UnixNano())
+	if !known {
+		return nil, ErrSyncExpired
+	}
+	return changed, nil
 }
 
 // versionsSince answers a position of this instance (no feed) from the journal alone.
@@ -144,18 +167,25 @@ func (j *journal) versionsSince(since, until int64) (map[int]Changed, error) {
 	for _, ch := range j.entries {
 		_, seen := out[ch.id]
 		if ch.pos > since && ch.pos <= until && !seen { // the first change after since holds the state at since
-			out[ch.id] = Changed{Type: ch.typ, Before: ch.before, Known: true}
+			out[ch.id] = Changed{Type: ch.typ, Before: ch.before}
 		}
 	}
 	return out, nil
 }
 
-// before returns the posts the rows name, each with its state at since when the journal knows it:
-// from the first change recorded after since, when the snapshot it replaced was at since or later;
-// as in until when none was recorded (a post the catalog does not hold, of another language or
-// status, stays out of deleted). A change recorded at since itself may have come before or after a
-// token taken there (a write's refresh does not move the sequence): then the state is not known.
-func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, snap *Snapshot) map[int]Changed {
+// before returns the posts the rows name and those the journal recorded after since (a repair of
+// rows written around the log has no row; an event whose venue, organizer or term changed renders
+// anew), each with its state at since: from the first change recorded after since (for a position
+// this replica never stood at, a token of another replica, the change its poll straddled counts when
+// the post's first row after since is in it), as in until when none was recorded (a post the
+// catalog does not hold, of another language or status, stays out of deleted). A change published
+// at since without moving the sequence (a repair) counts as after since. A repair recorded after
+// recent (unix nanoseconds, repairWindow) at or before since is named too, without a state then: it
+// is re-sent when the caller sees it, never put in deleted. When the journal does not reach back to
+// since (another log, a restart since, a forged position), the states are not known, nor what changed
+// in the events' embedded venues, organizers and terms: false, the position is expired.
+func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, snap *Snapshot,
+	recent int64) (map[int]Changed, bool) {
 	_, until := j.position(snap)
 	out := make(map[int]Changed, len(rows))
 	for _, r := range rows {
@@ -164,35 +194,101 @@ func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, sna
 
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if !j.started || ident != j.ident || since < j.floor || since == j.floor && !j.exact {
-		return out
+	if !j.reachesLocked(ident, since) {
+		return out, false
 	}
 
-	decided := map[int]bool{}
+	first := firstRows(rows)
+	decided, resend := map[int]bool{}, map[int]string{}
+	repaired := map[int]*mapping.Post{} // the state before the last repair at or before since
 	for _, ch := range j.entries {
 		if ch.pos > until {
 			break
 		}
-		c, named := out[ch.id]
-		if ch.pos < since || !named || decided[ch.id] {
+		if ch.repair && ch.pos <= since {
+			repaired[ch.id] = ch.before
+			if ch.when > recent {
+				resend[ch.id] = ch.typ
+			}
+		}
+		if decided[ch.id] {
 			continue
 		}
-		if ch.pos == since && ch.from < since {
-			continue // the change that led to since: before any token taken there
-		}
-		decided[ch.id] = true
-		if ch.pos > since && ch.from >= since {
-			c.Before, c.Known = ch.before, true
-			out[ch.id] = c
+		switch after, unplaced := ch.after(since, first); {
+		case after:
+			decided[ch.id] = true
+			out[ch.id] = Changed{Type: ch.typ, Before: ch.before}
+		case unplaced:
+			resend[ch.id] = ch.typ
 		}
 	}
+	settle(out, decided, repaired, resend, snap)
+	return out, true
+}
+
+// settle completes before's answer: the posts the rows name that no change after since decided, and
+// the repairs to re-send.
+func settle(out map[int]Changed, decided map[int]bool, repaired map[int]*mapping.Post,
+	resend map[int]string, snap *Snapshot) {
 	for id, c := range out {
 		if !decided[id] {
-			c.Before, c.Known = postOf(snap, id), true
+			// A row after since that no change follows: the checksum comparison found the change
+			// before the feed brought its row (then the state before it is the repair's), or it
+			// changed nothing the catalog holds.
+			before, found := repaired[id]
+			if !found {
+				before = postOf(snap, id)
+			}
+			c.Before = before
 			out[id] = c
 		}
 	}
-	return out
+	for id, typ := range resend {
+		if _, named := out[id]; !named {
+			out[id] = Changed{Type: typ}
+		}
+	}
+}
+
+// firstRows is each post's first row in rows.
+func firstRows(rows []cmsclient.LogRow) map[int]int64 {
+	first := map[int]int64{}
+	for _, r := range rows {
+		if seq, ok := first[r.ID]; !ok || r.Seq < seq {
+			first[r.ID] = r.Seq
+		}
+	}
+	return first
+}
+
+// after reports whether ch happened after since, given each post's first row after since: recorded
+// after it, or published at it without moving the sequence (a repair). A change this replica's poll
+// straddled since with (a token of another replica) was after since when the post's first row after
+// since is in it, else before (since's state is its result); a repair or an embedded change it
+// straddled is unplaced (the post is re-sent).
+// The change that led to since itself was before any token taken there.
+func (ch change) after(since int64, first map[int]int64) (after, unplaced bool) {
+	switch {
+	case ch.pos < since || ch.pos == since && ch.from < since:
+		return false, false
+	case ch.from >= since:
+		return true, false
+	case ch.repair || ch.embedded:
+		return false, true
+	}
+	seq, ok := first[ch.id]
+	return ok && seq <= ch.pos, false
+}
+
+// reaches reports whether the journal holds every change after since of log ident.
+func (j *journal) reaches(ident string, since int64) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.reachesLocked(ident, since)
+}
+
+func (j *journal) reachesLocked(ident string, since int64) bool {
+	return j.started && ident == j.ident && (since > j.floor || since == j.floor && j.exact)
 }
 
 // logRows returns the log's rows of posts after since up to until: from memory when it reaches
@@ -350,13 +446,80 @@ func (j *journal) record(old, next *Snapshot, limit int) {
 	}
 
 	_, from := j.position(old)
-	for _, ch := range diffPosts(old, next) {
-		ch.from, ch.pos, ch.typ = from, pos, typeOf(next, ch)
+	logged, now := j.loggedIn(from, pos), time.Now().UnixNano()
+	changes := diffPosts(old, next)
+	for i := range changes {
+		changes[i].repair = logged != nil && !logged[changes[i].id]
+	}
+	for _, ch := range embedded(old, next, changes) {
+		ch.from, ch.pos, ch.typ, ch.when = from, pos, typeOf(next, ch), now
 		ch.before = earlier(ch.before)
 		j.entries = append(j.entries, ch)
 		j.bytes += changeSize(ch)
 	}
 	j.trim(limit)
+}
+
+// embedded adds to changes the events that render differently because a venue, organizer or term
+// they embed changed while they did not: a client's copy of them, and a cache's, must change too.
+func embedded(old, next *Snapshot, changes []change) []change {
+	posts, terms, listed := map[int]bool{}, map[int]bool{}, map[int]bool{}
+	for _, ch := range changes {
+		listed[ch.id] = true
+		if p, ok := next.Post(ch.id); !ok || p.Type() != next.types.Event {
+			posts[ch.id] = true
+		}
+	}
+	for id, t := range next.terms {
+		if u, ok := old.terms[id]; !ok || u != t && !reflect.DeepEqual(u, t) {
+			terms[id] = true
+		}
+	}
+	for id := range old.terms {
+		if _, ok := next.terms[id]; !ok {
+			terms[id] = true
+		}
+	}
+	if len(posts) == 0 && len(terms) == 0 {
+		return changes
+	}
+	for _, p := range next.Events {
+		if !listed[p.ID] && embeds(p, posts, terms) {
+			changes = append(changes, change{id: p.ID, before: p, embedded: true})
+		}
+	}
+	return changes
+}
+
+// embeds reports whether an event shows one of posts or terms.
+func embeds(p *mapping.Post, posts, terms map[int]bool) bool {
+	for _, l := range [][]int{p.Derived.Venues, p.Derived.Organizers} {
+		if slices.ContainsFunc(l, func(id int) bool { return posts[id] }) {
+			return true
+		}
+	}
+	for _, l := range p.Terms {
+		if slices.ContainsFunc(l, func(id int) bool { return terms[id] }) {
+			return true
+		}
+	}
+	return false
+}
+
+// loggedIn is the posts the kept rows after from up to pos name; nil when the rows kept do not cover
+// them all (a catalog without the feed has none).
+func (j *journal) loggedIn(from, pos int64) map[int]bool {
+	if j.rowFloor > from || j.rowTop < pos {
+		return nil
+	}
+	out := map[int]bool{}
+	i, _ := slices.BinarySearchFunc(j.rows, from+1, func(r cmsclient.LogRow, seq int64) int {
+		return cmp.Compare(r.Seq, seq)
+	})
+	for ; i < len(j.rows) && j.rows[i].Seq <= pos; i++ {
+		out[j.rows[i].ID] = true
+	}
+	return out
 }
 
 // typeOf is the post type of a change, as the snapshot's own string.

@@ -47,7 +47,7 @@ func TestJournalChangesSince(t *testing.T) {
 	epoch, _ := c.SyncPoint(snap)
 	got, err := c.ChangesSince(ctx, epoch, 1, snap)
 	if err != nil || len(got) != 2 || got[1].Before == nil || got[1].Type != "tribe_events" ||
-		got[1].Before.Title() != "" || got[2].Before != nil || !got[2].Known {
+		got[1].Before.Title() != "" || got[2].Before != nil {
 		t.Errorf("since 1: %v %v", got, err)
 	}
 
@@ -240,20 +240,23 @@ func TestJournalRecordsBeforePublishing(t *testing.T) {
 }
 
 // With the feed, a changed post's state at a sequence is known from the first change recorded after
-// it when the snapshot that change replaced was at the sequence or later; a change recorded at the
-// sequence itself by a write's refresh, a snapshot straddling the sequence, or a sequence the
-// journal does not reach back to leave it unknown; none recorded, it is as the catalog holds it now.
+// it (a change published at the sequence without moving it, a repair, counts as after it; a
+// snapshot straddling the sequence gives the state it replaced); none recorded, it is as the
+// catalog holds it now; a sequence the journal does not reach back to leaves it unknown.
 func TestJournalBeforeAtSequence(t *testing.T) {
 	state := func(title string) *mapping.Post {
 		return &mapping.Post{Text: mapping.TextFields{Type: "tribe_events", Title: title}.Pack()}
 	}
 	j := &journal{started: true, ident: "L", floor: 10, entries: []change{
 		{from: 10, pos: 12, id: 1, before: state("1 at 10")}, // the poll that led to 12
-		{from: 12, pos: 12, id: 2, before: state("2 at 12")}, // a refresh at 12
+		{from: 12, pos: 12, id: 2, before: state("2 at 12")}, // a repair at 12
 		{from: 12, pos: 15, id: 3, before: state("3 at 12")},
 		{from: 15, pos: 15, id: 1, before: state("1 at 15")},
 		{from: 15, pos: 20, id: 1, before: state("1 later")},
 	}}
+	for i := range j.entries {
+		j.entries[i].typ = "tribe_events"
+	}
 	rows := []cmsclient.LogRow{{Seq: 13, ID: 1, Type: "tribe_events"}, {Seq: 14, ID: 2, Type: "tribe_events"},
 		{Seq: 15, ID: 3, Type: "tribe_events"}}
 	now := state("3 now")
@@ -264,13 +267,15 @@ func TestJournalBeforeAtSequence(t *testing.T) {
 		snap.pos = &syncPos{log: "L"}
 		snap.pos.seq.Store(until)
 		out := map[int]string{}
-		for id, c := range j.before(ident, rows, since, snap) {
+		changed, known := j.before(ident, rows, since, snap, 0)
+		for id, c := range changed {
 			switch {
+			case !known:
 			case c.Type != "tribe_events":
 				t.Errorf("%d: type %q", id, c.Type)
-			case c.Known && c.Before == nil:
+			case c.Before == nil:
 				out[id] = "none"
-			case c.Known:
+			default:
 				out[id] = c.Before.Title()
 			}
 		}
@@ -282,10 +287,10 @@ func TestJournalBeforeAtSequence(t *testing.T) {
 		since, until int64
 		want         map[int]string
 	}{
-		{"L", 12, 20, map[int]string{1: "1 at 15", 3: "3 at 12"}},
-		{"L", 13, 20, map[int]string{1: "1 at 15", 2: "none"}}, // 12 → 15 straddles 13: 3 unknown
-		{"L", 12, 14, map[int]string{1: "none", 3: "3 now"}},   // nothing recorded after 12 up to 14: as now
-		{"L", 10, 20, map[int]string{}},                        // the floor after a drop: changes at it may be forgotten
+		{"L", 12, 20, map[int]string{1: "1 at 15", 2: "2 at 12", 3: "3 at 12"}},
+		{"L", 13, 20, map[int]string{1: "1 at 15", 2: "none", 3: "3 at 12"}}, // 12 → 15 straddles 13
+		{"L", 12, 14, map[int]string{1: "none", 2: "2 at 12", 3: "3 now"}},   // nothing after 12 up to 14: as now
+		{"L", 10, 20, map[int]string{}},                                      // the floor after a drop: changes at it may be forgotten
 		{"M", 12, 20, map[int]string{}},
 	} {
 		if got := known(c.ident, c.since, c.until); !reflect.DeepEqual(got, c.want) {
@@ -322,5 +327,31 @@ func TestJournalTrimsRowsAndEntries(t *testing.T) {
 	}
 	if rows, floor := j.rowsSince("L", 17, 20); floor != 17 || len(rows) != 3 {
 		t.Errorf("since 17: %d rows, floor %d", len(rows), floor)
+	}
+}
+
+// A change is placed against a token's position by its own positions and, when this replica's poll
+// straddled the position (a token of another replica), by the post's first log row after it.
+func TestChangeAfterPosition(t *testing.T) {
+	first := map[int]int64{1: 14, 2: 17}
+	for _, c := range []struct {
+		name            string
+		ch              change
+		after, unplaced bool
+	}{
+		{"before the position", change{from: 8, pos: 10, id: 1}, false, false},
+		{"the change that led to the position", change{from: 10, pos: 12, id: 1}, false, false},
+		{"a repair at the position", change{from: 12, pos: 12, id: 1, repair: true}, true, false},
+		{"after the position", change{from: 12, pos: 15, id: 1}, true, false},
+		{"straddled, its first row after the position in it", change{from: 11, pos: 15, id: 1}, true, false},
+		{"straddled, its first row after the position later", change{from: 11, pos: 15, id: 2}, false, false},
+		{"straddled, no row after the position", change{from: 11, pos: 15, id: 3}, false, false},
+		{"a repair straddled", change{from: 11, pos: 15, id: 3, repair: true}, false, true},
+		{"an embedded change straddled", change{from: 11, pos: 15, id: 3, embedded: true}, false, true},
+	} {
+		after, unplaced := c.ch.after(12, first)
+		if after != c.after || unplaced != c.unplaced {
+			t.Errorf("%s: after %v unplaced %v, want %v %v", c.name, after, unplaced, c.after, c.unplaced)
+		}
 	}
 }

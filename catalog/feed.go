@@ -177,14 +177,21 @@ func (c *Catalog) pollFeed(ctx context.Context) error {
 		return err
 	}
 	if c.verifyDue() {
-		next, err = c.check(ctx, next, false)
+		checked, err := c.check(ctx, next, false)
 		if errors.Is(err, errReload) {
 			c.notify("checksums differ too much: reloading the catalog", err)
 			return c.load(ctx)
 		}
+		if err == nil && checked != next {
+			// What the checksums found may be a change made since the feed was read, whose row
+			// is in the log now: read it again, so that the change enters at its sequence with
+			// its row (changes.go), and only what was written around the log stays a repair.
+			checked, err = c.catchUp(ctx, checked, false)
+		}
 		if err != nil {
 			return err
 		}
+		next = checked
 	}
 	if next != cur {
 		c.publish(next)

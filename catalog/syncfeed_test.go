@@ -3,8 +3,6 @@ package catalog_test
 import (
 	"context"
 	"errors"
-	"maps"
-	"slices"
 	"testing"
 	"time"
 
@@ -13,9 +11,9 @@ import (
 )
 
 // A sync position names the change log and a sequence: a catalog that followed the log since
-// answers it from memory, with each post's state then; one that started later (another replica, a
-// restart) asks the plugin for the rows once and keeps them, and answers the same posts without
-// their state then. Another log, or a sequence the log pruned, is expired.
+// answers it from memory, with each post's state then (and the events that embed a changed venue);
+// one that started later (another replica, a restart) does not know those states: expired, as are
+// another log and a sequence the log pruned.
 func TestSyncFromChangeLog(t *testing.T) {
 	ctx := context.Background()
 	fake := wpfake.New(t)
@@ -34,27 +32,18 @@ func TestSyncFromChangeLog(t *testing.T) {
 	feed.change("tribe_venue", venue)
 	mustPoll(t, a)
 	mine, err := a.ChangesSince(ctx, ident, since, a.Snapshot())
-	if err != nil || len(mine) != 2 || !mine[ev].Known || mine[ev].Before == nil || mine[ev].Before.ID != ev ||
-		!mine[venue].Known || mine[venue].Type != "tribe_venue" || feed.rowRequests != 0 {
+	if err != nil || mine[ev].Before == nil || mine[ev].Before.ID != ev ||
+		mine[venue].Before == nil || mine[venue].Type != "tribe_venue" || feed.rowRequests != 0 {
 		t.Errorf("the catalog that followed the log: %+v %v, %d rows requests", mine, err, feed.rowRequests)
 	}
 
-	b := mustLoad(t, fake)
-	for range 2 {
-		theirs, err := b.ChangesSince(ctx, ident, since, b.Snapshot())
-		if err != nil || !slices.Equal(sortedKeys(theirs), sortedKeys(mine)) || theirs[ev].Known ||
-			theirs[venue].Type != "tribe_venue" || feed.rowRequests != 1 {
-			t.Errorf("a catalog loaded later: %+v %v, %d rows requests", theirs, err, feed.rowRequests)
-		}
+	b := mustLoad(t, fake) // loaded after the changes: what was before them it cannot know
+	if _, err := b.ChangesSince(ctx, ident, since, b.Snapshot()); !errors.Is(err, catalog.ErrSyncExpired) ||
+		feed.rowRequests != 0 {
+		t.Errorf("a catalog loaded later: %v, %d rows requests", err, feed.rowRequests)
 	}
-
-	if _, err := b.ChangesSince(ctx, "log-0", since, b.Snapshot()); !errors.Is(err, catalog.ErrSyncExpired) {
+	if _, err := a.ChangesSince(ctx, "log-0", since, a.Snapshot()); !errors.Is(err, catalog.ErrSyncExpired) {
 		t.Errorf("another log: %v", err)
-	}
-	feed.page = 1 // one sequence per answer
-	c := mustLoad(t, fake)
-	if got, err := c.ChangesSince(ctx, ident, since, c.Snapshot()); err != nil || len(got) != 2 || feed.rowRequests != 3 {
-		t.Errorf("rows read in pages: %+v %v, %d rows requests", got, err, feed.rowRequests)
 	}
 	feed.floor = since + 1
 	d := mustLoad(t, fake)
@@ -62,5 +51,3 @@ func TestSyncFromChangeLog(t *testing.T) {
 		t.Errorf("a pruned sequence: %v", err)
 	}
 }
-
-func sortedKeys(m map[int]catalog.Changed) []int { return slices.Sorted(maps.Keys(m)) }

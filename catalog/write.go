@@ -25,19 +25,28 @@ type PostRef struct {
 // through its caller-authenticated methods (cmsclient.Client.Send), never its service credential.
 func (c *Catalog) Client() *cmsclient.Client { return c.client }
 
-// Refresh re-reads the given posts (from the write's own answer when it carries the post, else from
-// upstream with the service credential; and, with terms, every term: names, counts) and publishes a
-// new snapshot at once, so that a write is visible to the next read of this replica
-// (read-your-writes) without waiting for the poll. A post upstream no longer has (deleted
-// permanently, or in a status the catalog does not hold) leaves the catalog. Featured images the
-// posts now use are loaded too.
+// Refresh brings a write's changes into the catalog at once, so that the next read of this replica
+// sees it (read-your-writes) without waiting for the poll.
 //
-// The upstream reads happen outside the catalog lock, so concurrent writes refresh in parallel; a
-// post the catalog meanwhile holds in a newer version (a poll or another write got there first) is
-// kept.
+// When the catalog syncs through the plugin's change feed, that is a poll of the feed now: the
+// write's rows are in the log once WordPress has answered it (stampSequence), so the change enters
+// the catalog exactly as the same change polled later would, at the sequence that includes it, with
+// its journal entry, its purge keys and its deltas: one journal, whoever wrote (refs and terms are
+// not needed then).
+//
+// Without the feed, it re-reads the given posts (from the write's own answer when it carries the
+// post, else from upstream with the service credential; and, with terms, every term: names, counts)
+// and publishes a new snapshot, a new version of this instance's journal. A post upstream no longer
+// has (deleted permanently, or in a status the catalog does not hold) leaves the catalog. Featured
+// images the posts now use are loaded too. The upstream reads happen outside the catalog lock, so
+// concurrent writes refresh in parallel; a post the catalog meanwhile holds in a newer version (a
+// poll or another write got there first) is kept.
 func (c *Catalog) Refresh(ctx context.Context, terms bool, refs ...PostRef) error {
 	if c.snap.Load() == nil {
 		return errors.New("catalog: refresh before load")
+	}
+	if c.feed.on.Load() {
+		return c.pollFeed(ctx)
 	}
 
 	fetched, gone, err := c.readPosts(ctx, refs)
