@@ -169,7 +169,9 @@ func (t *tx) upstreamError(err error) error {
 		}
 		return e
 	case ue.Code == "rest_invalid_param":
-		return newError(http.StatusBadRequest, ue.Code, ue.Message)
+		e := fromUpstream(ue)
+		e.Status = http.StatusBadRequest
+		return e
 	case ue.Code == errPreconditionFailed.Code: // the plugin refused If-Match (http_precondition.go)
 		return errPreconditionFailed
 	}
