@@ -3,7 +3,6 @@ package adapter
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"maps"
 	"net/http"
@@ -95,7 +94,7 @@ func (s *Server) resolveViewer(r *request) (*viewer, error) {
 		return nil, err
 	}
 
-	res, err := r.cms.Me(r.gc.Request.Context(), creds)
+	me, err := r.cms.Me(r.gc.Request.Context(), creds)
 	var ue *cmsclient.Error
 	if errors.As(err, &ue) && ue.Code == "rest_not_logged_in" {
 		// Credentials WordPress does not try (another scheme, a malformed header, an empty
@@ -112,15 +111,6 @@ func (s *Server) resolveViewer(r *request) (*viewer, error) {
 	}
 
 	if err != nil {
-		return nil, err
-	}
-
-	var me struct {
-		ID   int             `json:"id"`
-		Caps map[string]bool `json:"capabilities"`
-	}
-
-	if err := json.Unmarshal(res.Body, &me); err != nil {
 		return nil, err
 	}
 

@@ -157,12 +157,12 @@ func (s *Server) siteIndex(r *request) []rawMember {
 		return c.byLang[r.lang]
 	}
 
-	res, err := s.catalog(r.lang).Client().Get(r.gc.Request.Context(), "/", nil)
+	index, err := r.cms.RESTIndex(r.gc.Request.Context())
 	if err != nil {
 		return c.byLang[r.lang]
 	}
 
-	members, err := topLevelMembers(res.Body)
+	members, err := topLevelMembers(index)
 	if err != nil {
 		return c.byLang[r.lang]
 	}

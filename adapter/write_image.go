@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"calshim/cmsclient"
 	"calshim/mapping/php"
 )
 
@@ -57,23 +57,15 @@ func (t *tx) resolveImage(v string) (int, error) {
 		return 0, invalidParam("image")
 	}
 
-	if err := t.spend(); err != nil {
-		return 0, err
-	}
-	res, err := t.cat.Client().Upload(t.r.gc.Request.Context(), t.r.viewer.creds, name, ctype, data)
-	if err != nil {
-		return 0, t.upstreamError(err)
-	}
-
-	var m struct {
-		ID int `json:"id"`
-	}
-
-	if err := json.Unmarshal(res.Body, &m); err != nil {
-		return 0, err
-	}
-
-	return m.ID, nil
+	var id int
+	err = t.call(func(ctx context.Context, c *cmsclient.Client, creds cmsclient.Credentials) error {
+		uploaded, err := c.Upload(ctx, creds, name, ctype, data)
+		if err == nil {
+			id = uploaded.ID
+		}
+		return err
+	})
+	return id, err
 }
 
 // knownImage is the attachment an image argument names without asking WordPress: an ID, or the

@@ -183,7 +183,7 @@ func (t *tx) saveLinked(plan mapping.LinkedPlan) (int, error) {
 		// save always bumps it. When the duplicate holds all of it already, there is nothing to
 		// save.
 		ctx := t.r.gc.Request.Context()
-		typed, err := t.cat.Client().PostBody(ctx, t.postSave(save.Type, dup.ID, body))
+		typed, err := t.r.cms.PostBody(ctx, t.postSave(save.Type, dup.ID, body))
 		if err != nil {
 			return 0, t.upstreamError(err)
 		}

@@ -134,23 +134,16 @@ func (s *Server) writeTerm(r *request, plan mapping.TermPlan) (int, error) {
 // saveTerm runs a term plan: one wp/v2 call as the caller. It returns the ID of the term written.
 func (t *tx) saveTerm(plan mapping.TermPlan) (int, error) {
 	t.terms = true
-	call := func(
-		ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials,
-	) (*cmsclient.Response, error) {
+	id := plan.ID
+	err := t.call(func(ctx context.Context, c *cmsclient.Client, creds cmsclient.Credentials) (err error) {
 		if plan.Delete {
-			return c.DeleteTermAs(ctx, cr, plan.Base, plan.ID)
+			return c.DeleteTermAs(ctx, creds, plan.Base, plan.ID)
 		}
-		return c.SaveTermAs(ctx, cr, plan.Base, plan.ID, plan.Fields)
-	}
-
-	if plan.ID != 0 {
-		return plan.ID, t.send(call, nil)
-	}
-
-	var saved struct {
-		ID int `json:"id"`
-	}
-
-	err := t.send(call, &saved)
-	return saved.ID, err
+		saved, err := c.SaveTermAs(ctx, creds, plan.Base, plan.ID, plan.Fields)
+		if plan.ID == 0 {
+			id = saved
+		}
+		return err
+	})
+	return id, err
 }

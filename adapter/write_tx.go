@@ -42,38 +42,27 @@ func (s *Server) begin(r *request) *tx {
 	return &tx{s: s, r: r, cat: s.catalog(r.lang), limit: limit}
 }
 
-// upstreamCall is one typed wp/v2 call made as the caller (a cmsclient *As method).
-type upstreamCall func(
-	ctx context.Context, c *cmsclient.Client, creds cmsclient.Credentials,
-) (*cmsclient.Response, error)
-
-// send makes one wp/v2 call as the caller and decodes the answer into out (when not nil).
-func (t *tx) send(call upstreamCall, out any) error {
+// call makes one typed call of the request's CMS client (r.cms, the adapter's one way to it) as the
+// caller: it spends one request of the write's budget and translates WordPress' refusal.
+func (t *tx) call(do func(ctx context.Context, c *cmsclient.Client, creds cmsclient.Credentials) error) error {
 	if err := t.spend(); err != nil {
 		return err
 	}
-
-	res, err := call(t.r.gc.Request.Context(), t.cat.Client(), t.r.viewer.creds)
-	if err != nil {
+	if err := do(t.r.gc.Request.Context(), t.r.cms, t.r.viewer.creds); err != nil {
 		return t.upstreamError(err)
-	}
-
-	if out != nil {
-		return json.Unmarshal(res.Body, out)
 	}
 	return nil
 }
 
 // savePost creates (id 0) or updates a post of a type with a wp/v2 body and returns its ID.
 func (t *tx) savePost(postType string, id int, body map[string]any) (int, error) {
-	if err := t.spend(); err != nil {
-		return 0, err
-	}
-
-	ctx := t.r.gc.Request.Context()
-	saved, err := t.cat.Client().SavePostAs(ctx, t.r.viewer.creds, t.postSave(postType, id, body))
+	var saved *cmsclient.SavedPost
+	err := t.call(func(ctx context.Context, c *cmsclient.Client, creds cmsclient.Credentials) (err error) {
+		saved, err = c.SavePostAs(ctx, creds, t.postSave(postType, id, body))
+		return err
+	})
 	if err != nil {
-		return 0, t.upstreamError(err)
+		return 0, err
 	}
 
 	t.touch(postType, saved.ID, saved.Answer)
@@ -99,17 +88,14 @@ func (t *tx) postSave(postType string, id int, body map[string]any) cmsclient.Po
 
 // trashPost moves a post to the trash (wp/v2 DELETE without force, which answers the trashed post).
 func (t *tx) trashPost(postType string, id int) error {
-	var answer json.RawMessage
-	trash := func(
-		ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials,
-	) (*cmsclient.Response, error) {
-		return c.TrashPostAs(ctx, cr, postType, id)
-	}
-
-	err := t.send(trash, &answer)
-	if err != nil {
-		answer = nil // unknown outcome: the refresh reads the post again
-	}
+	var answer json.RawMessage // nil on an unknown outcome: the refresh reads the post again
+	err := t.call(func(ctx context.Context, c *cmsclient.Client, creds cmsclient.Credentials) error {
+		trashed, err := c.TrashPostAs(ctx, creds, postType, id)
+		if err == nil {
+			answer = trashed.Answer
+		}
+		return err
+	})
 
 	t.touch(postType, id, answer)
 	return err
