@@ -39,6 +39,8 @@ type Query struct {
 	Path   string // below the namespace: "/events/17"
 	Query  string // the query without rest_route, as the original gets it
 	NS     string // the namespace the client used on calshim ("cal/events/v1" or the original's)
+	Origin string // scheme://host the client addressed calshim at (the live shadow asks itself there)
+	ID     string // the client's request ID, which calshim's own request of the comparison carries
 }
 
 // Side answers a query: calshim (in-process or over HTTP) or the original.

@@ -2,9 +2,10 @@ package shadow
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -147,7 +148,7 @@ func Compare(a, b *Answer, norm *Normalizer) []Diff {
 // CompareHeaders lists the differences of two sets of headers.
 func CompareHeaders(a, b map[string]string, norm *Normalizer) []Diff {
 	var diffs []Diff
-	for _, k := range sortedKeys(a) {
+	for _, k := range slices.Sorted(maps.Keys(a)) {
 		bv, ok := b[k]
 		switch {
 		case !ok:
@@ -159,7 +160,7 @@ func CompareHeaders(a, b map[string]string, norm *Normalizer) []Diff {
 		}
 	}
 
-	for _, k := range sortedKeys(b) {
+	for _, k := range slices.Sorted(maps.Keys(b)) {
 		if _, ok := a[k]; !ok {
 			diffs = append(diffs, newDiff("header:"+k, "extra", "<absent>", b[k]))
 		}
@@ -317,15 +318,4 @@ func around(a, b string) (string, string) {
 	}
 
 	return show(a), show(b)
-}
-
-// sortedKeys returns the keys of a string map in order.
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-
-	return keys
 }

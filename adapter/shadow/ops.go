@@ -1,0 +1,206 @@
+package shadow
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// liveMetrics are the live shadow's Prometheus collectors. Labels take their values from fixed
+// sets: route templates (the adapter's route table), outcomes, skip reasons.
+type liveMetrics struct {
+	reg      prometheus.Registerer
+	outcomes *prometheus.CounterVec
+	skipped  *prometheus.CounterVec
+	asked    prometheus.Counter
+	mu       sync.Mutex
+	counts   map[Outcome]int64
+}
+
+func newLiveMetrics(reg prometheus.Registerer) *liveMetrics {
+	m := &liveMetrics{reg: reg, counts: map[Outcome]int64{},
+		outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "calshim", Name: "shadow_requests_total",
+			Help: "Sampled requests compared with the original, by route template and outcome (same, deliberate, " +
+				"different, noise, error, skipped)."}, []string{"route", "outcome"}),
+		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "calshim", Name: "shadow_skipped_total",
+			Help: "Sampled requests not compared, by reason (breaker, budget, busy, calshim busy)."}, []string{"reason"}),
+		asked: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "calshim",
+			Name: "shadow_original_requests_total", Help: "Requests the shadow sent to the original."}),
+	}
+	if reg != nil {
+		reg.MustRegister(m.outcomes, m.skipped, m.asked)
+	}
+
+	return m
+}
+
+// breakerOpen exports the breaker's state.
+func (m *liveMetrics) breakerOpen(b *breaker) {
+	if m.reg == nil {
+		return
+	}
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "calshim", Name: "shadow_breaker_open",
+		Help: "Whether the shadow's circuit breaker is open (1): the original failed or was slow."},
+		func() float64 {
+			if b.isOpen() {
+				return 1
+			}
+			return 0
+		}))
+}
+
+func (m *liveMetrics) outcome(route string, o Outcome) {
+	m.outcomes.WithLabelValues(route, string(o)).Inc()
+	m.mu.Lock()
+	m.counts[o]++
+	m.mu.Unlock()
+}
+
+func (m *liveMetrics) totals() map[Outcome]int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make(map[Outcome]int64, len(m.counts))
+	for k, v := range m.counts {
+		out[k] = v
+	}
+	return out
+}
+
+// clipBody is how much of each answer a kept difference shows.
+const clipBody = 4096
+
+// Entry is one kept difference, as /shadow/differences shows it.
+type Entry struct {
+	Time       time.Time         `json:"time"`
+	Route      string            `json:"route"`
+	Request    string            `json:"request"` // calshim's request URI, a password parameter's value hidden
+	Outcome    Outcome           `json:"outcome"`
+	Diffs      []Diff            `json:"differences,omitempty"`
+	Deliberate map[string]string `json:"deliberate,omitempty"` // name → reason
+	Original   Shown             `json:"original"`
+	Calshim    Shown             `json:"calshim"`
+}
+
+// Shown is an answer as kept: its status, compared headers and body, clipped.
+type Shown struct {
+	Status  int               `json:"status"`
+	Error   string            `json:"error,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Body    string            `json:"body"`
+	Clipped int               `json:"clipped_bytes,omitempty"`
+}
+
+func shown(a *Answer) Shown {
+	if a == nil {
+		return Shown{}
+	}
+	s := Shown{Status: a.Status, Error: a.Err, Headers: a.Headers, Body: string(a.Body)}
+	if len(s.Body) > clipBody {
+		s.Clipped = len(s.Body) - clipBody
+		s.Body = s.Body[:clipBody]
+	}
+	return s
+}
+
+// EntryOf describes a result for an operator.
+func EntryOf(res *Result, t Table) Entry {
+	e := Entry{Time: time.Now().UTC(), Route: res.Query.Route, Request: redact(res.Query.Target),
+		Outcome: res.Outcome, Diffs: res.Diffs, Original: shown(res.Original), Calshim: shown(res.Calshim)}
+	if len(e.Diffs) > maxDiffs {
+		e.Diffs = e.Diffs[:maxDiffs]
+	}
+	for _, n := range res.Granted {
+		if e.Deliberate == nil {
+			e.Deliberate = map[string]string{}
+		}
+		if d := t.ByName(n); d != nil {
+			e.Deliberate[n] = d.Reason
+		}
+	}
+	return e
+}
+
+// redact hides the value of a password parameter (a protected event's): the endpoint is for
+// operators, but a visitor's password is not theirs to read.
+func redact(target string) string {
+	u, err := url.Parse(target)
+	if err != nil {
+		return target
+	}
+	q := u.Query()
+	if _, ok := q["password"]; !ok {
+		return target
+	}
+	q.Set("password", "…")
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// recent keeps the latest differences and deliberate differences, each kind bounded in count and
+// together in bytes (the oldest go first).
+type recent struct {
+	mu       sync.Mutex
+	max      int
+	maxBytes int
+	bytes    int
+	kept     map[Outcome][]json.RawMessage // oldest first
+}
+
+func newRecent(n, bytes int) *recent {
+	return &recent{max: max(n, 1), maxBytes: bytes, kept: map[Outcome][]json.RawMessage{}}
+}
+
+func (r *recent) add(res *Result, t Table) {
+	raw, err := json.Marshal(EntryOf(res, t))
+	if err != nil || len(raw) > r.maxBytes {
+		return
+	}
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.kept[res.Outcome] = append(r.kept[res.Outcome], raw)
+	r.bytes += len(raw)
+	for len(r.kept[res.Outcome]) > r.max || r.bytes > r.maxBytes {
+		r.dropOldest(res.Outcome)
+	}
+}
+
+// dropOldest drops the oldest entry of the longest list (the kind just added when over its count).
+func (r *recent) dropOldest(o Outcome) {
+	if len(r.kept[o]) <= r.max {
+		for k, l := range r.kept {
+			if len(l) > len(r.kept[o]) {
+				o = k
+			}
+		}
+	}
+	r.bytes -= len(r.kept[o][0])
+	r.kept[o] = r.kept[o][1:]
+}
+
+// serve writes the totals by outcome and the kept entries, newest first.
+func (r *recent) serve(w http.ResponseWriter, totals map[Outcome]int64) {
+	r.mu.Lock()
+	out := struct {
+		Totals     map[Outcome]int64 `json:"totals"`
+		Different  []json.RawMessage `json:"different"`
+		Deliberate []json.RawMessage `json:"deliberate"`
+	}{Totals: totals, Different: newestFirst(r.kept[Different]), Deliberate: newestFirst(r.kept[Intended])}
+	r.mu.Unlock()
+
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(out)
+}
+
+func newestFirst(l []json.RawMessage) []json.RawMessage {
+	out := make([]json.RawMessage, len(l))
+	for i, v := range l {
+		out[len(l)-1-i] = v
+	}
+	return out
+}
