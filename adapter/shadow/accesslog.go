@@ -44,8 +44,8 @@ func ParseLogLine(line string) (l LogLine, ok bool) {
 	if !ok {
 		return l, false
 	}
-	parts := strings.Fields(request)
-	if len(parts) < 2 || len(parts) > 3 {
+	parts := strings.Split(request, " ") // HTTP's request line: spaces only between its parts
+	if len(parts) < 2 || len(parts) > 3 || parts[0] == "" || parts[1] == "" {
 		return l, false
 	}
 	l.Method, l.Target = parts[0], parts[1]
@@ -85,7 +85,7 @@ var Namespaces = []string{Namespace, "cal/events/v1"}
 // (another API, a page, calshim's own iCalendar routes or sync tokens, which the original lacks).
 func QueryOf(target, restRoot string) (q Query, ok bool) {
 	u, err := url.ParseRequestURI(target)
-	if err != nil {
+	if err != nil || !strings.HasPrefix(target, "/") { // the absolute form is a proxy's request
 		return q, false
 	}
 

@@ -135,7 +135,7 @@ func redact(target string) string {
 	if _, ok := q["password"]; !ok {
 		return target
 	}
-	q.Set("password", "…")
+	q.Set("password", "REDACTED")
 	u.RawQuery = q.Encode()
 	return u.String()
 }
@@ -162,22 +162,32 @@ func (r *recent) add(res *Result, t Table) {
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.kept[res.Outcome] = append(r.kept[res.Outcome], raw)
+	o := res.Outcome
+	r.kept[o] = append(r.kept[o], raw)
 	r.bytes += len(raw)
-	for len(r.kept[res.Outcome]) > r.max || r.bytes > r.maxBytes {
-		r.dropOldest(res.Outcome)
+	for len(r.kept[o]) > r.max {
+		r.dropOldest(o)
+	}
+	for r.bytes > r.maxBytes {
+		r.dropOldest(r.victim(o))
 	}
 }
 
-// dropOldest drops the oldest entry of the longest list (the kind just added when over its count).
-func (r *recent) dropOldest(o Outcome) {
-	if len(r.kept[o]) <= r.max {
-		for k, l := range r.kept {
-			if len(l) > len(r.kept[o]) {
-				o = k
-			}
+// victim is the kind that gives way when the bytes run out: the one just added while it holds
+// more than the new entry, so that many deliberate differences never push out a real one.
+func (r *recent) victim(added Outcome) Outcome {
+	if len(r.kept[added]) > 1 {
+		return added
+	}
+	for k, l := range r.kept {
+		if k != added && len(l) > 0 {
+			return k
 		}
 	}
+	return added
+}
+
+func (r *recent) dropOldest(o Outcome) {
 	r.bytes -= len(r.kept[o][0])
 	r.kept[o] = r.kept[o][1:]
 }
