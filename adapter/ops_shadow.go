@@ -47,10 +47,13 @@ func (s *Server) shadowAfter(gc *gin.Context, pattern string) {
 		return // the original serves one language, at its own address
 	}
 
-	origin := scheme(req) + "://" + req.Host
+	origin, root := scheme(req)+"://"+req.Host, addr.root
+	if strings.HasSuffix(root, "?rest_route=") {
+		root = "" // the plain form: its URLs stay plain (a deliberate difference), only the host is rewritten
+	}
 	s.shadow.Offer(shadow.Query{Route: route, Target: req.URL.RequestURI(), Path: addr.route,
 		Query: shadow.WithoutParam(req.URL.RawQuery, "rest_route"), NS: addr.ns, Origin: origin,
-		ID: firstValue(gc.Writer.Header()["X-Request-Id"])}, strings.TrimSuffix(addr.root, "?rest_route="))
+		ID: firstValue(gc.Writer.Header()["X-Request-Id"])}, root)
 }
 
 // anonymousRead reports whether a request may be sent to the original as well: a GET (not turned

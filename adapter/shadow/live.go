@@ -80,7 +80,8 @@ func (l *Live) Sample() bool {
 }
 
 // Offer queues a comparison of q, whose calshim answer used root (scheme://host + REST root, as
-// the client addressed calshim) and namespace q.NS. It never waits.
+// the client addressed calshim; "" for the ?rest_route= form, whose URLs keep their form) and
+// namespace q.NS. It never waits.
 func (l *Live) Offer(q Query, root string) {
 	switch {
 	case !l.breaker.allow():
@@ -88,7 +89,10 @@ func (l *Live) Offer(q Query, root string) {
 	case !l.budget.Allow():
 		l.skip(q, "budget")
 	default:
-		norm := NewNormalizer(root, strings.TrimRight(l.opt.URL, "/"), q.NS).Then(q.Origin, l.origin)
+		norm := NewNormalizer(q.Origin, l.origin, q.NS)
+		if root != "" {
+			norm = NewNormalizer(root, strings.TrimRight(l.opt.URL, "/"), q.NS).Then(q.Origin, l.origin)
+		}
 		select {
 		case l.jobs <- job{q: q, norm: norm}:
 		default:
