@@ -76,6 +76,7 @@ func (n *Normalizer) Then(from, to string) *Normalizer {
 	return n
 }
 
+// Str rewrites one string.
 func (n *Normalizer) Str(s string) string {
 	for _, p := range n.Pairs {
 		s = strings.ReplaceAll(s, p[0], p[1])

@@ -57,7 +57,7 @@ func get(ctx context.Context, client *http.Client, u string) *Answer {
 	if err != nil {
 		return &Answer{Err: err.Error()}
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 
 	return read(resp.StatusCode, resp.Header, resp.Body)
 }

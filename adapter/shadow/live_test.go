@@ -47,7 +47,7 @@ func TestBreaker(t *testing.T) {
 		t.Fatal("no try after the second cooldown")
 	}
 	b.record(time.Millisecond, true)
-	if !b.allow() || !b.allow() || !b.closed() {
+	if first, second := b.allow(), b.allow(); !first || !second || !b.closed() {
 		t.Fatal("a good try did not close the breaker")
 	}
 

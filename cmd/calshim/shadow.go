@@ -51,7 +51,8 @@ func runShadow(args []string, out, errOut io.Writer) error {
 	fs.SetOutput(errOut)
 	r := &replay{}
 	fs.StringVar(&r.logPath, "log", "", "access log in the combined format of nginx or Apache (- for stdin)")
-	fs.StringVar(&r.calshim, "calshim", "http://127.0.0.1:8080", "calshim's base URL: each logged request URI is sent there")
+	fs.StringVar(&r.calshim, "calshim", "http://127.0.0.1:8080",
+		"calshim's base URL: each logged request URI is sent there")
 	fs.StringVar(&r.original, "original", "", "the original's REST root, e.g. http://site/wp-json")
 	fs.StringVar(&r.restRoot, "rest-root", "/wp-json", "the REST root's path in the logged URIs")
 	fs.Float64Var(&r.rate, "rate", 5, "requests per second on the original (each comparison makes one or more)")
@@ -72,7 +73,9 @@ func runShadow(args []string, out, errOut io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep.print(out)
+	if _, err := io.WriteString(out, rep.text()); err != nil {
+		return err
+	}
 	if rep.counts[shadow.Different] > 0 {
 		return errDifferent
 	}
@@ -87,7 +90,7 @@ func (r *replay) queries() ([]shadow.Query, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }()
 		in = f
 	}
 
@@ -175,8 +178,8 @@ type cluster struct {
 	examples          []string
 }
 
-func newReport(total, lines, max int) *report {
-	return &report{total: total, lines: lines, max: max, counts: map[shadow.Outcome]int{},
+func newReport(total, lines, examples int) *report {
+	return &report{total: total, lines: lines, max: examples, counts: map[shadow.Outcome]int{},
 		routes: map[string]map[shadow.Outcome]int{}, granted: map[string]int{}, clusters: map[string]*cluster{}}
 }
 
@@ -225,7 +228,10 @@ func (rep *report) example(route, path, kind, text string) {
 	}
 }
 
-func (rep *report) print(w io.Writer) {
+// text is the report: totals by outcome, outcomes by route, deliberate differences by name, then
+// the examples (differences first, most frequent first).
+func (rep *report) text() string {
+	w := &strings.Builder{}
 	fmt.Fprintf(w, "replayed %d requests (of %d log lines)\n", rep.total, rep.lines)
 	for _, o := range shadow.Outcomes {
 		fmt.Fprintf(w, "  %-10s %6d\n", o, rep.counts[o])
@@ -235,13 +241,13 @@ func (rep *report) print(w io.Writer) {
 	for _, o := range shadow.Outcomes {
 		fmt.Fprintf(w, " %10s", o)
 	}
-	fmt.Fprintln(w)
+	w.WriteString("\n")
 	for _, route := range slices.Sorted(maps.Keys(rep.routes)) {
 		fmt.Fprintf(w, "%-32s", route)
 		for _, o := range shadow.Outcomes {
 			fmt.Fprintf(w, " %10d", rep.routes[route][o])
 		}
-		fmt.Fprintln(w)
+		w.WriteString("\n")
 	}
 
 	if len(rep.granted) > 0 {
@@ -255,14 +261,17 @@ func (rep *report) print(w io.Writer) {
 		}
 	}
 
-	clusters := make([]*cluster, 0, len(rep.clusters))
-	for _, c := range rep.clusters {
-		clusters = append(clusters, c)
-	}
+	rep.examples(w)
+	return w.String()
+}
+
+func (rep *report) examples(w *strings.Builder) {
+	clusters := slices.Collect(maps.Values(rep.clusters))
+	difference := func(c *cluster) bool { return c.path != "" }
 	sort.Slice(clusters, func(i, j int) bool {
 		a, b := clusters[i], clusters[j]
-		if (a.kind == string(shadow.Noise) || a.path == "") != (b.kind == string(shadow.Noise) || b.path == "") {
-			return a.path != "" // differences first
+		if difference(a) != difference(b) {
+			return difference(a)
 		}
 		if a.count != b.count {
 			return a.count > b.count
@@ -315,12 +324,13 @@ func (p *progress) step() {
 	const width = 40
 	filled := width * p.n / p.total
 	rate := float64(p.n) / max(time.Since(p.start).Seconds(), 0.001)
-	fmt.Fprintf(p.w, "\r[%s%s] %d/%d  %.1f/s ", strings.Repeat("#", filled), strings.Repeat(".", width-filled),
-		p.n, p.total, rate)
+	// A bar that cannot be drawn is no reason to stop comparing.
+	_, _ = fmt.Fprintf(p.w, "\r[%s%s] %d/%d  %.1f/s ", strings.Repeat("#", filled),
+		strings.Repeat(".", width-filled), p.n, p.total, rate)
 }
 
 func (p *progress) done() {
 	if p.on {
-		fmt.Fprintln(p.w)
+		_, _ = fmt.Fprintln(p.w)
 	}
 }
