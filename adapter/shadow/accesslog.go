@@ -95,8 +95,8 @@ func QueryOf(target, restRoot string) (q Query, ok bool) {
 		if err != nil || values.Get("rest_route") == "" {
 			return q, false
 		}
-		below = values.Get("rest_route")
-	} else if rest, found := strings.CutPrefix(u.Path, restRoot+"/"); found {
+		below = (&url.URL{Path: values.Get("rest_route")}).EscapedPath() // the original is asked at a path
+	} else if rest, found := strings.CutPrefix(u.EscapedPath(), restRoot+"/"); found { // as sent: %25 stays
 		below = "/" + rest
 	} else {
 		return q, false

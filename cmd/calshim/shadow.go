@@ -208,8 +208,11 @@ func (rep *report) add(res *shadow.Result) {
 		}
 	case shadow.Failed, shadow.Skipped, shadow.Noise:
 		detail := res.Reason
-		if res.Outcome == shadow.Noise && len(res.Diffs) > 0 {
+		switch {
+		case res.Outcome == shadow.Noise && len(res.Diffs) > 0:
 			detail = "at " + res.Diffs[0].Path
+		case res.Outcome == shadow.Noise:
+			detail = "a date-time computed from now"
 		}
 		rep.example(res.Query.Route, "", string(res.Outcome), res.Query.Target+"  ("+detail+")")
 	}
