@@ -158,3 +158,21 @@ func TestCompareRequestTimeIsNoise(t *testing.T) {
 		t.Fatalf("%s granted %v, want noise", res.Outcome, res.Granted)
 	}
 }
+
+// The plain permalink form is granted as url-form, also when a date from "now" in the link moved on
+// between the two requests; a link that differs otherwise is not.
+func TestCompareURLForm(t *testing.T) {
+	q := Query{Route: "GET /events", Path: "/events", Query: "strict_dates=1", NS: Namespace}
+	orig := `{"rest_url":"http://site/wp-json/tribe/events/v1/events/?page=1&start_date=2026-11-27+13%3A59%3A01"}`
+	for cal, want := range map[string]Outcome{
+		`{"rest_url":"http://site/?rest_route=/tribe/events/v1/events/&page=1&start_date=2026-11-27+13%3A59%3A01"}`: Intended,
+		`{"rest_url":"http://site/?rest_route=/tribe/events/v1/events/&page=1&start_date=2026-11-27+13%3A59%3A03"}`: Intended,
+		`{"rest_url":"http://site/?rest_route=/tribe/events/v1/events/&page=2&start_date=2026-11-27+13%3A59%3A01"}`: Different,
+	} {
+		c := &Comparer{Original: fixed(answer(200, orig)), Calshim: fixed(answer(200, cal)), Table: Reads}
+		res := c.Check(context.Background(), q, &Normalizer{})
+		if res.Outcome != want || (want == Intended && res.Granted[0] != "url-form") {
+			t.Errorf("%s: %s %v, want %s", cal, res.Outcome, res.Granted, want)
+		}
+	}
+}

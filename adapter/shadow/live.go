@@ -103,7 +103,7 @@ func (l *Live) Offer(q Query, root string) {
 
 func (l *Live) skip(q Query, reason string) {
 	l.met.outcome(q.Route, Skipped)
-	l.met.skipped.WithLabelValues(reason).Inc()
+	l.met.skip(reason)
 }
 
 // spend takes one request from the budget for a comparison's further request, waiting for it
@@ -119,7 +119,7 @@ func (l *Live) work() {
 		cancel()
 		l.met.outcome(j.q.Route, res.Outcome)
 		if res.Outcome == Skipped {
-			l.met.skipped.WithLabelValues("calshim busy").Inc()
+			l.met.skip("calshim busy")
 		}
 		if res.Outcome == Different || res.Outcome == Intended {
 			l.recent.add(res, l.cmp.Table)
@@ -133,7 +133,7 @@ func (l *Live) work() {
 
 // Differences serves the latest differences as JSON (the operations listener's /shadow/differences).
 func (l *Live) Differences(w http.ResponseWriter, _ *http.Request) {
-	l.recent.serve(w, l.met.totals())
+	l.recent.serve(w, l.met.counts())
 }
 
 // watched is the original's side as the breaker sees it: each answer's time and success.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,12 +18,22 @@ type liveMetrics struct {
 	outcomes *prometheus.CounterVec
 	skipped  *prometheus.CounterVec
 	asked    prometheus.Counter
-	mu       sync.Mutex
-	counts   map[Outcome]int64
+	// series caches each route and outcome's counter (finding it in the vector hashes the labels on
+	// every sampled request); totals counts by outcome for /shadow/differences.
+	series    sync.Map // seriesKey → prometheus.Counter
+	skippedBy map[string]prometheus.Counter
+	totals    [6]atomic.Int64 // by outcomeIndex
 }
 
+type seriesKey struct {
+	route   string
+	outcome Outcome
+}
+
+var outcomeIndex = map[Outcome]int{Same: 0, Intended: 1, Different: 2, Noise: 3, Failed: 4, Skipped: 5}
+
 func newLiveMetrics(reg prometheus.Registerer) *liveMetrics {
-	m := &liveMetrics{reg: reg, counts: map[Outcome]int64{},
+	m := &liveMetrics{reg: reg,
 		outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "calshim", Name: "shadow_requests_total",
 			Help: "Sampled requests compared with the original, by route template and outcome (same, deliberate, " +
 				"different, noise, error, skipped)."}, []string{"route", "outcome"}),
@@ -30,6 +41,10 @@ func newLiveMetrics(reg prometheus.Registerer) *liveMetrics {
 			Help: "Sampled requests not compared, by reason (breaker, budget, busy, calshim busy)."}, []string{"reason"}),
 		asked: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "calshim",
 			Name: "shadow_original_requests_total", Help: "Requests the shadow sent to the original."}),
+	}
+	m.skippedBy = map[string]prometheus.Counter{}
+	for _, reason := range []string{"breaker", "budget", "busy", "calshim busy"} {
+		m.skippedBy[reason] = m.skipped.WithLabelValues(reason)
 	}
 	if reg != nil {
 		reg.MustRegister(m.outcomes, m.skipped, m.asked)
@@ -54,18 +69,26 @@ func (m *liveMetrics) breakerOpen(b *breaker) {
 }
 
 func (m *liveMetrics) outcome(route string, o Outcome) {
-	m.outcomes.WithLabelValues(route, string(o)).Inc()
-	m.mu.Lock()
-	m.counts[o]++
-	m.mu.Unlock()
+	k := seriesKey{route, o}
+	c, ok := m.series.Load(k)
+	if !ok {
+		c, _ = m.series.LoadOrStore(k, m.outcomes.WithLabelValues(route, string(o)))
+	}
+	c.(prometheus.Counter).Inc()
+	m.totals[outcomeIndex[o]].Add(1)
 }
 
-func (m *liveMetrics) totals() map[Outcome]int64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := make(map[Outcome]int64, len(m.counts))
-	for k, v := range m.counts {
-		out[k] = v
+// skip counts a skipped request's reason (one of a fixed few: the counters are made at start).
+func (m *liveMetrics) skip(reason string) {
+	m.skippedBy[reason].Inc()
+}
+
+func (m *liveMetrics) counts() map[Outcome]int64 {
+	out := map[Outcome]int64{}
+	for _, o := range Outcomes {
+		if n := m.totals[outcomeIndex[o]].Load(); n > 0 {
+			out[o] = n
+		}
 	}
 	return out
 }
