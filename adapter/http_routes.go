@@ -66,6 +66,7 @@ const (
 	onProbes                     // at its path on the public handler and the operations handler
 	onOps                        // on the operations handler, or the public one when there is none
 	onNotify                     // on the public handler when Options.NotifySecret is set
+	onOpsOnly                    // on the operations handler only, never the public one
 )
 
 // on reports whether a route served outside the namespaces is served on the operations handler
@@ -78,6 +79,8 @@ func (a servedAt) on(opt Options, ops bool) bool {
 		return ops || !opt.opsApart
 	case onNotify:
 		return !ops && opt.NotifySecret != ""
+	case onOpsOnly:
+		return ops
 	}
 	return false
 }
@@ -166,6 +169,9 @@ func ownTable() []route {
 		}},
 		{pattern: "/metrics", hidden: true, at: onOps, endpoints: []endpoint{
 			{methods: readable, serve: (*Server).serveMetrics},
+		}},
+		{pattern: "/shadow/differences", hidden: true, at: onOpsOnly, endpoints: []endpoint{
+			{methods: readable, serve: (*Server).shadowDifferences},
 		}},
 		{pattern: notifyPath, hidden: true, at: onNotify, endpoints: []endpoint{
 			{methods: creatable, serve: (*Server).notify},

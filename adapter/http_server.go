@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"calshim/adapter/apidoc"
+	"calshim/adapter/shadow"
 	"calshim/catalog"
 	"calshim/cmsclient"
 	"calshim/internal/memo"
@@ -71,6 +72,8 @@ type Options struct {
 	Registry *prometheus.Registry
 	// Edge lets caches in front of calshim keep anonymous answers until it purges them (edgecache.go).
 	Edge EdgeOptions
+	// Shadow compares a sample of anonymous GETs with the original's answers (ops_shadow.go); URL "": off.
+	Shadow shadow.Options
 	// opsApart leaves /metrics to the operations handler (NewServers).
 	opsApart bool
 }
@@ -100,6 +103,9 @@ type Server struct {
 	// and /doc describe.
 	fixed []route
 	docs  []apidoc.Route
+	// shadow compares sampled answers with the original's, shadowed the routes it may (ops_shadow.go).
+	shadow   *shadow.Live
+	shadowed map[string]string
 }
 
 // AccessLogger names the logger of the access log's lines (one per request), so that calshim can
@@ -168,6 +174,7 @@ func newServer(cat *catalog.Catalog, log *zap.Logger, opt Options) (*Server, *gi
 	g.NoRoute(s.dispatch)
 	g.NoMethod(s.dispatch)
 	g.HandleMethodNotAllowed = false
+	s.newShadow(g)
 	return s, g
 }
 

@@ -42,6 +42,7 @@ func (s *Server) accessLog(gc *gin.Context) {
 		zap.Int("bytes", max(gc.Writer.Size(), 0)),
 		zap.String("request_id", id))
 	s.access.Info("request", t.fields...)
+	s.shadowAfter(gc, t.route)
 	*t = trace{fields: t.fields[:0]}
 	tracePool.Put(t)
 }

@@ -49,6 +49,28 @@ type Config struct {
 	// EdgeCache lets caches in front of calshim (Varnish, a CDN) keep anonymous answers until
 	// calshim purges them (adapter/edgecache.go).
 	EdgeCache EdgeCache
+	// Shadow compares a sample of anonymous GETs with the original's answers (adapter/shadow).
+	Shadow Shadow
+}
+
+// Shadow sends a sample of the anonymous GETs calshim answers to the original (The Events
+// Calendar on the same site) after answering, and compares the two answers. URL "" (the default)
+// turns it off.
+type Shadow struct {
+	URL           string  // the original's REST root, e.g. http://site/wp-json
+	SampleRate    float64 // share of eligible requests compared, 0 to 1
+	MaxConcurrent int     // comparisons at once; a sampled request past them is skipped
+	Rate          float64 // requests per second the original may get, all comparisons together
+	Timeout       time.Duration
+	RecheckAfter  time.Duration // the freshness bound: a difference is checked again after it
+	// BreakerFailures consecutive failed or slow (over BreakerSlow) answers of the original open the
+	// breaker: nothing is sent for BreakerCooldown, then one request tries.
+	BreakerFailures int
+	BreakerSlow     time.Duration
+	BreakerCooldown time.Duration
+	// Differences and DifferencesBytes bound the latest differences kept for the operations endpoint.
+	Differences      int
+	DifferencesBytes int
 }
 
 // EdgeCache tunes the shared caches in front of calshim: how long they may keep an anonymous

@@ -38,7 +38,7 @@ type value interface {
 
 // kind is the types a setting can hold.
 type kind interface {
-	string | int | bool | time.Duration | []string
+	string | int | float64 | bool | time.Duration | []string
 }
 
 // field is a setting of type T: ptr finds it in a Config; def is its default; valid, when not
@@ -111,6 +111,8 @@ func (f field[T]) kind() string {
 	switch any(f.def).(type) {
 	case int:
 		return "an integer"
+	case float64:
+		return "a number"
 	case bool:
 		return "true or false"
 	case time.Duration:
@@ -146,6 +148,10 @@ func parseAs[T kind](s string) (T, error) {
 	case *int:
 		if *p, err = strconv.Atoi(s); err != nil {
 			err = fmt.Errorf("%q is not an integer", s)
+		}
+	case *float64:
+		if *p, err = strconv.ParseFloat(s, 64); err != nil {
+			err = fmt.Errorf("%q is not a number", s)
 		}
 	case *bool:
 		if *p, err = strconv.ParseBool(s); err != nil {

@@ -237,6 +237,46 @@ var settings = []setting{
 				name, value, colon := strings.Cut(v, ":")
 				return v == "" || colon && httpToken.ok(name) && !strings.ContainsAny(value, "\r\n")
 			}})},
+
+	{key: "shadow.url", desc: "The original's REST root on the same site (The Events Calendar still " +
+		"active), e.g. `http://site/wp-json`: a sample of the anonymous GETs calshim answers is sent there " +
+		"too (`tribe/events/v1`), after the client has its answer, and the two answers are compared. " +
+		"Empty: off.",
+		value: of("", func(c *Config) *string { return &c.Shadow.URL }, emptyOr(httpURL))},
+	{key: "shadow.sample_rate", desc: "Share of the eligible requests compared (anonymous GETs of the v1 " +
+		"routes in the default language), from 0 to 1.",
+		value: of(0.01, func(c *Config) *float64 { return &c.Shadow.SampleRate },
+			rule[float64]{"between 0 and 1", func(v float64) bool { return v >= 0 && v <= 1 }})},
+	{key: "shadow.max_concurrent", desc: "Comparisons running at once; a sampled request beyond them (and " +
+		"a short queue) is skipped, never waited for.",
+		value: of(4, func(c *Config) *int { return &c.Shadow.MaxConcurrent }, atLeast(1))},
+	{key: "shadow.rate", desc: "Requests per second the original may get from the shadow, every " +
+		"comparison's requests together (a second ask to cancel noise, a re-check); a sampled request " +
+		"over the budget is skipped.",
+		value: of(2.0, func(c *Config) *float64 { return &c.Shadow.Rate },
+			rule[float64]{"positive", func(v float64) bool { return v > 0 }})},
+	{key: "shadow.timeout", desc: "Timeout of one request to the original.",
+		value: of(5*time.Second, func(c *Config) *time.Duration { return &c.Shadow.Timeout }, positive)},
+	{key: "shadow.recheck_after", desc: "The freshness bound: a difference the original's second answer " +
+		"does not explain is checked once more after this long (a change calshim had not polled yet is " +
+		"gone then: noise). Give it a poll interval and a margin. 0: no re-check.",
+		value: of(3*time.Second, func(c *Config) *time.Duration { return &c.Shadow.RecheckAfter },
+			notNegative[time.Duration]())},
+	{key: "shadow.breaker_failures", desc: "Consecutive failed (no answer, 5xx) or slow answers of the " +
+		"original that open the circuit breaker: nothing is sent for `breaker_cooldown`, then one request " +
+		"tries.",
+		value: of(5, func(c *Config) *int { return &c.Shadow.BreakerFailures }, atLeast(1))},
+	{key: "shadow.breaker_slow", desc: "An answer of the original slower than this counts as a failure for " +
+		"the breaker.",
+		value: of(2*time.Second, func(c *Config) *time.Duration { return &c.Shadow.BreakerSlow }, positive)},
+	{key: "shadow.breaker_cooldown", desc: "How long an open breaker sends nothing.",
+		value: of(30*time.Second, func(c *Config) *time.Duration { return &c.Shadow.BreakerCooldown }, positive)},
+	{key: "shadow.differences", desc: "Latest differences (and deliberate ones) kept for `/shadow/differences` " +
+		"on `ops_listen`.",
+		value: of(50, func(c *Config) *int { return &c.Shadow.Differences }, atLeast(1))},
+	{key: "shadow.differences_bytes", desc: "Bytes those differences may hold together (each answer is " +
+		"clipped to 4 KiB); the oldest go first.",
+		value: of(1<<20, func(c *Config) *int { return &c.Shadow.DifferencesBytes }, atLeast(4096))},
 }
 
 // sections describes the YAML mappings that group keys, in the example file and the reference.
@@ -256,6 +296,10 @@ var sections = map[string]string{
 	"limits": "What one client address can make calshim ask of WordPress, and the expensive reads it answers " +
 		"itself. Rates are per minute with a burst (at least 1 when its rate is set); a rate of 0 turns its " +
 		"limit off. Over a limit: 429 `calshim_rate_limited` with `Retry-After`.",
+	"shadow": "Comparison with the original on live traffic, for a migration (docs/migration.md): never a " +
+		"write or an authenticated request, never a delay for the client, at most `rate` requests a second " +
+		"on the original. Counters in `/metrics`, the latest differences at `/shadow/differences` on " +
+		"`ops_listen`.",
 	"edge_cache": "Caches in front of calshim (Varnish, a CDN) may keep anonymous answers until calshim purges " +
 		"what a change in WordPress touched. `s_maxage` 0 (the default) leaves Cache-Control as it was " +
 		"(`public, max-age=0, must-revalidate`) and sends no keys or purges.",

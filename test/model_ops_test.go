@@ -128,23 +128,7 @@ func (w *world) v1UpdateEvent() string {
 		body["tags"] = []int{w.tags[w.rng.IntN(len(w.tags))]}
 		what = "tags"
 	}
-	opts := []reqOption{as(role), lenient}
 	cond := w.pick("", "fresh", "*")
-	switch cond {
-	case "fresh":
-		read := base + v1 + path
-		if m.password != "" {
-			read += "?password=" + m.password
-		}
-		tag := call(w.t, http.MethodGet, read, as(role), lenient).header.Get("ETag")
-		if tag == "" {
-			tag = "*"
-			cond = "fresh (none: *)"
-		}
-		opts = append(opts, header("If-Match", tag))
-	case "*":
-		opts = append(opts, header("If-Match", "*"))
-	}
 	b, _ := json.Marshal(body)
 	measure := what == "title" && m.status == "publish" && m.password == ""
 	var start time.Time
@@ -152,7 +136,7 @@ func (w *world) v1UpdateEvent() string {
 		w.warm(id)
 		start = time.Now()
 	}
-	r := call(w.t, http.MethodPost, base+v1+path, append(opts, jsonBody(string(b)))...)
+	r := w.conditionalWrite(base+v1+path, role, cond, m.password, string(b))
 	if r.status == http.StatusPreconditionFailed && m.status != "trash" { // a trashed event is gone for If-Match
 		w.note("if-match-refused", "If-Match %s on event %d (password %q) as %s: 412", cond, id, m.password, role)
 	}
@@ -166,6 +150,37 @@ func (w *world) v1UpdateEvent() string {
 	w.events[id] = w.read("tribe_events", id)
 	return fmt.Sprintf("v1 update %s of %s (event %d) as %s, If-Match %q, on calshim %d: %d", what, path, id, role,
 		cond, ti, r.status)
+}
+
+// conditionalWrite posts body to target as role with If-Match cond: none, "*", or "fresh" (the ETag a
+// GET of target answers, read with the event's password). A fresh tag read from a replica that has not
+// yet polled another replica's write is stale, and its 412 is right: such a refusal changed nothing, so
+// the tag is read again and the write retried until the freshness bound; only a tag refused after that
+// is a finding.
+func (w *world) conditionalWrite(target, role, cond, password, body string) reply {
+	deadline := time.Now().Add(modelFreshness)
+	for {
+		opts := []reqOption{as(role), lenient, jsonBody(body)}
+		switch cond {
+		case "fresh":
+			read := target
+			if password != "" {
+				read += "?password=" + password
+			}
+			tag := call(w.t, http.MethodGet, read, as(role), lenient).header.Get("ETag")
+			if tag == "" {
+				tag = "*"
+			}
+			opts = append(opts, header("If-Match", tag))
+		case "*":
+			opts = append(opts, header("If-Match", "*"))
+		}
+		r := call(w.t, http.MethodPost, target, opts...)
+		if r.status != http.StatusPreconditionFailed || cond != "fresh" || time.Now().After(deadline) {
+			return r
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
 }
 
 // v1TrashEvent trashes an event through a calshim.

@@ -56,6 +56,9 @@ func run(stop <-chan os.Signal, args []string, getenv func(string) string,
 			"without a shell)")
 	check := fs.Bool("check", false, "check the configuration and the WordPress it names, print what "+
 		"was found and each problem with its fix; exit 0 when calshim can serve from it (also: calshim check)")
+	if len(args) > 0 && args[0] == "shadow" {
+		return runShadow(args[1:], out, logOut)
+	}
 	if len(args) > 0 && args[0] == "check" {
 		args = append([]string{"-check"}, args[1:]...)
 	}
@@ -188,6 +191,7 @@ func newHTTPServers(ctx context.Context, cfg config.Config, log *zap.Logger,
 		Limits:            limitOptions(cfg.Limits),
 		Registry:          reg,
 		Edge:              edgeOptions(ctx, cfg.EdgeCache),
+		Shadow:            shadowOptions(cfg.Shadow),
 	}
 	server := func(h http.Handler) *http.Server {
 		return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"calshim/adapter/shadow"
 	"calshim/internal/testkit/rigenv"
 	"context"
 	"io"
@@ -101,15 +102,6 @@ func (r *Request) Label() string {
 	return u
 }
 
-// Response is what a site answered; Err is set when no answer came.
-type Response struct {
-	Status  int
-	Headers map[string]string // the X-TEC-* headers, canonical names
-	CType   string
-	Body    []byte
-	Err     string
-}
-
 // Site is one server under comparison.
 type Site struct {
 	Name    string
@@ -153,20 +145,7 @@ func (s *Site) Do(r *Request) *Response {
 		return &Response{Status: resp.StatusCode, Err: "reading body: " + err.Error()}
 	}
 
-	return &Response{Status: resp.StatusCode, Headers: tecHeaders(resp.Header),
-		CType: resp.Header.Get("Content-Type"), Body: data}
-}
-
-// tecHeaders keeps the X-TEC-* headers, the only ones compared.
-func tecHeaders(h http.Header) map[string]string {
-	out := map[string]string{}
-	for k, v := range h {
-		if strings.HasPrefix(strings.ToUpper(k), "X-TEC-") {
-			out[http.CanonicalHeaderKey(k)] = strings.Join(v, ", ")
-		}
-	}
-
-	return out
+	return &Response{Status: resp.StatusCode, Headers: shadow.Headers(resp.Header), Body: data}
 }
 
 // sortedKeys returns the keys of a string map in order.

@@ -33,6 +33,7 @@ type options struct {
 	seedIDs     string
 	sweepOnly   bool
 	merge       string
+	accessLog   string
 }
 
 func parseFlags() *options {
@@ -58,6 +59,9 @@ func parseFlags() *options {
 		"the seed's IDs (wp-seed.sh)")
 	flag.StringVar(&o.merge, "merge", "",
 		"comma-separated JSON reports to add up and print (no requests)")
+	flag.StringVar(&o.accessLog, "access-log", "",
+		"write the random GETs to this file as an nginx access log of the original's API (for calshim "+
+			"shadow replay) instead of sending them")
 	flag.BoolVar(&o.sweepOnly, "sweep", false,
 		"only delete what write sequences left (Harness* posts, terms)")
 	flag.Parse()
@@ -129,6 +133,10 @@ func runReads(o *options, orig, cal *Site) error {
 	reqs := make([]*Request, o.n)
 	for i := range reqs {
 		reqs[i] = gen.Next(filter)
+	}
+
+	if o.accessLog != "" {
+		return writeAccessLog(o.accessLog, reqs)
 	}
 
 	start := time.Now()
@@ -237,4 +245,17 @@ func emit(o *options, rep *Report, table []*Deliberate) error {
 	}
 
 	return nil
+}
+
+// writeAccessLog writes the requests as the original's site would have logged them (combined format,
+// anonymous: a log holds no credentials), one second apart.
+func writeAccessLog(path string, reqs []*Request) error {
+	var b strings.Builder
+	at := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	for i, r := range reqs {
+		fmt.Fprintf(&b, "203.0.113.%d - - [%s] \"GET %s HTTP/1.1\" 200 512 \"-\" \"compare/%s\"\n", i%250+1,
+			at.Add(time.Duration(i)*time.Second).Format("02/Jan/2006:15:04:05 -0700"), r.URL("", "tribe"), r.Role)
+	}
+
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calshim/adapter/shadow"
 	"calshim/internal/testkit/rigenv"
 	"encoding/json"
 	"fmt"
@@ -499,7 +500,7 @@ func excuse(diffs []Diff, name string, names []string) ([]Diff, []string) {
 
 	var kept []Diff
 	for _, df := range diffs {
-		if d.explains(df) {
+		if explains(d, df) {
 			names = append(names, name)
 		} else {
 			kept = append(kept, df)
@@ -519,7 +520,7 @@ func writeDeliberate(name string) *Deliberate {
 	return nil
 }
 
-func (d *Deliberate) explains(df Diff) bool {
+func explains(d *Deliberate, df Diff) bool {
 	if df.Kind == "status" {
 		return d.Statuses[0] != "" && df.A == d.Statuses[0] && df.B == d.Statuses[1]
 	}
@@ -588,19 +589,19 @@ func compareWrite(req *Request, ra, rb *Response, a, b *run, norm *Normalizer, k
 		return res
 	}
 
-	res.Diffs = compareHeaders(ra.Headers, rb.Headers, norm)
+	res.Diffs = shadow.CompareHeaders(ra.Headers, rb.Headers, norm)
 
 	na, errA := ParseJSON(ra.Body)
 	nb, errB := ParseJSON(rb.Body)
 	if errA != nil || errB != nil {
-		res.Diffs = append(res.Diffs, compareBodies(ra.Body, rb.Body, norm)...)
+		res.Diffs = append(res.Diffs, shadow.CompareBodies(ra.Body, rb.Body, norm)...)
 		return res
 	}
 
-	norm.apply(nb)
+	norm.Apply(nb)
 	a.normalise(na, "", kind, now)
 	b.normalise(nb, "", kind, now)
-	diffNodes("$", na, nb, &res.Diffs)
+	shadow.DiffNodes("$", na, nb, &res.Diffs)
 
 	var names []string
 	res.Diffs, names = filterDeliberate(req, res.Diffs, deliberates)

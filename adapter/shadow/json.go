@@ -1,4 +1,4 @@
-package main
+package shadow
 
 import (
 	"bytes"
@@ -99,8 +99,8 @@ func (n *Node) write(b *strings.Builder) {
 	}
 }
 
-// ParseJSON decodes one JSON document in order; trailing data or a syntax error is an error.
-func ParseJSON(data []byte) (*Node, error) {
+// Parse decodes one JSON document in order; trailing data or a syntax error is an error.
+func Parse(data []byte) (*Node, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 

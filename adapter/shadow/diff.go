@@ -1,17 +1,45 @@
-package main
+package shadow
 
 import (
 	"fmt"
+	"maps"
+	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 )
 
+// Answer is what one side answered to a request; Err is set when no answer came.
+type Answer struct {
+	Status  int
+	Headers map[string]string // the compared headers (Compared), canonical names
+	Body    []byte
+	Err     string
+}
+
+// Compared are the headers a client of the v1 API reads: the totals, the REST API's discovery link
+// and the content type. The others (CORS, caching, ETag, request IDs) describe the transport, and
+// calshim sets them on purpose.
+var Compared = []string{"X-Tec-Total", "X-Tec-Totalpages", "Link", "Content-Type"}
+
+// Headers keeps the compared headers of h.
+func Headers(h http.Header) map[string]string {
+	out := map[string]string{}
+	for _, k := range Compared {
+		if v, ok := h[k]; ok {
+			out[k] = strings.Join(v, ", ")
+		}
+	}
+
+	return out
+}
+
 // Diff is one difference between the original's answer (A) and calshim's (B).
 type Diff struct {
-	Path  string `json:"path"`  // exact JSON path, "$status" or "header:Name"
-	GPath string `json:"gpath"` // path with array indexes generalised, the cluster key
-	Kind  string `json:"kind"`  // status, header, type, value, key-order, missing, extra, length, text
-	A     string `json:"original"`
+	Path  string `json:"path"`     // exact JSON path, "$status" or "header:Name"
+	GPath string `json:"gpath"`    // path with array indexes generalised, the cluster key
+	Kind  string `json:"kind"`     // status, header, type, value, key-order, missing, extra, length, text
+	A     string `json:"original"` // the values, shortened for reports
 	B     string `json:"calshim"`
 	fullA string // the whole values, for the deliberate-difference checks
 	fullB string
@@ -27,18 +55,29 @@ type Normalizer struct {
 	Pairs [][2]string // from → to, applied in order to every string, key and text body
 }
 
-func newNormalizer(calHost, origHost, ns string) *Normalizer {
-	n := &Normalizer{Pairs: [][2]string{{calHost, origHost}}}
-	if ns != "tribe" {
-		n.Pairs = append(n.Pairs, [2]string{nsPath(ns), nsPath("tribe")})
-		escaped := strings.ReplaceAll(nsPath(ns), "/", `\/`)
-		n.Pairs = append(n.Pairs, [2]string{escaped, `tribe\/events\/v1`})
+// NewNormalizer rewrites calshim's prefix calPrefix (its host:port, or a whole REST root) into the
+// original's origPrefix, and calshim's namespace ns ("cal/events/v1") into the original's.
+func NewNormalizer(calPrefix, origPrefix, ns string) *Normalizer {
+	n := &Normalizer{Pairs: [][2]string{{calPrefix, origPrefix}}}
+	if ns != Namespace {
+		n.Pairs = append(n.Pairs, [2]string{ns, Namespace})
+		n.Pairs = append(n.Pairs, [2]string{strings.ReplaceAll(ns, "/", `\/`), strings.ReplaceAll(Namespace, "/", `\/`)})
 	}
 
 	return n
 }
 
-func (n *Normalizer) str(s string) string {
+// Namespace is the original's namespace, which calshim also serves as an alias.
+const Namespace = "tribe/events/v1"
+
+// Then adds a later rewrite of from into to (a host after a whole root).
+func (n *Normalizer) Then(from, to string) *Normalizer {
+	n.Pairs = append(n.Pairs, [2]string{from, to})
+	return n
+}
+
+// Str rewrites one string.
+func (n *Normalizer) Str(s string) string {
 	for _, p := range n.Pairs {
 		s = strings.ReplaceAll(s, p[0], p[1])
 	}
@@ -46,41 +85,42 @@ func (n *Normalizer) str(s string) string {
 	return s
 }
 
-// apply rewrites every string and key of the tree in place.
-func (n *Normalizer) apply(node *Node) {
+// Apply rewrites every string and key of the tree in place.
+func (n *Normalizer) Apply(node *Node) {
 	if node == nil {
 		return
 	}
 
 	if node.Kind == KString {
-		node.Lit = n.str(node.Lit)
+		node.Lit = n.Str(node.Lit)
 	}
 	for i := range node.Keys {
-		node.Keys[i] = n.str(node.Keys[i])
+		node.Keys[i] = n.Str(node.Keys[i])
 	}
 	for _, v := range node.Vals {
-		n.apply(v)
+		n.Apply(v)
 	}
 }
 
 var indexRe = regexp.MustCompile(`\[\d+\]`)
 
-func generalise(path string) string {
+// Generalise replaces a path's array indexes by [].
+func Generalise(path string) string {
 	return indexRe.ReplaceAllString(path, "[]")
 }
 
 func newDiff(path, kind, a, b string) Diff {
-	return Diff{Path: path, GPath: generalise(path), Kind: kind, A: a, B: b}
+	return Diff{Path: path, GPath: Generalise(path), Kind: kind, A: a, B: b}
 }
 
-// statusLabel is the status with the error code of the body, when it has one.
-func statusLabel(r *Response) string {
+// StatusLabel is the status with the error code of the body, when it has one.
+func StatusLabel(r *Answer) string {
 	if r.Err != "" {
 		return "ERR " + r.Err
 	}
 
 	label := fmt.Sprint(r.Status)
-	if n, err := ParseJSON(r.Body); err == nil {
+	if n, err := Parse(r.Body); err == nil {
 		if c := n.Get("code"); c != nil && c.Kind == KString {
 			label += " " + c.Lit
 		}
@@ -89,37 +129,39 @@ func statusLabel(r *Response) string {
 	return label
 }
 
-// compareResponses lists the differences of two answers to the same request. A different status is
-// reported alone: the bodies then differ as a matter of course.
-func compareResponses(a, b *Response, norm *Normalizer) []Diff {
+// Compare lists the differences of two answers to the same request: the original's (a) and
+// calshim's (b), rewritten by norm. A different status is reported alone: the bodies then differ as
+// a matter of course.
+func Compare(a, b *Answer, norm *Normalizer) []Diff {
 	if a.Err != "" || b.Err != "" || a.Status != b.Status {
-		la, lb := statusLabel(a), statusLabel(b)
+		la, lb := StatusLabel(a), StatusLabel(b)
 		if la == lb {
 			return nil
 		}
 		return []Diff{newDiff("$status", "status", la, lb)}
 	}
 
-	diffs := compareHeaders(a.Headers, b.Headers, norm)
+	diffs := CompareHeaders(a.Headers, b.Headers, norm)
 
-	return append(diffs, compareBodies(a.Body, b.Body, norm)...)
+	return append(diffs, CompareBodies(a.Body, b.Body, norm)...)
 }
 
-func compareHeaders(a, b map[string]string, norm *Normalizer) []Diff {
+// CompareHeaders lists the differences of two sets of headers.
+func CompareHeaders(a, b map[string]string, norm *Normalizer) []Diff {
 	var diffs []Diff
-	for _, k := range sortedKeys(a) {
+	for _, k := range slices.Sorted(maps.Keys(a)) {
 		bv, ok := b[k]
 		switch {
 		case !ok:
 			diffs = append(diffs, newDiff("header:"+k, "missing", a[k], "<absent>"))
-		case norm.str(bv) != a[k]:
+		case norm.Str(bv) != a[k]:
 			d := newDiff("header:"+k, "header", a[k], bv)
-			d.fullA, d.fullB = a[k], norm.str(bv)
+			d.fullA, d.fullB = a[k], norm.Str(bv)
 			diffs = append(diffs, d)
 		}
 	}
 
-	for _, k := range sortedKeys(b) {
+	for _, k := range slices.Sorted(maps.Keys(b)) {
 		if _, ok := a[k]; !ok {
 			diffs = append(diffs, newDiff("header:"+k, "extra", "<absent>", b[k]))
 		}
@@ -128,23 +170,23 @@ func compareHeaders(a, b map[string]string, norm *Normalizer) []Diff {
 	return diffs
 }
 
-// compareBodies compares JSON in order; a body that is not JSON is compared as text.
-func compareBodies(a, b []byte, norm *Normalizer) []Diff {
-	na, errA := ParseJSON(a)
-	nb, errB := ParseJSON(b)
+// CompareBodies compares JSON in order; a body that is not JSON is compared as text.
+func CompareBodies(a, b []byte, norm *Normalizer) []Diff {
+	na, errA := Parse(a)
+	nb, errB := Parse(b)
 
 	if errA != nil || errB != nil {
-		ta, tb := string(a), norm.str(string(b))
+		ta, tb := string(a), norm.Str(string(b))
 		if ta == tb {
 			return nil
 		}
 		return []Diff{newDiff("$", "text", cut(ta, 160), cut(tb, 160))}
 	}
 
-	norm.apply(nb)
+	norm.Apply(nb)
 
 	var diffs []Diff
-	diffNodes("$", na, nb, &diffs)
+	DiffNodes("$", na, nb, &diffs)
 
 	return diffs
 }
@@ -157,9 +199,9 @@ func cut(s string, n int) string {
 	return s
 }
 
-// diffNodes appends the differences below path. Objects that carry different "id"s are different
+// DiffNodes appends the differences below path. Objects that carry different "id"s are different
 // records: one value difference on the id stands for all of their fields.
-func diffNodes(path string, a, b *Node, out *[]Diff) {
+func DiffNodes(path string, a, b *Node, out *[]Diff) {
 	if len(*out) >= maxDiffs {
 		return
 	}
@@ -194,7 +236,7 @@ func diffArrays(path string, a, b *Node, out *[]Diff) {
 	}
 
 	for i := 0; i < len(a.Vals) && i < len(b.Vals); i++ {
-		diffNodes(fmt.Sprintf("%s[%d]", path, i), a.Vals[i], b.Vals[i], out)
+		DiffNodes(fmt.Sprintf("%s[%d]", path, i), a.Vals[i], b.Vals[i], out)
 	}
 }
 
@@ -213,7 +255,7 @@ func diffObjects(path string, a, b *Node, out *[]Diff) {
 	}
 
 	for _, k := range commonA {
-		diffNodes(path+"."+k, a.Get(k), b.Get(k), out)
+		DiffNodes(path+"."+k, a.Get(k), b.Get(k), out)
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package shadow
 
 import (
 	"net/url"
@@ -10,20 +10,34 @@ import (
 
 // Deliberate is a difference calshim makes on purpose (docs/compatibility.md, "Deliberate differences"), with its
 // reason. A difference matching one is counted under its name and not reported as a difference.
+// Each entry of docs/compatibility.md that a read can show has one here (Reads); the harness in
+// scripts/compare adds the writes'.
 type Deliberate struct {
 	Name   string
 	Reason string
+	// Noise marks what is no difference at all but the clock between two requests: the shadow counts
+	// it as noise, not as deliberate.
+	Noise  bool
 	Route  *regexp.Regexp          // route template (e.g. "GET /events"); nil: any
 	Path   *regexp.Regexp          // generalised JSON path or header:Name; nil: any
 	Kinds  string                  // comma-separated kinds; empty: any but status
 	When   func(q url.Values) bool // on the request's query; nil: always
 	Values func(a, b string) bool  // on the two values; nil: always
-	// Statuses is the original's and calshim's status a write step's deliberate difference gives.
+	// Statuses is the original's and calshim's status label (StatusLabel) a write step's deliberate
+	// difference gives (scripts/compare's writes).
 	Statuses [2]string
 	Roles    *regexp.Regexp // the callers it concerns; nil: all
 }
 
-func (d *Deliberate) matches(r *Request, q url.Values, df Diff) bool {
+// Call is what the table reads of a request: its route template ("GET /events/{id}"), the caller
+// ("anon" for anonymous; the shadow's only caller) and its query.
+type Call struct {
+	Route string
+	Role  string
+	Query url.Values
+}
+
+func (d *Deliberate) matches(r Call, q url.Values, df Diff) bool {
 	if d.Route != nil && !d.Route.MatchString(r.Route) {
 		return false
 	}
@@ -71,9 +85,22 @@ func has(name string) func(url.Values) bool {
 
 var numericAbbr = regexp.MustCompile(`^[+-]\d+$`)
 
-// deliberates is the table of deliberate differences of reads. Writes add theirs
-// (writeDeliberates).
-var deliberates = []*Deliberate{
+// Table is a list of deliberate differences.
+type Table []*Deliberate
+
+// ByName returns the entry called name, nil when there is none.
+func (t Table) ByName(name string) *Deliberate {
+	for _, d := range t {
+		if d.Name == name {
+			return d
+		}
+	}
+
+	return nil
+}
+
+// Reads is the table of deliberate differences of reads. Writes add theirs (scripts/compare).
+var Reads = Table{
 	{
 		Name: "jsonld-email",
 		Reason: "JSON-LD e-mail obfuscation is deterministic in calshim; the original's is random " +
@@ -118,7 +145,8 @@ var deliberates = []*Deliberate{
 		Roles: regexp.MustCompile(`^(editor|admin|reader|author|contributor)$`),
 	},
 	{
-		Name: "request-time",
+		Name:  "request-time",
+		Noise: true,
 		Reason: "not a difference: a time computed from \"now\" (default end_date with strict_dates) " +
 			"differs by the seconds between the two requests",
 		Route:  regexp.MustCompile(`^GET /events$`),
@@ -171,8 +199,12 @@ var deliberates = []*Deliberate{
 		Reason: "docs/compatibility.md, Addressing: URLs in an answer keep the form the request came in on " +
 			"(?rest_route=); " +
 			"the original always links with pretty permalinks",
-		Kinds:  "value,header",
-		Values: func(a, b string) bool { return b != "" && plainToPretty(b) == a },
+		Kinds: "value,header",
+		// A link of a list with a window from "now" may differ by the seconds between the requests too.
+		Values: func(a, b string) bool {
+			pretty := plainToPretty(b)
+			return b != "" && pretty != b && (pretty == a || sameButClock(a, pretty))
+		},
 	},
 }
 
@@ -190,15 +222,16 @@ func plainToPretty(s string) string {
 	})
 }
 
-// filterDeliberate splits diffs into the reported ones and the names of the deliberate ones.
-func filterDeliberate(r *Request, diffs []Diff, table []*Deliberate) ([]Diff, []string) {
-	q, _ := url.ParseQuery(r.Query)
+// Grant splits diffs into the ones no entry explains and the names of the entries explaining the
+// others (one name per difference).
+func (t Table) Grant(r Call, diffs []Diff) ([]Diff, []string) {
+	q := r.Query
 
 	var kept []Diff
 	var names []string
 	for _, df := range diffs {
 		name := ""
-		for _, d := range table {
+		for _, d := range t {
 			if d.matches(r, q, df) {
 				name = d.Name
 				break
