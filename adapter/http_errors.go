@@ -73,7 +73,7 @@ var (
 		"The sync token has expired or belongs to another site. List again without sync_token.")
 	errNotifyUnauthorized = newError(http.StatusUnauthorized, "calshim_notify_unauthorized",
 		"A push notice needs the shared secret as its bearer token.")
-	errShadowOff = newError(http.StatusNotFound, "calshim_shadow_off", "shadow.url is not set.")
+	errShadowOff           = newError(http.StatusNotFound, "calshim_shadow_off", "shadow.url is not set.")
 	errUpstreamUnavailable = newError(http.StatusServiceUnavailable, "calshim_upstream_unavailable",
 		"The content management system behind this API could not be reached. Try again later.")
 	errInternal = newError(http.StatusInternalServerError, "calshim_internal_error", "Internal error.")
