@@ -177,7 +177,7 @@ func (t *tx) saveLinked(plan mapping.LinkedPlan) (int, error) {
 		done[i] = id
 	}
 
-	body := wireBody(save, done)
+	body := save.Body(done)
 	if dup != nil {
 		// The original's save_meta writes only meta, which leaves post_modified alone; a wp/v2
 		// save always bumps it. When the duplicate holds all of it already, there is nothing to
@@ -270,20 +270,12 @@ func (k linkedKind) duplicate(r *request, name, desc string) *mapping.Post {
 	return nil
 }
 
-// unlink removes a trashed venue or organizer from the published events that point at it, as TEC
-// does (for organizers the whole _EventOrganizerID key is deleted, the event's other organizers
-// too; limited like the original to one page of events). Events the caller may not edit are left
-// alone: the CMS decides. The site's page size bounds these saves, not the request: each widens
-// the write's limit of requests by its own.
+// unlink removes a trashed venue or organizer from the published events that point at it
+// (mapping.PlanUnlink). Events the caller may not edit are left alone: the CMS decides. Each save
+// widens the write's limit of requests by its own, and a refusal leaves that event as it was.
 func (t *tx) unlink(k linkedKind, id int) {
-	n := 0
-	for _, e := range t.r.snap.Events {
-		if n >= t.r.snap.PerPage || e.Status() != "publish" || !k.idsOf([]*mapping.Post{e})[id] ||
-			!t.r.viewer.mayEdit(e) {
-			continue
-		}
-		n++
+	for _, w := range mapping.PlanUnlink(t.r.snap.Events, id, k.metaKey, t.r.snap.PerPage, t.r.viewer.mayEdit) {
 		t.limit++
-		_, _ = t.savePost(e.Type(), e.ID, map[string]any{"meta": map[string]any{k.metaKey: []string{}}})
+		_, _ = t.savePost(w.Type, w.ID, w.Body(nil))
 	}
 }
