@@ -141,6 +141,7 @@ func (c *Catalog) load(ctx context.Context) error {
 	c.sums = sums
 	c.verify.last = time.Now()
 	c.feed.published()
+	c.confirmed()
 	c.lastPollOK.Store(time.Now().UnixNano())
 	// A full load leaves several times the catalog's size in garbage (the upstream's JSON, decoded in
 	// parallel with garbage collection slowed down): collected and handed back to the system now, the

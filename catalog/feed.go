@@ -47,6 +47,10 @@ type feedState struct {
 	// shown is the sequence of the snapshot readers get: seq once the snapshot it led to is published
 	// (catchUp moves seq first), so that a request waiting for a sequence (Sequence) sees its changes.
 	shown atomic.Int64
+	// catchingUp: the catalog serves a restored snapshot file that the first poll has not yet
+	// confirmed (pollFeed: the log replayed since its sequence, every post counted, the checksums of
+	// the whole compared).
+	catchingUp atomic.Bool
 
 	noticeOnce sync.Once
 	notice     chan struct{} // a pending push notice (notices): at most one, so bursts coalesce
@@ -161,12 +165,15 @@ func (c *Catalog) bulkPosts(ctx context.Context, typ string, dst map[int]*mappin
 }
 
 // pollFeed applies what changed since the catalog's sequence, reloading everything when the log
-// cannot continue from it.
+// cannot continue from it. The first poll after a start from the snapshot file (catchingUp) also
+// counts every post and compares the checksums of the whole catalog: what changed around the log
+// while calshim was stopped is repaired then, while the file's state is served.
 func (c *Catalog) pollFeed(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.polls++
-	withIDs := c.opt.ReconcileEvery > 0 && c.polls%c.opt.ReconcileEvery == 0
+	confirm := c.feed.catchingUp.Load()
+	withIDs := confirm || c.opt.ReconcileEvery > 0 && c.polls%c.opt.ReconcileEvery == 0
 	cur := c.snap.Load()
 	next, err := c.catchUp(ctx, cur, withIDs)
 	if errors.Is(err, errReload) {
@@ -176,8 +183,8 @@ func (c *Catalog) pollFeed(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.verifyDue() {
-		next, err = c.check(ctx, next, false)
+	if confirm && c.verifies() || c.verifyDue() {
+		next, err = c.check(ctx, next, confirm)
 		if errors.Is(err, errReload) {
 			c.notify("checksums differ too much: reloading the catalog", err)
 			return c.load(ctx)
@@ -192,8 +199,15 @@ func (c *Catalog) pollFeed(ctx context.Context) error {
 		c.advanced(cur)
 	}
 	c.feed.published()
-	c.disk.unconfirmed.Store(false)
+	c.confirmed()
 	return nil
+}
+
+// confirmed records that the catalog has reached WordPress' state since the start: no longer
+// catching up, no longer serving an unconfirmed file.
+func (c *Catalog) confirmed() {
+	c.feed.catchingUp.Store(false)
+	c.disk.unconfirmed.Store(false)
 }
 
 // catchUp applies the feed's changes after the catalog's sequence to cur until none follow, and
@@ -449,12 +463,14 @@ type SyncHealth struct {
 	// Lag is how long the newest change the last applying poll read had waited in WordPress.
 	Lag time.Duration
 	// Restored: the catalog started from the snapshot file; Unconfirmed: upstream has not answered
-	// since, so the file's state is served as it was saved.
-	Restored, Unconfirmed bool
+	// since, so the file's state is served as it was saved; CatchingUp: the file's state is served
+	// while the first poll brings it up to WordPress' (the log since the file, the checksums).
+	Restored, Unconfirmed, CatchingUp bool
 }
 
 func (c *Catalog) syncHealth() SyncHealth {
-	h := SyncHealth{Mode: "wp/v2", Restored: c.disk.restored.Load(), Unconfirmed: c.disk.unconfirmed.Load()}
+	h := SyncHealth{Mode: "wp/v2", Restored: c.disk.restored.Load(), Unconfirmed: c.disk.unconfirmed.Load(),
+		CatchingUp: c.feed.catchingUp.Load()}
 	if c.feed.on.Load() {
 		h.Mode, h.Seq = "feed", c.feed.shown.Load()
 		h.Lag = time.Duration(c.feed.lagMS.Load()) * time.Millisecond

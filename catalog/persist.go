@@ -86,11 +86,14 @@ type diskFile struct {
 	posts []*mapping.Post
 }
 
-// Start makes the catalog ready: from the snapshot file when it holds this upstream's catalog — checked
-// against the change feed (same log, a sequence it still holds) and caught up before it is served —
-// else by a full load. When upstream cannot be reached, the file's state is served as it is (Health
-// says so) and the polls catch up once upstream answers. A file that cannot be used is discarded
-// with a notice, never served.
+// Start makes the catalog ready: from the snapshot file when it holds this upstream's catalog, else by
+// a full load. The file is served at once, before it is compared with WordPress: Start only asks the
+// change feed's head (one light request) whether the file's log and sequence still hold, and the
+// catalog then reports catching up (Health) until the first poll (Run starts with it) has replayed
+// the log since the file's sequence, counted every post and compared the checksums of the whole
+// catalog (confirm). When upstream cannot be reached, the file's state is served the same way (Health
+// says so) and that poll runs once upstream answers. A file that cannot be used (unreadable, another
+// upstream, or a log that cannot continue from its sequence) is discarded with a notice, never served.
 func (c *Catalog) Start(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -107,39 +110,42 @@ func (c *Catalog) Start(ctx context.Context) error {
 		return c.load(ctx)
 	}
 	defer debug.FreeOSMemory() // the file's decoding garbage (see load)
-	// The first answer counts every post, and the checksums are compared before the file is trusted:
-	// what was written around WordPress' APIs while calshim was away (a direct SQL import or edit) is
-	// noticed before the catalog is served.
-	next, err := c.catchUp(ctx, restored, true)
-	if err == nil && c.verifies() {
-		var checked *Snapshot
-		if checked, err = c.check(ctx, next, true); err == nil {
-			next = checked
-		}
+	head, err := c.client.FeedHead(ctx)
+	unavailable := errors.Is(err, cmsclient.ErrUnavailable)
+	if err == nil {
+		err = c.continues(head)
 	}
-	switch {
-	case err == nil:
-		c.publish(next)
-		c.feed.published()
-		c.disk.restored.Store(true)
-		c.lastPollOK.Store(time.Now().UnixNano())
-		return nil
-	case errors.Is(err, cmsclient.ErrUnavailable):
-		if next == nil { // caught up before upstream went away: serve that
-			next = restored
-		}
-		c.publish(next)
-		c.feed.published()
-		c.disk.restored.Store(true)
-		c.disk.unconfirmed.Store(true)
-		c.polls = max(c.opt.ReconcileEvery-1, 0)
-		c.lastPollErr.Store(err.Error())
-		c.notify("upstream unreachable: serving the snapshot until it answers", err)
-		return nil
-	default:
+	if err != nil && !unavailable {
 		c.notify("snapshot discarded", err)
 		return c.load(ctx)
 	}
+	c.publish(restored)
+	c.feed.published()
+	c.disk.restored.Store(true)
+	c.feed.catchingUp.Store(true)
+	if unavailable {
+		c.disk.unconfirmed.Store(true)
+		c.lastPollErr.Store(err.Error())
+		c.notify("upstream unreachable: serving the snapshot until it answers", err)
+		return nil
+	}
+	c.lastPollOK.Store(time.Now().UnixNano())
+	return nil
+}
+
+// continues checks that the change log can continue from the restored file's position: the same log
+// and site, a sequence it still holds and has not gone back past (a restored backup).
+func (c *Catalog) continues(head *cmsclient.FeedHead) error {
+	seq := c.feed.seq.Load()
+	switch {
+	case head.Log != c.feed.log || head.Site != c.feed.site:
+		return fmt.Errorf("%w: log %s of %s, the file has log %s of %s", errReload, head.Log, head.Site,
+			c.feed.log, c.feed.site)
+	case seq > head.Head || seq < head.Floor:
+		return fmt.Errorf("%w: the file's sequence %d is outside the log's %d-%d", errReload, seq, head.Floor,
+			head.Head)
+	}
+	return nil
 }
 
 // restore reads the snapshot file; nil without a file. On success the feed continues from the
