@@ -141,9 +141,12 @@ func (c *Catalog) continues(head *cmsclient.FeedHead) error {
 	case head.Log != c.feed.log || head.Site != c.feed.site:
 		return fmt.Errorf("%w: log %s of %s, the file has log %s of %s", errReload, head.Log, head.Site,
 			c.feed.log, c.feed.site)
-	case seq > head.Head || seq < head.Floor:
-		return fmt.Errorf("%w: the file's sequence %d is outside the log's %d-%d", errReload, seq, head.Floor,
-			head.Head)
+	case seq < head.Floor:
+		return fmt.Errorf("%w: the file's sequence %d is older than the retention of the change log (%d)",
+			errReload, seq, head.Floor)
+	case seq > head.Head:
+		return fmt.Errorf("%w: the file's sequence %d is past the head of the change log (%d): a reset or restored site",
+			errReload, seq, head.Head)
 	}
 	return nil
 }

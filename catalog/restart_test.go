@@ -153,3 +153,74 @@ func TestStartDiscardsFileTheLogCannotContinue(t *testing.T) {
 		})
 	}
 }
+
+// bulkPages lists the bulk pages (from-to) a catalog read, and whether it listed every ID of a type
+// or asked the change log's head (as a full load does first).
+func bulkPages(fake *wpfake.Server) (pages []string, idLists int, head bool) {
+	for _, r := range fake.Requests() {
+		switch {
+		case r.Path == "/wp-json/calshim/v1/bulk" && r.Query.Has("from"):
+			pages = append(pages, r.Query.Get("from")+"-"+r.Query.Get("to"))
+		case r.Path == "/wp-json/calshim/v1/bulk":
+			idLists++
+		case r.Path == "/wp-json/calshim/v1/changes" && !r.Query.Has("since"):
+			head = true
+		}
+	}
+	return pages, idLists, head
+}
+
+// When most of a catalog differs from WordPress' checksums (a search-replace over every event), the
+// check reads the differing ranges in bulk pages of the load's size, in parallel, rather than
+// descending into them and refetching post by post, and rather than reloading everything.
+func TestVerifyReadsMuchInBulk(t *testing.T) {
+	defer func(n, m int) { *catalog.VerifyBulkAt, *catalog.BulkChunk = n, m }(*catalog.VerifyBulkAt, *catalog.BulkChunk)
+	*catalog.VerifyBulkAt, *catalog.BulkChunk = 50, 100
+	fake, cat := manyVerified(t, 300)
+	ids := fake.IDs("tribe_events")
+	for _, id := range ids {
+		fake.Update("tribe_events", id, func(o wpfake.Object) { calshimField(fake, o)["title"] = "Replaced by SQL" })
+	}
+
+	fake.ResetRequests()
+	snap := mustPoll(t, cat)
+	for _, id := range ids {
+		if p, _ := snap.Post(id); p == nil || p.Title() != "Replaced by SQL" {
+			t.Fatalf("post %d not repaired: %+v", id, p)
+		}
+	}
+	pages, idLists, head := bulkPages(fake)
+	_, listings, _ := checksumRequests(fake)
+	// 300 events and the recorded ones: pages of at most 100 (the load's here), plus the venues' and
+	// organizers' of the differing ranges.
+	if head || idLists != 3 || len(pages) < 4 || len(pages) > 6 || listings["posts"] != 0 {
+		t.Errorf("bulk pages %v, ID lists %d, head %v, listings %v: want the ranges read in load-sized pages, no reload",
+			pages, idLists, head, listings)
+	}
+	if n := cat.Repaired("posts"); n != uint64(len(ids)) {
+		t.Errorf("repaired %d posts, want %d", n, len(ids))
+	}
+}
+
+// Posts imported around the change log while calshim was stopped (more than a page) are read in
+// pages of the load's size (100 here), in parallel, not a few hundred at a time one after the other.
+func TestReconcileReadsImportInPages(t *testing.T) {
+	defer func(n int) { *catalog.BulkChunk = n }(*catalog.BulkChunk)
+	*catalog.BulkChunk = 100
+	fake := wpfake.New(t)
+	newFakeFeed(fake)
+	opts := savedCatalog(t, fake)
+	manyEvents(fake, 30000, 240)
+	cat := newCatalog(t, fake, opts)
+	if err := cat.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	fake.ResetRequests()
+	snap := mustPoll(t, cat)
+	if _, ok := snap.Post(30239); !ok || len(snap.Events) < 240 {
+		t.Fatalf("%d events after the first poll, want the 240 imported", len(snap.Events))
+	}
+	if pages, _, head := bulkPages(fake); head || len(pages) != 3 {
+		t.Errorf("bulk pages %v (head %v): want the import read in 3 pages of at most 100 posts", pages, head)
+	}
+}
