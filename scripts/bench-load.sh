@@ -10,7 +10,9 @@
 #      while calshim was stopped (scripts/seed.php --append, as an importer writes rows): the same two
 #      times, and the events listed once converged;
 #   4. list latency at SEED_EVENTS (curl, median of 20 each): the default list, an uncached list (a new
-#      start_date each time), a category, a venue, a search.
+#      start_date each time), a category, a venue, a search;
+#   5. (ROLL=1, the default) a rolling restart of three replicas behind haproxy (scripts/benchroll): how
+#      long it took and how long haproxy had fewer than three replicas up.
 # WordPress is served by nginx + php-fpm with 4 workers (WP_SERVER=fpm, the default: started here on
 # BENCH_WP_PORT in front of the rig's WordPress, php-fpm installed when missing) or the rig's PHP
 # built-in server (WP_SERVER=php). The figures are kept in $CALSHIM_STATE/bench-load.last and the next
@@ -126,7 +128,7 @@ start_shim() {
   local t0 body
   t0=$(date +%s.%N)
   CALSHIM_LISTEN=127.0.0.1:$PORT CALSHIM_LOG_LEVEL=info CALSHIM_CATALOG_SNAPSHOT=$SNAP CALSHIM_UPSTREAM_URL=$UPSTREAM \
-    CALSHIM_UPSTREAM_TIMEOUT=120s "$BIN" 2>>"$LOG" >/dev/null &
+    CALSHIM_UPSTREAM_TIMEOUT=120s CALSHIM_SHUTDOWN_DRAIN=0s "$BIN" 2>>"$LOG" >/dev/null &
   shim_pid=$!
   until curl -sf -o /dev/null "http://127.0.0.1:$PORT/readyz"; do sleep 0.02; done
   ready_s=$(echo "$(date +%s.%N) - $t0" | bc)
@@ -186,6 +188,14 @@ fig[import_rss]="$(status_kb VmRSS) / $(status_kb VmHWM)"
 stop_shim
 remove_import
 
+if [ "${ROLL:-1}" = 1 ]; then
+  echo "== rolling restart of three replicas behind haproxy"
+  roll=$(cd "$ROOT" && go run ./scripts/benchroll -bin "$BIN" -wp "${UPSTREAM%/wp-json}" -user "$CALSHIM_UPSTREAM_USER" \
+    -password "$CALSHIM_UPSTREAM_APP_PASSWORD" | tail -1)
+  echo "$roll"
+  fig[roll]=$(echo "$roll" | sed 's/rolling restart: \([0-9.]*\) s, of which \([0-9.]*\) s.*/\1 s, \2 s with fewer than 3 up/')
+fi
+
 declare -A prev
 [ -f "$LAST" ] && while IFS=$'\t' read -r k v; do prev[$k]=$v; done <"$LAST"
 row() { printf '| %s | %s | %s |\n' "$1" "${prev[$2]:-}" "${fig[$2]}"; }
@@ -209,6 +219,7 @@ row "uncached list, ms" lat_uncached
 row "category, ms" lat_category
 row "venue, ms" lat_venue
 row "search, ms" lat_search
+row "rolling restart of 3 replicas: took, reduced" roll
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 fig[label]=$LABEL
 for k in "${!fig[@]}"; do printf '%s\t%s\n' "$k" "${fig[$k]}"; done >"$LAST"
