@@ -334,7 +334,8 @@ func loadAll(ctx context.Context, catalogs map[string]*catalog.Catalog, log *zap
 		snap := c.Snapshot()
 		sync := c.Health().Sync
 		log.Info("catalog loaded", zap.String("language", lang), zap.Duration("took", time.Since(start)),
-			zap.String("sync", sync.Mode), zap.Int64("sequence", sync.Seq), zap.Bool("from_snapshot", sync.Restored), zap.Bool("catching_up", sync.CatchingUp),
+			zap.String("sync", sync.Mode), zap.Int64("sequence", sync.Seq), zap.Bool("from_snapshot", sync.Restored),
+			zap.Bool("catching_up", sync.CatchingUp),
 			zap.Int("events", len(snap.Events)), zap.Int("venues", len(snap.Venues)),
 			zap.Int("organizers", len(snap.Organizers)),
 			zap.Int("categories", len(snap.Categories)), zap.Int("tags", len(snap.Tags)),

@@ -28,10 +28,11 @@ func main() {
 	check(err)
 	defer func() { _ = os.RemoveAll(dir) }()
 	t0 := time.Now()
-	c, err := cluster.Start(cluster.Config{Bin: *bin, Dir: dir, WPURL: *wp, Replicas: 3, LoadTimeout: 20 * time.Minute, Env: []string{
-		"CALSHIM_UPSTREAM_USER=" + *user, "CALSHIM_UPSTREAM_APP_PASSWORD=" + *password,
-		"CALSHIM_CATALOG_POLL_INTERVAL=1s", "CALSHIM_SHUTDOWN_DRAIN=" + *drain, "CALSHIM_UPSTREAM_TIMEOUT=120s",
-		"CALSHIM_LOG_LEVEL=warn"}})
+	c, err := cluster.Start(cluster.Config{Bin: *bin, Dir: dir, WPURL: *wp, Replicas: 3,
+		LoadTimeout: 20 * time.Minute, Env: []string{
+			"CALSHIM_UPSTREAM_USER=" + *user, "CALSHIM_UPSTREAM_APP_PASSWORD=" + *password,
+			"CALSHIM_CATALOG_POLL_INTERVAL=1s", "CALSHIM_SHUTDOWN_DRAIN=" + *drain, "CALSHIM_UPSTREAM_TIMEOUT=120s",
+			"CALSHIM_LOG_LEVEL=warn"}})
 	check(err)
 	defer c.Close()
 	fmt.Printf("three replicas loaded and up in %.1f s\n", time.Since(t0).Seconds())
