@@ -63,9 +63,13 @@ func main() {
 	}()
 	t1 := time.Now()
 	for i, r := range c.Replicas {
+		t := time.Now()
 		check(r.Term(60 * time.Second))
+		stopped := time.Since(t)
 		check(r.Start())
 		check(c.WaitUp(i, 10*time.Minute))
+		fmt.Printf("replica %d: exited %.1f s after SIGTERM (drain %s, then its snapshot written), up again %.1f s later\n",
+			i, stopped.Seconds(), *drain, (time.Since(t) - stopped).Seconds())
 	}
 	roll := time.Since(t1)
 	close(done)
