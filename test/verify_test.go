@@ -86,7 +86,8 @@ func newChecksumGate(t *testing.T) *checksumGate {
 	}
 	g := &checksumGate{}
 	g.open()
-	proxy := httputil.NewSingleHostReverseProxy(target)
+	// SetURL also sends WordPress its own host: Debian's WordPress picks its site by the Host header.
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) }}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.Contains(r.URL.Path, "/calshim/v1/checksums") {
 			select {
