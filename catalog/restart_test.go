@@ -3,6 +3,7 @@ package catalog_test
 import (
 	"context"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync/atomic"
@@ -222,5 +223,39 @@ func TestReconcileReadsImportInPages(t *testing.T) {
 	}
 	if pages, _, head := bulkPages(fake); head || len(pages) != 3 {
 		t.Errorf("bulk pages %v (head %v): want the import read in 3 pages of at most 100 posts", pages, head)
+	}
+}
+
+// A catalog restarted from its file and stopped again with nothing changed leaves the file as it is;
+// once something changed, it writes it.
+func TestSaveSkipsUnchangedFile(t *testing.T) {
+	fake := wpfake.New(t)
+	feed := newFakeFeed(fake)
+	var path string
+	opts := savedCatalog(t, fake)
+	cat := newCatalog(t, fake, opts, func(o *catalog.Options) { path = o.SnapshotPath })
+	if err := cat.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mustPoll(t, cat)
+	written := func() time.Time {
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.ModTime()
+	}
+	before := written()
+	time.Sleep(20 * time.Millisecond)
+	if err := cat.Save(); err != nil || !written().Equal(before) {
+		t.Errorf("unchanged catalog: Save %v, file rewritten %v", err, !written().Equal(before))
+	}
+
+	id := fake.IDs("tribe_events")[0]
+	fake.Update("tribe_events", id, func(o wpfake.Object) { calshimField(fake, o)["title"] = "Changed" })
+	feed.change("tribe_events", id)
+	mustPoll(t, cat)
+	if err := cat.Save(); err != nil || written().Equal(before) {
+		t.Errorf("changed catalog: Save %v, file not rewritten", err)
 	}
 }
