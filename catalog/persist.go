@@ -120,17 +120,18 @@ func (c *Catalog) Start(ctx context.Context) error {
 		c.notify("snapshot discarded", err)
 		return c.load(ctx)
 	}
-	c.publish(restored)
-	c.feed.published()
+	// Flagged before it is published: /readyz never shows the file's state as confirmed.
 	c.disk.restored.Store(true)
 	c.feed.catchingUp.Store(true)
+	c.disk.unconfirmed.Store(unavailable)
 	if unavailable {
-		c.disk.unconfirmed.Store(true)
 		c.lastPollErr.Store(err.Error())
 		c.notify("upstream unreachable: serving the snapshot until it answers", err)
-		return nil
+	} else {
+		c.lastPollOK.Store(time.Now().UnixNano())
 	}
-	c.lastPollOK.Store(time.Now().UnixNano())
+	c.publish(restored)
+	c.feed.published()
 	return nil
 }
 
