@@ -6,7 +6,7 @@ STATE ?= $(or $(CALSHIM_STATE),/tmp/calshim-wp)
 export CALSHIM_STATE := $(STATE)
 GO ?= $(shell command -v go || echo /usr/local/go/bin/go)
 
-.PHONY: demo test unit lint fuzz wordpress seed test-deps build bench bench-sync clean tools image soak soak-model helm helm-check
+.PHONY: demo test unit lint fuzz wordpress seed test-deps build bench bench-sync bench-load clean tools image soak soak-model helm helm-check
 
 # The version calshim -version, the start log and calshim_build_info report: the commit, as the image's.
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
@@ -122,6 +122,11 @@ bench: build
 # freshness of direct edits (reseeds the rig; see scripts/bench-sync.sh).
 bench-sync: wordpress
 	scripts/bench-sync.sh
+
+# Readiness and convergence: cold load, restart, restart after an SQL import, list latency, printed
+# beside the previous run's figures (nginx + php-fpm; see scripts/bench-load.sh).
+bench-load: wordpress tools
+	scripts/bench-load.sh
 
 # The WordPress plugin as a zip for Plugins > Add New > Upload Plugin: bin/calshim-plugin.zip
 # (scripts/plugin-zip.sh; the must-use install copies cmsclient/wordpress/calshim.php instead).

@@ -9,19 +9,25 @@ import (
 	"calshim/catalog"
 )
 
-// readyz answers 200 once the catalog is loaded, with its freshness; 503 before. Anyone may ask
+// readyz answers 200 once the catalog is loaded, with its freshness; 503 before. A catalog restored
+// from its snapshot file is ready at once, flagged as catching up until it has reached upstream's
+// state (catalog.Start). Anyone may ask
 // it, so it tells no more of a failed poll than publicPollError.
 func (s *Server) readyz(gc *gin.Context) {
 	h := s.cat.Health()
 	body := gin.H{"loaded": h.Loaded, "last_poll_ok": h.LastPollOK, "last_poll_error": publicPollError(h),
 		"sync": gin.H{"mode": h.Sync.Mode, "sequence": h.Sync.Seq, "lag_seconds": h.Sync.Lag.Seconds(),
-			"from_snapshot": h.Sync.Restored, "snapshot_unconfirmed": h.Sync.Unconfirmed}}
+			"from_snapshot": h.Sync.Restored, "snapshot_unconfirmed": h.Sync.Unconfirmed,
+			"catching_up": h.Sync.CatchingUp}}
 	if snap := s.cat.Snapshot(); snap != nil {
 		body["timezone"] = snap.Site.Timezone // the site's, as the catalog last read it
 	}
 
-	if h.Sync.Unconfirmed {
+	switch {
+	case h.Sync.Unconfirmed:
 		body["note"] = "serving the local snapshot: upstream has not answered since calshim started"
+	case h.Sync.CatchingUp:
+		body["note"] = "serving the local snapshot while it is brought up to date with upstream"
 	}
 
 	if !h.LastPollOK.IsZero() {

@@ -63,6 +63,24 @@ type Catalog struct {
 	journal journal
 	sums    sums        // the plugin's digests of what the catalog holds (verify.go)
 	verify  verifyState // checks of those digests (verify.go)
+	stats   loadStats   // where the last full load's time went
+}
+
+// loadStats times the parts of a full load, in nanoseconds: the bulk pages' requests (WordPress'
+// work, the transfer and the envelope's decoding) and the decoding of their posts, each summed over
+// the pages read in parallel, and the building of the snapshot.
+type loadStats struct{ fetch, decode, build atomic.Int64 }
+
+// LoadStats is where the last full load's time went (LastLoad).
+type LoadStats struct {
+	// Fetch and Decode are summed over the bulk pages, which are read Options' concurrency at a time.
+	Fetch, Decode, Build time.Duration
+}
+
+// LastLoad answers where the last full load's time went.
+func (c *Catalog) LastLoad() LoadStats {
+	return LoadStats{Fetch: time.Duration(c.stats.fetch.Load()), Decode: time.Duration(c.stats.decode.Load()),
+		Build: time.Duration(c.stats.build.Load())}
 }
 
 // New returns an empty catalog reading through client.
@@ -117,6 +135,8 @@ func (c *Catalog) load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("catalog: site time zone %q: %w", site.Timezone, err)
 	}
+	c.stats.fetch.Store(0)
+	c.stats.decode.Store(0)
 	posts, err := c.loadPosts(ctx, head, sums.posts)
 	if err != nil {
 		return err
@@ -137,10 +157,13 @@ func (c *Catalog) load(ctx context.Context) error {
 	}
 	base.Version++
 	c.feed.start(head) // before publish, which stamps the snapshot with the log's position
+	t0 := time.Now()
 	c.publish(build(base, posts, terms, media))
+	c.stats.build.Store(int64(time.Since(t0)))
 	c.sums = sums
 	c.verify.last = time.Now()
 	c.feed.published()
+	c.confirmed()
 	c.lastPollOK.Store(time.Now().UnixNano())
 	// A full load leaves several times the catalog's size in garbage (the upstream's JSON, decoded in
 	// parallel with garbage collection slowed down): collected and handed back to the system now, the

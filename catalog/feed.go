@@ -26,7 +26,7 @@ import (
 // the feed answers the service credential only) the catalog polls wp/v2 instead (poll.go).
 
 // bulkChunk is how many posts one bulk request reads.
-const bulkChunk = 2500
+var bulkChunk = 2500
 
 // errReload says the change log cannot continue from the catalog's sequence: load everything.
 var errReload = errors.New("catalog: the change log cannot continue from the catalog's sequence")
@@ -47,6 +47,10 @@ type feedState struct {
 	// shown is the sequence of the snapshot readers get: seq once the snapshot it led to is published
 	// (catchUp moves seq first), so that a request waiting for a sequence (Sequence) sees its changes.
 	shown atomic.Int64
+	// catchingUp: the catalog serves a restored snapshot file that the first poll has not yet
+	// confirmed (pollFeed: the log replayed since its sequence, every post counted, the checksums of
+	// the whole compared).
+	catchingUp atomic.Bool
 
 	noticeOnce sync.Once
 	notice     chan struct{} // a pending push notice (notices): at most one, so bursts coalesce
@@ -128,45 +132,81 @@ func (c *Catalog) postTypes() []string {
 }
 
 // bulkPosts reads every post of typ into dst, and their digests into digests: the IDs first, then
-// pages of bulkChunk IDs in parallel.
+// pages of bulkChunk IDs in parallel (readPages).
 func (c *Catalog) bulkPosts(ctx context.Context, typ string, dst map[int]*mapping.Post,
 	digests map[int]cmsclient.Digest) error {
 	ids, err := c.client.BulkIDs(ctx, typ)
 	if err != nil {
 		return fmt.Errorf("catalog: bulk %s: %w", typ, err)
 	}
-	chunks := slices.Collect(slices.Chunk(ids, bulkChunk))
-	pages := make([]map[int]*mapping.Post, len(chunks))
-	sums := make([]map[int]cmsclient.Digest, len(chunks))
+	return c.readPages(ctx, typ, ids, func(int) bool { return true }, dst, digests)
+}
+
+// readPages reads in bulk the posts of typ whose ID want accepts into dst, and their digests into
+// digests, where live lists every ID of typ WordPress holds, ascending: in pages of at most bulkChunk
+// of live's IDs, each narrowed to the first and last wanted ID it holds (a page without one is not
+// read), Options' concurrency at a time across WordPress' workers. A full load reads every page this
+// way, and so does a catalog that finds much missing or different (reconcileIDs, checkPosts): never
+// slower than a load, nor post by post.
+func (c *Catalog) readPages(ctx context.Context, typ string, live []int, want func(int) bool,
+	dst map[int]*mapping.Post, digests map[int]cmsclient.Digest) error {
+	var ranges [][2]int
+	for chunk := range slices.Chunk(live, bulkChunk) {
+		first := slices.IndexFunc(chunk, want)
+		if first < 0 {
+			continue
+		}
+		last := len(chunk) - 1
+		for !want(chunk[last]) {
+			last--
+		}
+		ranges = append(ranges, [2]int{chunk[first], chunk[last]})
+	}
+	pages := make([]map[int]*mapping.Post, len(ranges))
+	sums := make([]map[int]cmsclient.Digest, len(ranges))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(c.client.Concurrency, 1))
-	for i, chunk := range chunks {
+	for i, r := range ranges {
 		g.Go(func() error {
-			page, err := c.client.BulkPosts(gctx, typ, chunk[0], chunk[len(chunk)-1])
+			t0 := time.Now()
+			page, err := c.client.BulkPosts(gctx, typ, r[0], r[1])
 			if err != nil {
 				return fmt.Errorf("catalog: bulk %s: %w", typ, err)
 			}
+			t1 := time.Now()
 			pages[i], sums[i] = map[int]*mapping.Post{}, page.Digests
-			return c.decodePosts(typ, page.Items, pages[i])
+			err = c.decodePosts(typ, page.Items, pages[i])
+			c.stats.fetch.Add(int64(t1.Sub(t0)))
+			c.stats.decode.Add(int64(time.Since(t1)))
+			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return err
 	}
 	for i, page := range pages {
-		maps.Copy(dst, page)
-		maps.Copy(digests, sums[i])
+		for id, p := range page {
+			if want(id) && c.holds(p.Status()) {
+				dst[id] = p
+				if d, ok := sums[i][id]; ok {
+					digests[id] = d
+				}
+			}
+		}
 	}
 	return nil
 }
 
 // pollFeed applies what changed since the catalog's sequence, reloading everything when the log
-// cannot continue from it.
+// cannot continue from it. The first poll after a start from the snapshot file (catchingUp) also
+// counts every post and compares the checksums of the whole catalog: what changed around the log
+// while calshim was stopped is repaired then, while the file's state is served.
 func (c *Catalog) pollFeed(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.polls++
-	withIDs := c.opt.ReconcileEvery > 0 && c.polls%c.opt.ReconcileEvery == 0
+	confirm := c.feed.catchingUp.Load()
+	withIDs := confirm || c.opt.ReconcileEvery > 0 && c.polls%c.opt.ReconcileEvery == 0
 	cur := c.snap.Load()
 	next, err := c.catchUp(ctx, cur, withIDs)
 	if errors.Is(err, errReload) {
@@ -176,8 +216,8 @@ func (c *Catalog) pollFeed(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.verifyDue() {
-		checked, err := c.check(ctx, next, false)
+	if confirm && c.verifies() || c.verifyDue() {
+		checked, err := c.check(ctx, next, confirm)
 		if errors.Is(err, errReload) {
 			c.notify("checksums differ too much: reloading the catalog", err)
 			return c.load(ctx)
@@ -199,8 +239,15 @@ func (c *Catalog) pollFeed(ctx context.Context) error {
 		c.advanced(cur)
 	}
 	c.feed.published()
-	c.disk.unconfirmed.Store(false)
+	c.confirmed()
 	return nil
+}
+
+// confirmed records that the catalog has reached WordPress' state since the start: no longer
+// catching up, no longer serving an unconfirmed file.
+func (c *Catalog) confirmed() {
+	c.feed.catchingUp.Store(false)
+	c.disk.unconfirmed.Store(false)
 }
 
 // catchUp applies the feed's changes after the catalog's sequence to cur until none follow, and
@@ -456,12 +503,14 @@ type SyncHealth struct {
 	// Lag is how long the newest change the last applying poll read had waited in WordPress.
 	Lag time.Duration
 	// Restored: the catalog started from the snapshot file; Unconfirmed: upstream has not answered
-	// since, so the file's state is served as it was saved.
-	Restored, Unconfirmed bool
+	// since, so the file's state is served as it was saved; CatchingUp: the file's state is served
+	// while the first poll brings it up to WordPress' (the log since the file, the checksums).
+	Restored, Unconfirmed, CatchingUp bool
 }
 
 func (c *Catalog) syncHealth() SyncHealth {
-	h := SyncHealth{Mode: "wp/v2", Restored: c.disk.restored.Load(), Unconfirmed: c.disk.unconfirmed.Load()}
+	h := SyncHealth{Mode: "wp/v2", Restored: c.disk.restored.Load(), Unconfirmed: c.disk.unconfirmed.Load(),
+		CatchingUp: c.feed.catchingUp.Load()}
 	if c.feed.on.Load() {
 		h.Mode, h.Seq = "feed", c.feed.shown.Load()
 		h.Lag = time.Duration(c.feed.lagMS.Load()) * time.Millisecond
@@ -517,35 +566,15 @@ func (c *Catalog) reconcileIDs(ctx context.Context, cur *Snapshot,
 	return patch(base, cur, posts, cur.terms, media, changedIDs), nil
 }
 
-// readMissing reads in bulk the posts of typ listed in ids that have is missing.
+// readMissing reads in bulk the posts of typ listed in ids that have is missing (readPages: a large
+// import read while calshim was stopped costs what loading it does).
 func (c *Catalog) readMissing(ctx context.Context, typ string, ids []int,
 	have map[int]*mapping.Post) (map[int]*mapping.Post, error) {
-	var missing []int
-	for _, id := range ids {
-		if _, ok := have[id]; !ok {
-			missing = append(missing, id)
-		}
-	}
+	live := slices.Clone(ids)
+	slices.Sort(live)
+	missing := func(id int) bool { _, ok := have[id]; return !ok }
 	fresh := map[int]*mapping.Post{}
-	// Smaller pages than a load's: the range of a page may span posts the catalog has, and the bulk
-	// route answers at most 5,000 posts.
-	for chunk := range slices.Chunk(missing, 500) {
-		bulk, err := c.client.BulkPosts(ctx, typ, chunk[0], chunk[len(chunk)-1])
-		if err != nil {
-			return nil, fmt.Errorf("catalog: bulk %s: %w", typ, err)
-		}
-		page := map[int]*mapping.Post{}
-		if err := c.decodePosts(typ, bulk.Items, page); err != nil {
-			return nil, err
-		}
-		for _, id := range chunk {
-			if p, ok := page[id]; ok && c.holds(p.Status()) {
-				fresh[id] = p
-				c.sums.posts[id] = bulk.Digests[id]
-			}
-		}
-	}
-	return fresh, nil
+	return fresh, c.readPages(ctx, typ, live, missing, fresh, c.sums.posts)
 }
 
 // sameCounts reports whether cur holds, per post type, as many posts with the same sum of IDs as

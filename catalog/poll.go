@@ -25,6 +25,9 @@ func (c *Catalog) Run(ctx context.Context, onError func(error)) {
 	// Best effort on the way out: Save logs nothing, and the next start reloads.
 	defer func() { _ = c.Save() }()
 
+	if c.feed.catchingUp.Load() { // a restored snapshot: confirm it now, not a poll interval later
+		c.pollOnce(ctx, onError)
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -32,18 +35,23 @@ func (c *Catalog) Run(ctx context.Context, onError func(error)) {
 		case <-t.C:
 		case <-c.feed.notices():
 		}
-
-		if err := c.Poll(ctx); err != nil {
-			c.lastPollErr.Store(err.Error())
-			if onError != nil && ctx.Err() == nil {
-				onError(err)
-			}
-			continue
-		}
-		c.lastPollErr.Store("")
-		c.lastPollOK.Store(time.Now().UnixNano())
-		c.saveSoon()
+		c.pollOnce(ctx, onError)
 	}
+}
+
+// pollOnce is one poll of Run: its error recorded for readiness and told to onError, its success
+// saved to the snapshot file now and then.
+func (c *Catalog) pollOnce(ctx context.Context, onError func(error)) {
+	if err := c.Poll(ctx); err != nil {
+		c.lastPollErr.Store(err.Error())
+		if onError != nil && ctx.Err() == nil {
+			onError(err)
+		}
+		return
+	}
+	c.lastPollErr.Store("")
+	c.lastPollOK.Store(time.Now().UnixNano())
+	c.saveSoon()
 }
 
 // Poll brings the catalog up to date once.

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"calshim/cmsclient"
 	"calshim/mapping"
 )
@@ -21,20 +23,23 @@ import (
 // digest of every object the catalog mirrors (cmsclient.Checksums); the catalog keeps each object's
 // digest as the bulk load and the feed send it (sums), so it computes any ID range's digest itself.
 // A check compares the top-level ranges, descends only into those that differ, and refetches only
-// the objects of the differing leaves. It runs before a restored snapshot is served (Start) and then
-// every Options.VerifyEvery (pollFeed).
+// the objects of the differing leaves; where much differs (a quarter of a range's objects, and more
+// than verifyBulkAt) it reads the differing ranges in bulk pages instead, as a load does. It runs at
+// the first poll after a start from the snapshot file (the whole catalog, in slices compared in
+// parallel) and then every Options.VerifyEvery (pollFeed).
 
 const (
 	verifyParts = 16 // sub-ranges per checksum request
 	// verifyLeaf: a differing range holding at most this many objects is listed object by object
 	// rather than split again.
 	verifyLeaf = 64
-	// verifyReloadAt: when more objects than this (and than a quarter of the catalog) lie in
-	// differing ranges, a full load costs less than the descent.
-	verifyReloadAt = 5000
 	// allIDs is an upper bound on any ID (the plugin's range arguments are BIGINTs).
 	allIDs = 1<<53 - 1
 )
+
+// verifyBulkAt: when more objects than this (and than a quarter of a range's) lie in its differing
+// sub-ranges, reading them in bulk pages (readSpans) costs less than the descent.
+var verifyBulkAt = 5000
 
 // verifySlice is how many posts one periodic check compares at most: a larger catalog is checked a
 // slice of IDs at a time, one slice every VerifyEvery divided by their number, so that each check
@@ -249,23 +254,59 @@ func (c *Catalog) checkOptions(ctx context.Context, cur *Snapshot) (*Snapshot, i
 	return next, len(changed), nil
 }
 
-// checkPosts refetches the posts whose digests differ from WordPress'.
+// checkPosts refetches the posts whose digests differ from WordPress'. whole compares every post,
+// in up to Options' concurrency slices compared in parallel (WordPress' workers and the database's
+// cores share the work), else the next slice of a periodic check.
 func (c *Catalog) checkPosts(ctx context.Context, cur *Snapshot, whole bool) (*Snapshot, int, error) {
 	local := held(cur.posts, c.sums.posts)
-	from, to := 0, -1
-	if n := verifySlices(len(local)); !whole && n > 1 {
+	ids := slices.Sorted(maps.Keys(local))
+	var bounds [][2]int
+	if n := verifySlices(len(ids)); whole {
+		n = min(n, max(c.client.Concurrency, 1))
+		for k := range n {
+			from, to := sliceBounds(ids, k, n)
+			bounds = append(bounds, [2]int{from, to})
+		}
+	} else {
 		k := c.verify.slice % n
 		c.verify.slice = k + 1
-		from, to = sliceBounds(slices.Sorted(maps.Keys(local)), k, n)
+		from, to := sliceBounds(ids, k, n)
+		bounds = [][2]int{{from, to}}
 	}
-	wrong, theirs, err := c.descend(ctx, cmsclient.KindPosts, local, from, to)
-	if err != nil || len(wrong) == 0 {
+	found := make([]descent, len(bounds))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, b := range bounds {
+		g.Go(func() (err error) {
+			found[i], err = c.descend(gctx, cmsclient.KindPosts, local, ids, b[0], b[1])
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
 		return cur, 0, err
 	}
-	fresh, digests, err := c.refetchPosts(ctx, theirs)
+	var d descent
+	for _, f := range found {
+		d.merge(f)
+	}
+	if len(d.wrong) == 0 && len(d.bulk) == 0 {
+		return cur, 0, nil
+	}
+	fresh, digests, err := c.refetchPosts(ctx, d.theirs)
 	if err != nil {
 		return nil, 0, err
 	}
+	if len(d.bulk) > 0 {
+		if d.wrong, err = c.readSpans(ctx, d.bulk, ids, fresh, digests, d.wrong); err != nil {
+			return nil, 0, err
+		}
+	}
+	return c.repairPosts(ctx, cur, d.wrong, fresh, digests)
+}
+
+// repairPosts puts into cur WordPress' version of each wrong post (fresh: those it holds, with their
+// digests), and answers the new snapshot and how many posts changed.
+func (c *Catalog) repairPosts(ctx context.Context, cur *Snapshot, wrong []int, fresh map[int]*mapping.Post,
+	digests map[int]cmsclient.Digest) (*Snapshot, int, error) {
 	posts := maps.Clone(cur.posts)
 	var changed []int
 	for _, id := range wrong {
@@ -295,6 +336,44 @@ func (c *Catalog) checkPosts(ctx context.Context, cur *Snapshot, whole bool) (*S
 	base := *cur
 	base.Version++
 	return patch(base, cur, posts, cur.terms, media, changed), len(changed), nil
+}
+
+// readSpans reads in bulk pages (readPages) every post WordPress holds in the spans, into fresh and
+// digests, and answers wrong with the IDs of the spans added: those read and those the catalog holds
+// there (ids, ascending), which are gone when not read.
+func (c *Catalog) readSpans(ctx context.Context, spans []span, ids []int, fresh map[int]*mapping.Post,
+	digests map[int]cmsclient.Digest, wrong []int) ([]int, error) {
+	slices.SortFunc(spans, func(a, b span) int { return a.from - b.from })
+	inSpans := func(id int) bool {
+		i := sort.Search(len(spans), func(i int) bool { return spans[i].to >= id })
+		return i < len(spans) && spans[i].from <= id
+	}
+	for _, typ := range c.postTypes() {
+		live, err := c.client.BulkIDs(ctx, typ)
+		if err != nil {
+			return nil, fmt.Errorf("catalog: bulk %s: %w", typ, err)
+		}
+		if err := c.readPages(ctx, typ, live, inSpans, fresh, digests); err != nil {
+			return nil, err
+		}
+	}
+	seen := map[int]bool{}
+	for _, id := range wrong {
+		seen[id] = true
+	}
+	for _, s := range spans {
+		for _, id := range idsIn(ids, s.from, s.to) {
+			if !seen[id] {
+				seen[id], wrong = true, append(wrong, id)
+			}
+		}
+	}
+	for id := range fresh {
+		if inSpans(id) && !seen[id] {
+			seen[id], wrong = true, append(wrong, id)
+		}
+	}
+	return wrong, nil
 }
 
 // refetchPosts reads the listed posts through the bulk route, by type, in pages of close IDs.
@@ -329,10 +408,17 @@ func (c *Catalog) refetchPosts(ctx context.Context, theirs map[int]cmsclient.Ite
 
 // checkTerms re-reads the terms when some digests differ, and replaces those.
 func (c *Catalog) checkTerms(ctx context.Context, cur *Snapshot) (*Snapshot, int, error) {
-	wrong, theirs, err := c.descend(ctx, cmsclient.KindTerms, held(cur.terms, c.sums.terms), 0, -1)
-	if err != nil || len(wrong) == 0 {
+	local := held(cur.terms, c.sums.terms)
+	d, err := c.descend(ctx, cmsclient.KindTerms, local, slices.Sorted(maps.Keys(local)), 0, -1)
+	switch {
+	case err != nil:
 		return cur, 0, err
+	case len(d.bulk) > 0: // thousands of terms changed: reloading is simplest
+		return nil, 0, fmt.Errorf("%w: %d terms in ranges whose checksums differ", errReload, spanObjects(d.bulk))
+	case len(d.wrong) == 0:
+		return cur, 0, nil
 	}
+	wrong, theirs := d.wrong, d.theirs
 	fresh, err := c.fetchTerms(ctx)
 	if err != nil {
 		return nil, 0, err
@@ -371,49 +457,78 @@ func held[V any](objects map[int]V, digests map[int]cmsclient.Digest) map[int]cm
 	return out
 }
 
+// descent is what descend found: the IDs whose digests differ, WordPress' listing of those it holds,
+// and the spans so much differs in that they are to be read whole (readSpans).
+type descent struct {
+	wrong  []int
+	theirs map[int]cmsclient.ItemSum
+	bulk   []span
+}
+
+func (d *descent) merge(o descent) {
+	d.wrong, d.bulk = append(d.wrong, o.wrong...), append(d.bulk, o.bulk...)
+	if d.theirs == nil {
+		d.theirs = map[int]cmsclient.ItemSum{}
+	}
+	maps.Copy(d.theirs, o.theirs)
+}
+
 // descend finds the objects of kind with from <= ID <= to (to < 0: no bound) whose digest differs
-// between the catalog (local) and WordPress: the top-level ranges first, then, only within the
-// ranges that differ, smaller ones, down to ranges few enough to list object by object. It answers
-// the differing IDs and WordPress' listing of those it holds.
-func (c *Catalog) descend(ctx context.Context, kind string, local map[int]cmsclient.Digest, from, to int) (
-	[]int, map[int]cmsclient.ItemSum, error) {
-	ids := slices.Sorted(maps.Keys(local))
+// between the catalog (local, its IDs ascending in ids) and WordPress: the top-level ranges first,
+// then, only within the ranges that differ, smaller ones, down to ranges few enough to list object by
+// object; ranges where a large part differs are answered as spans to read whole. It only reads local
+// and ids: checkPosts runs several at once.
+func (c *Catalog) descend(ctx context.Context, kind string, local map[int]cmsclient.Digest, ids []int,
+	from, to int) (descent, error) {
+	d := descent{theirs: map[int]cmsclient.ItemSum{}}
 	top, err := c.client.Checksums(ctx, kind, from, to, verifyParts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("catalog: checksums: %w", err)
+		return d, fmt.Errorf("catalog: checksums: %w", err)
 	}
-	var wrong []int
 	if to < 0 { // what the catalog holds beyond WordPress' highest ID is gone from WordPress
-		wrong = slices.Clone(ids[sort.SearchInts(ids, top.To+1):])
+		d.wrong = slices.Clone(ids[sort.SearchInts(ids, max(top.To+1, from)):])
 	}
-	theirs := map[int]cmsclient.ItemSum{}
 	for queue := []*cmsclient.RangeSums{top}; len(queue) > 0; queue = queue[1:] {
 		rs := queue[0]
 		if rs.Parts != verifyParts || rs.To < rs.From || rs.From < 0 {
-			return nil, nil, fmt.Errorf("catalog: checksums: an answer about %d parts of [%d, %d], asked %d parts",
+			return d, fmt.Errorf("catalog: checksums: an answer about %d parts of [%d, %d], asked %d parts",
 				rs.Parts, rs.From, rs.To, verifyParts)
 		}
 		spans := differingSpans(rs, ids, local)
-		if spread := spanObjects(spans); spread > max(verifyReloadAt, len(ids)/4) {
-			return nil, nil, fmt.Errorf("%w: %d %s in ranges whose checksums differ", errReload, spread, kind)
+		if bulkSpans(spans, rs) {
+			d.bulk = append(d.bulk, spans...)
+			continue
 		}
 		for _, s := range spans {
 			if max(s.mine, s.theirs) > verifyLeaf && s.to-s.from+1 > verifyParts {
 				sub, err := c.client.Checksums(ctx, kind, s.from, s.to, verifyParts)
 				if err != nil {
-					return nil, nil, fmt.Errorf("catalog: checksums: %w", err)
+					return d, fmt.Errorf("catalog: checksums: %w", err)
 				}
 				queue = append(queue, sub)
 				continue
 			}
 			items, err := c.listSums(ctx, kind, s.from, s.to)
 			if err != nil {
-				return nil, nil, err
+				return d, err
 			}
-			wrong = append(wrong, compareItems(items, idsIn(ids, s.from, s.to), local, theirs)...)
+			d.wrong = append(d.wrong, compareItems(items, idsIn(ids, s.from, s.to), local, d.theirs)...)
 		}
 	}
-	return wrong, theirs, nil
+	return d, nil
+}
+
+// bulkSpans decides whether the differing spans of rs are read whole rather than split again: when
+// they hold more than verifyBulkAt objects and more than a quarter of what rs holds (WordPress'
+// counts), descending would compare most of them again, and list and refetch them in small pages
+// after.
+func bulkSpans(spans []span, rs *cmsclient.RangeSums) bool {
+	total := 0
+	for _, p := range rs.Ranges {
+		total += p.Count
+	}
+	spread := spanObjects(spans)
+	return spread > verifyBulkAt && spread > total/4
 }
 
 // span is a sub-range whose digests differ, with how many objects each side holds in it.

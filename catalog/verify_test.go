@@ -127,11 +127,12 @@ func manyEvents(fake *wpfake.Server, first, n int) {
 	fake.AddMany("tribe_events", objs)
 }
 
-// manyVerified is a catalog of 4,000 more events than the recorded ones, loaded, checking at every poll.
-func manyVerified(t *testing.T) (*wpfake.Server, *catalog.Catalog) {
+// manyVerified is a catalog of n (4,000) more events than the recorded ones, loaded, checking at
+// every poll.
+func manyVerified(t *testing.T, n int) (*wpfake.Server, *catalog.Catalog) {
 	fake := wpfake.New(t)
 	newFakeFeed(fake)
-	manyEvents(fake, 30000, 4000)
+	manyEvents(fake, 30000, n)
 	cat := newCatalog(t, fake, func(o *catalog.Options) { o.VerifyEvery = time.Nanosecond })
 	if err := cat.Load(context.Background()); err != nil {
 		t.Fatal(err)
@@ -142,7 +143,7 @@ func manyVerified(t *testing.T) (*wpfake.Server, *catalog.Catalog) {
 // One post changed around the change log among thousands: a check descends through the ranges that
 // differ only, lists one leaf and refetches that one post; an idle check asks the top level only.
 func TestVerifyDescendsIntoWhatDiffers(t *testing.T) {
-	fake, cat := manyVerified(t)
+	fake, cat := manyVerified(t, 4000)
 
 	fake.ResetRequests()
 	mustPoll(t, cat)
@@ -185,7 +186,7 @@ func TestVerifyDescendsIntoWhatDiffers(t *testing.T) {
 func TestVerifyBySlices(t *testing.T) {
 	defer func(n int) { *catalog.VerifySlice = n }(*catalog.VerifySlice)
 	*catalog.VerifySlice = 1000
-	fake, cat := manyVerified(t)
+	fake, cat := manyVerified(t, 4000)
 	id := 33999
 	fake.Update("tribe_events", id, func(o wpfake.Object) { calshimField(fake, o)["title"] = "Written by SQL" })
 

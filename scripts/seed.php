@@ -18,13 +18,15 @@
  * Usage (as the web server user, see scripts/wp-seed.sh):
  *   php seed.php [--host 127.0.0.1] [--events N] [--out FILE] [--recorded-only]
  *     --events N        also generate N bulk events quickly with direct SQL inserts (load tests); env SEED_EVENTS
+ *     --append N        only add N bulk events after the existing ones, by SQL, nothing deleted (an import made
+ *                       while calshim is stopped: scripts/bench-load.sh); reads the map of --out
  *     --out FILE        write a JSON map {kind: {key: id}} of what was created
  *     --recorded-only   only the recording's data set (no additions): with it, and on the recording's day
  *                       relative to the data, the original answers spec/examples byte for byte (but for
  *                       creation times); env SEED_RECORDED_ONLY=1
  */
 
-$opts = getopt( '', [ 'host:', 'events:', 'out:', 'recorded-only' ] );
+$opts = getopt( '', [ 'host:', 'events:', 'append:', 'out:', 'recorded-only' ] );
 $recorded_only = isset( $opts['recorded-only'] ) || '1' === getenv( 'SEED_RECORDED_ONLY' );
 $_SERVER['HTTP_HOST']   = $opts['host'] ?? ( getenv( 'WP_HOST' ) ?: '127.0.0.1' );
 $_SERVER['REQUEST_URI'] = '/';
@@ -317,6 +319,83 @@ function seed_delete_posts( array $ids ) {
 	}
 }
 
+/**
+ * Bulk events numbered $first to $last for load tests, written with direct SQL (500 per statement), as an
+ * importer writing rows itself would: linked to the seed's published venues, organizers, categories and tags ($map).
+ */
+function seed_bulk( $first, $last, array $map, DateTimeImmutable $today ) {
+	global $wpdb;
+	$zones     = [ 'America/New_York', 'Europe/London', 'Asia/Tokyo', 'Australia/Sydney', 'Asia/Kolkata', 'America/Chicago', 'UTC', 'UTC+2' ];
+	$costs     = [ '10', 'Free', '5-10', '€6.50 - €8.50', '$25', '', '0', '49' ];
+	$pub_venue = array_values( array_diff_key( $map['venues'], [ 'warehouse' => 1 ] ) );
+	$pub_org   = array_values( array_diff_key( $map['organizers'], [ 'ghost' => 1 ] ) );
+	$cat_tt    = array_values( array_map( static function ( $id ) { return (int) get_term( $id )->term_taxonomy_id; }, $map['categories'] ) );
+	$tag_tt    = array_values( array_map( static function ( $id ) { return (int) get_term( $id )->term_taxonomy_id; }, $map['tags'] ) );
+	$now       = current_time( 'mysql' );
+	$now_gmt   = current_time( 'mysql', true );
+	$home      = home_url( '/event/' );
+	for ( $base = $first; $base <= $last; $base += 500 ) {
+		$upto   = min( $last, $base + 499 );
+		$values = [];
+		$specs  = [];
+		for ( $i = $base; $i <= $upto; $i++ ) {
+			$slug  = sprintf( 'load-test-event-%05d', $i );
+			$title = sprintf( 'Load Test Event %05d', $i );
+			$values[] = $wpdb->prepare( '(1, %s, %s, %s, %s, \'\', \'publish\', \'closed\', \'closed\', \'\', %s, \'\', \'\', %s, %s, \'\', 0, %s, %d, \'tribe_events\', \'\', 0)',
+				$now, $now_gmt, '<p>' . $title . ': generated for load tests.</p>', $title, $slug, $now, $now_gmt, $home . $slug . '/', 0 === $i % 97 ? -1 : 0 );
+			$specs[ $slug ] = $i;
+		}
+		$wpdb->query( "INSERT INTO {$wpdb->posts} (post_author, post_date, post_date_gmt, post_content, post_title, post_excerpt, post_status, comment_status, ping_status, post_password, post_name, to_ping, pinged, post_modified, post_modified_gmt, post_content_filtered, post_parent, guid, menu_order, post_type, post_mime_type, comment_count) VALUES " . implode( ',', $values ) );
+		$names = "'" . implode( "','", array_keys( $specs ) ) . "'";
+		$ids   = $wpdb->get_results( "SELECT ID, post_name FROM {$wpdb->posts} WHERE post_type = 'tribe_events' AND post_name IN ($names)" );
+		$meta  = [];
+		$rels  = [];
+		foreach ( $ids as $row ) {
+			$i       = $specs[ $row->post_name ];
+			$tz      = $zones[ $i % count( $zones ) ];
+			$offset  = ( $i * 7919 ) % 730 - 365; // spread over the past and the next year
+			$all_day = 0 === $i % 11;
+			$length  = 0 === $i % 17 ? 2 : 0; // some multi-day events
+			$hour    = 8 + $i % 12;
+			$start   = [ $offset, sprintf( '%02d:%s:00', $hour, 0 === $i % 2 ? '00' : '30' ) ];
+			$end     = [ $offset + $length, sprintf( '%02d:%s:00', $hour + 1 + $i % 3, 0 === $i % 2 ? '00' : '30' ) ];
+			$f       = [ 'cost' => $costs[ $i % count( $costs ) ] ];
+			$rows    = [ [ '_EventOrigin', 'events-calendar' ], [ '_EventShowMapLink', '' ], [ '_EventShowMap', '' ] ];
+			if ( 0 !== $i % 5 ) {
+				$rows[] = [ '_EventVenueID', (string) $pub_venue[ $i % count( $pub_venue ) ] ];
+			}
+			for ( $k = 0; $k < $i % 3; $k++ ) {
+				$rows[] = [ '_EventOrganizerID', (string) $pub_org[ ( $i + $k ) % count( $pub_org ) ] ];
+			}
+			if ( $all_day ) {
+				$rows[] = [ '_EventAllDay', 'yes' ];
+			}
+			list( $date_rows, $tz_rows ) = seed_dates( $today, $tz, $start, $end, $all_day );
+			$rows = array_merge( $rows, $date_rows, seed_cost_rows( $f ), $tz_rows );
+			if ( 0 === $i % 23 ) {
+				$rows[] = [ '_tribe_featured', '1' ];
+			}
+			foreach ( $rows as list( $k, $v ) ) {
+				$meta[] = $wpdb->prepare( '(%d, %s, %s)', $row->ID, $k, $v );
+			}
+			$rels[] = sprintf( '(%d, %d)', $row->ID, $cat_tt[ $i % count( $cat_tt ) ] );
+			$rels[] = sprintf( '(%d, %d)', $row->ID, $tag_tt[ $i % count( $tag_tt ) ] );
+		}
+		$wpdb->query( "INSERT INTO {$wpdb->postmeta} (post_id, meta_key, meta_value) VALUES " . implode( ',', $meta ) );
+		$wpdb->query( "INSERT INTO {$wpdb->term_relationships} (object_id, term_taxonomy_id) VALUES " . implode( ',', $rels ) );
+	}
+	wp_cache_flush();
+}
+
+if ( isset( $opts['append'] ) ) {
+	global $wpdb;
+	$first = 1 + (int) $wpdb->get_var( "SELECT COUNT(*) FROM {$wpdb->posts} WHERE post_type = 'tribe_events' AND post_name LIKE 'load-test-event-%'" );
+	seed_bulk( $first, $first + (int) $opts['append'] - 1, json_decode( file_get_contents( $out ), true ), new DateTimeImmutable( gmdate( 'Y-m-d' ), wp_timezone() ) );
+	wp_cache_flush();
+	printf( "seed: appended bulk events %d to %d\n", $first, $first + (int) $opts['append'] - 1 );
+	exit( 0 );
+}
+
 // -------------------------------------------------------------------------------------------------------------
 // 1. Delete what an earlier run (or anyone) left
 // -------------------------------------------------------------------------------------------------------------
@@ -512,66 +591,7 @@ foreach ( $recorded_only ? [ true ] : [ true, false ] as $recorded ) {
 // -------------------------------------------------------------------------------------------------------------
 
 if ( $bulk > 0 ) {
-	$zones     = [ 'America/New_York', 'Europe/London', 'Asia/Tokyo', 'Australia/Sydney', 'Asia/Kolkata', 'America/Chicago', 'UTC', 'UTC+2' ];
-	$costs     = [ '10', 'Free', '5-10', '€6.50 - €8.50', '$25', '', '0', '49' ];
-	$pub_venue = array_values( array_diff_key( $map['venues'], [ 'warehouse' => 1 ] ) );
-	$pub_org   = array_values( array_diff_key( $map['organizers'], [ 'ghost' => 1 ] ) );
-	$cat_tt    = array_values( array_map( static function ( $id ) { return (int) get_term( $id )->term_taxonomy_id; }, $map['categories'] ) );
-	$tag_tt    = array_values( array_map( static function ( $id ) { return (int) get_term( $id )->term_taxonomy_id; }, $map['tags'] ) );
-	$now       = current_time( 'mysql' );
-	$now_gmt   = current_time( 'mysql', true );
-	$home      = home_url( '/event/' );
-	for ( $base = 1; $base <= $bulk; $base += 500 ) {
-		$last   = min( $bulk, $base + 499 );
-		$values = [];
-		$specs  = [];
-		for ( $i = $base; $i <= $last; $i++ ) {
-			$slug  = sprintf( 'load-test-event-%05d', $i );
-			$title = sprintf( 'Load Test Event %05d', $i );
-			$values[] = $wpdb->prepare( '(1, %s, %s, %s, %s, \'\', \'publish\', \'closed\', \'closed\', \'\', %s, \'\', \'\', %s, %s, \'\', 0, %s, %d, \'tribe_events\', \'\', 0)',
-				$now, $now_gmt, '<p>' . $title . ': generated for load tests.</p>', $title, $slug, $now, $now_gmt, $home . $slug . '/', 0 === $i % 97 ? -1 : 0 );
-			$specs[ $slug ] = $i;
-		}
-		$wpdb->query( "INSERT INTO {$wpdb->posts} (post_author, post_date, post_date_gmt, post_content, post_title, post_excerpt, post_status, comment_status, ping_status, post_password, post_name, to_ping, pinged, post_modified, post_modified_gmt, post_content_filtered, post_parent, guid, menu_order, post_type, post_mime_type, comment_count) VALUES " . implode( ',', $values ) );
-		$names = "'" . implode( "','", array_keys( $specs ) ) . "'";
-		$ids   = $wpdb->get_results( "SELECT ID, post_name FROM {$wpdb->posts} WHERE post_type = 'tribe_events' AND post_name IN ($names)" );
-		$meta  = [];
-		$rels  = [];
-		foreach ( $ids as $row ) {
-			$i       = $specs[ $row->post_name ];
-			$tz      = $zones[ $i % count( $zones ) ];
-			$offset  = ( $i * 7919 ) % 730 - 365; // spread over the past and the next year
-			$all_day = 0 === $i % 11;
-			$length  = 0 === $i % 17 ? 2 : 0; // some multi-day events
-			$hour    = 8 + $i % 12;
-			$start   = [ $offset, sprintf( '%02d:%s:00', $hour, 0 === $i % 2 ? '00' : '30' ) ];
-			$end     = [ $offset + $length, sprintf( '%02d:%s:00', $hour + 1 + $i % 3, 0 === $i % 2 ? '00' : '30' ) ];
-			$f       = [ 'cost' => $costs[ $i % count( $costs ) ] ];
-			$rows    = [ [ '_EventOrigin', 'events-calendar' ], [ '_EventShowMapLink', '' ], [ '_EventShowMap', '' ] ];
-			if ( 0 !== $i % 5 ) {
-				$rows[] = [ '_EventVenueID', (string) $pub_venue[ $i % count( $pub_venue ) ] ];
-			}
-			for ( $k = 0; $k < $i % 3; $k++ ) {
-				$rows[] = [ '_EventOrganizerID', (string) $pub_org[ ( $i + $k ) % count( $pub_org ) ] ];
-			}
-			if ( $all_day ) {
-				$rows[] = [ '_EventAllDay', 'yes' ];
-			}
-			list( $date_rows, $tz_rows ) = seed_dates( $today, $tz, $start, $end, $all_day );
-			$rows = array_merge( $rows, $date_rows, seed_cost_rows( $f ), $tz_rows );
-			if ( 0 === $i % 23 ) {
-				$rows[] = [ '_tribe_featured', '1' ];
-			}
-			foreach ( $rows as list( $k, $v ) ) {
-				$meta[] = $wpdb->prepare( '(%d, %s, %s)', $row->ID, $k, $v );
-			}
-			$rels[] = sprintf( '(%d, %d)', $row->ID, $cat_tt[ $i % count( $cat_tt ) ] );
-			$rels[] = sprintf( '(%d, %d)', $row->ID, $tag_tt[ $i % count( $tag_tt ) ] );
-		}
-		$wpdb->query( "INSERT INTO {$wpdb->postmeta} (post_id, meta_key, meta_value) VALUES " . implode( ',', $meta ) );
-		$wpdb->query( "INSERT INTO {$wpdb->term_relationships} (object_id, term_taxonomy_id) VALUES " . implode( ',', $rels ) );
-	}
-	wp_cache_flush();
+	seed_bulk( 1, $bulk, $map, $today );
 }
 
 wp_defer_term_counting( false );

@@ -218,11 +218,16 @@ func TestSyncSnapshot(t *testing.T) {
 
 	t.Run("warm restart catches up", func(t *testing.T) {
 		id := newPublishedEvent(t, "Sync Snapshot Catch-up")
-		url, stop, logPath := syncShim(t, snap, upstream)
+		url, stop, _ := syncShim(t, snap, upstream)
 		defer stop()
-		if !logHas(t, logPath, `"from_snapshot":true`) || get(t, "/events/"+id, to(url), lenient).status != http.StatusOK {
-			t.Errorf("not restored and caught up: event %s = %d", id, get(t, "/events/"+id, to(url), lenient).status)
+		if s, _ := readyz(t, url)["sync"].(map[string]any); s["from_snapshot"] != true {
+			t.Errorf("not restored from the snapshot: %v", s)
 		}
+		// Ready with the file's state at once; the first poll catches up.
+		eventually(t, "caught up", func() bool {
+			s, _ := readyz(t, url)["sync"].(map[string]any)
+			return s["catching_up"] == false && get(t, "/events/"+id, to(url), lenient).status == http.StatusOK
+		})
 	})
 	t.Run("unreadable", func(t *testing.T) {
 		bad := filepath.Join(t.TempDir(), "bad.gob")

@@ -4,8 +4,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -66,23 +71,88 @@ func TestVerifyDirectSQLWhileRunning(t *testing.T) {
 	}
 }
 
-// A title changed by SQL while calshim is stopped is served as soon as it is ready again from its
-// snapshot: the start checks the file against WordPress' checksums before serving it.
+// checksumGate is a proxy to WordPress that holds the plugin's checksum requests while it is closed:
+// a test sees the state calshim serves before its comparison with WordPress is done.
+type checksumGate struct {
+	url     string // the proxy's upstream URL (…/wp-json)
+	release atomic.Pointer[chan struct{}]
+}
+
+func newChecksumGate(t *testing.T) *checksumGate {
+	t.Helper()
+	target, err := neturl.Parse(wpEnv["WP_URL"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &checksumGate{}
+	g.open()
+	// SetURL also sends WordPress its own host: Debian's WordPress picks its site by the Host header.
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) }}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/calshim/v1/checksums") {
+			select {
+			case <-*g.release.Load():
+			case <-r.Context().Done():
+				return
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { g.open(); srv.Close() })
+	g.url = srv.URL + "/wp-json"
+	return g
+}
+
+func (g *checksumGate) close() { ch := make(chan struct{}); g.release.Store(&ch) }
+
+func (g *checksumGate) open() {
+	ch := make(chan struct{})
+	close(ch)
+	if old := g.release.Swap(&ch); old != nil {
+		select {
+		case <-*old:
+		default:
+			close(*old)
+		}
+	}
+}
+
+// A title changed by SQL while calshim is stopped: restarted from its snapshot, calshim is ready at
+// once with the file's state, flagged as catching up in /readyz and the metrics, and serves the title
+// written by SQL once its comparison with WordPress' checksums is done, no longer catching up. The
+// comparison is held back (checksumGate) until the flag and the file's state have been seen.
 func TestVerifyDirectSQLWhileStopped(t *testing.T) {
 	snap := filepath.Join(t.TempDir(), "catalog.gob")
+	gate := newChecksumGate(t)
 	id := costEvent(t, "Verify Before Restart", "5")
-	url, stop, _ := syncShim(t, snap, wpEnv["CALSHIM_UPSTREAM_URL"])
+	url, stop, _ := syncShim(t, snap, gate.url)
 	eventually(t, "event served", func() bool { title, _ := v1Event(t, url, id); return title != "" })
 	stop()
 
 	sqlExec(t, "UPDATE {prefix}posts SET post_title = 'Verify Changed While Away' WHERE ID = "+id)
-	url, stop, logPath := syncShim(t, snap, wpEnv["CALSHIM_UPSTREAM_URL"])
+	gate.close()
+	url, stop, _ = syncShim(t, snap, gate.url)
 	defer stop()
-	if !logHas(t, logPath, `"from_snapshot":true`) {
-		t.Fatal("not restarted from the snapshot")
+	sync, _ := readyz(t, url)["sync"].(map[string]any)
+	if sync["from_snapshot"] != true {
+		t.Fatalf("not restarted from the snapshot: %v", sync)
 	}
-	if title, _ := v1Event(t, url, id); title != "Verify Changed While Away" {
-		t.Errorf("title served once ready after the restart = %q, want the one written by SQL", title)
+	if sync["catching_up"] != true || metricLine(t, url, "calshim_catalog_catching_up") != "1" {
+		t.Errorf("ready from the snapshot before the comparison: sync %v, metric %q; want catching up", sync,
+			metricLine(t, url, "calshim_catalog_catching_up"))
+	}
+	if title, _ := v1Event(t, url, id); title != "Verify Before Restart" {
+		t.Errorf("title served while catching up = %q, want the snapshot's", title)
+	}
+
+	gate.open()
+	eventually(t, "title written by SQL, caught up", func() bool {
+		title, _ := v1Event(t, url, id)
+		s, _ := readyz(t, url)["sync"].(map[string]any)
+		return title == "Verify Changed While Away" && s["catching_up"] == false
+	})
+	if got := metricLine(t, url, "calshim_catalog_catching_up"); got != "0" {
+		t.Errorf("calshim_catalog_catching_up = %q once caught up, want 0", got)
 	}
 }
 

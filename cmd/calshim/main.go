@@ -339,10 +339,15 @@ func loadAll(ctx context.Context, catalogs map[string]*catalog.Catalog, log *zap
 		sync := c.Health().Sync
 		log.Info("catalog loaded", zap.String("language", lang), zap.Duration("took", time.Since(start)),
 			zap.String("sync", sync.Mode), zap.Int64("sequence", sync.Seq), zap.Bool("from_snapshot", sync.Restored),
+			zap.Bool("catching_up", sync.CatchingUp),
 			zap.Int("events", len(snap.Events)), zap.Int("venues", len(snap.Venues)),
 			zap.Int("organizers", len(snap.Organizers)),
 			zap.Int("categories", len(snap.Categories)), zap.Int("tags", len(snap.Tags)),
 			zap.Bool("authenticated", snap.Authenticated), zap.String("timezone", snap.Site.Timezone))
+		if st := c.LastLoad(); st.Build > 0 {
+			log.Info("catalog load split", zap.String("language", lang), zap.Float64("fetch_s", st.Fetch.Seconds()),
+				zap.Float64("decode_s", st.Decode.Seconds()), zap.Float64("build_s", st.Build.Seconds()))
+		}
 		failed := failures.WithLabelValues(lang)
 		go c.Run(ctx, func(err error) {
 			failed.Inc()

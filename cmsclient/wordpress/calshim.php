@@ -1382,11 +1382,11 @@ final class Calshim_Changes {
 	 */
 	private static function all_ids() {
 		global $wpdb;
-		$types    = "'" . implode( "','", array_map( 'esc_sql', array_keys( Calshim_Bridge::META ) ) ) . "'";
 		$statuses = "'" . implode( "','", self::STATUSES ) . "'";
-		$out      = array_fill_keys( array_keys( Calshim_Bridge::META ), [] );
-		foreach ( $wpdb->get_results( "SELECT ID, post_type FROM {$wpdb->posts} WHERE post_type IN ($types) AND post_status IN ($statuses) ORDER BY ID", ARRAY_N ) as $row ) { // phpcs:ignore WordPress.DB.PreparedSQL
-			$out[ $row[1] ][] = (int) $row[0];
+		$out      = [];
+		// One query per type, read row by row (bulk_ids): wpdb's rows of a million posts exhaust PHP's memory.
+		foreach ( array_keys( Calshim_Bridge::META ) as $type ) {
+			$out[ $type ] = self::bulk_ids( $wpdb->prepare( "SELECT ID FROM {$wpdb->posts} WHERE post_type = %s AND post_status IN ($statuses) ORDER BY ID", $type ) ); // phpcs:ignore WordPress.DB.PreparedSQL
 		}
 		return $out;
 	}

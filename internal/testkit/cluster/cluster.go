@@ -6,6 +6,7 @@ package cluster
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,8 @@ type Config struct {
 	// BasePort, when not 0, numbers the ports: haproxy's front end, its stats, then the replicas
 	// (and their proxies after them). 0: free ports are picked.
 	BasePort int
+	// LoadTimeout bounds Start's wait for each replica's first load (0: a minute).
+	LoadTimeout time.Duration
 }
 
 // Cluster is haproxy and its replicas.
@@ -66,8 +69,9 @@ func Start(cfg Config) (*Cluster, error) {
 
 	// haproxy reports a server UP before its first check, so the replica's own /readyz (its catalog
 	// loaded) is waited for first: a test that counts upstream requests must not count the load's.
+	wait := cmp.Or(cfg.LoadTimeout, time.Minute)
 	for i, r := range c.Replicas {
-		if err := r.waitReady(60 * time.Second); err != nil {
+		if err := r.waitReady(wait); err != nil {
 			c.Close()
 			return nil, err
 		}
