@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"calshim/catalog"
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // savedCatalog loads a catalog with a snapshot file, saves it and returns the file's path and the
