@@ -45,7 +45,7 @@ log() { echo "wp-up: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "run as root (installs packages, starts MariaDB, writes /etc/wordpress)"
-[ -f "$PLUGIN_SRC" ] || die "missing $PLUGIN_SRC"
+[ -f "$PLUGIN_SRC/calshim.php" ] && [ -d "$PLUGIN_SRC/calshim" ] || die "missing $PLUGIN_SRC/calshim.php or its folder calshim/"
 mkdir -p "$STATE"
 chmod 755 "$STATE"
 
@@ -133,7 +133,8 @@ install -d -o www-data -g www-data "$WP_CONTENT/mu-plugins" "$WP_CONTENT/uploads
 theme=/usr/share/wordpress/wp-content/themes/twentytwentythree
 [ -e "$WP_CONTENT/themes/twentytwentythree" ] || ln -s "$theme" "$WP_CONTENT/themes/twentytwentythree"
 install -d -o www-data -g www-data "$WP_CONTENT/mu-plugins/calshim"
-for src in "$PLUGIN_SRC/calshim.php" "$PLUGIN_SRC"/calshim/class-calshim-*.php; do
+# The classes first, the loader last: a request meanwhile never requires a class not yet there.
+for src in "$PLUGIN_SRC"/calshim/class-calshim-*.php "$PLUGIN_SRC/calshim.php"; do
   f=${src#"$PLUGIN_SRC/"}
   if ! cmp -s "$src" "$WP_CONTENT/mu-plugins/$f"; then
     install -m 644 -o www-data -g www-data "$src" "$WP_CONTENT/mu-plugins/$f"
