@@ -3,6 +3,7 @@ package cmsclient
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"strconv"
@@ -134,4 +135,18 @@ func metaFirst(v any) any {
 		return nil
 	}
 	return rows[0]
+}
+
+// saved reads the ID of what a write answered (a post, a term, an attachment) and keeps the answer.
+func saved(res *Response, err error) (*SavedPost, error) {
+	if err != nil {
+		return nil, err
+	}
+	var w struct {
+		ID int `json:"id"`
+	}
+	if err := json.Unmarshal(res.Body, &w); err != nil {
+		return nil, fmt.Errorf("cmsclient: a write's answer: %w", err)
+	}
+	return &SavedPost{ID: w.ID, Answer: res.Body}, nil
 }

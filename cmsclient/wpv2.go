@@ -197,20 +197,6 @@ func (c *Client) Upload(
 	return saved(callerResponse(res, err, http.MethodPost, v2+"media"))
 }
 
-// saved reads the ID of what a write answered (a post, a term, an attachment) and keeps the answer.
-func saved(res *Response, err error) (*SavedPost, error) {
-	if err != nil {
-		return nil, err
-	}
-	var w struct {
-		ID int `json:"id"`
-	}
-	if err := json.Unmarshal(res.Body, &w); err != nil {
-		return nil, fmt.Errorf("cmsclient: a write's answer: %w", err)
-	}
-	return &SavedPost{ID: w.ID, Answer: res.Body}, nil
-}
-
 // TermURL is the wp/v2 address of a term, for a Location header.
 func TermURL(restRoot, base string, id int) string {
 	return strings.TrimRight(restRoot, "/") + itemPath(base, id)

@@ -2,10 +2,50 @@ package apidoc
 
 // Argument declarations, per resource, as the original registers them (the READ_args and
 // EDIT_args of its endpoint classes; the recorded namespace index wins where they differ). Each
-// read argument names its validate_callback and sanitize_callback (Validate, Sanitize), which the
-// adapter's argument pipeline runs. The descriptions are English message IDs, typos included.
+// read argument declares its validate_callback and sanitize_callback (Validate, Sanitize) as a
+// Check, which the adapter's argument pipeline runs. The descriptions are English message IDs, typos
+// included.
 // Fields lists hold the arguments of a write without the identifier and with none required:
 // required(...) marks the ones creation needs, edit routes prepend their identifier.
+
+// Check is one of the callbacks an argument declares (Arg.Validate, Arg.Sanitize): the original's
+// validate_callback or sanitize_callback of that name. The adapter holds the behaviour of each
+// (validators and sanitizers, adapter/args_validators.go); a Check it lacks panics when the route
+// table is built.
+type Check int
+
+// The validate_callbacks, after the original's Tribe__Validator__Base, Tribe__Events__Validator__Base
+// and Archive_Base; then the sanitize_callbacks.
+const (
+	_ Check = iota
+	PositiveInt
+	PositiveIntList
+	Time
+	String
+	EventCategory
+	PostTag
+	VenueIDList
+	OrganizerIDList
+	EventID
+	EventStatusList
+	VenueStatusList
+	OrganizerStatusList
+	SupportsTicketed
+	NonEmptyString
+	AnyString
+	UserID
+	PostStatus
+	Timezone
+	URLOrEmpty
+	Image
+	ImageOrEmpty
+	VenueLink
+	OrganizerLink
+	CategoryParent
+
+	PerPage
+	ListToArray
+)
 
 // NamespaceArgs are the arguments WordPress declares on the namespace route itself.
 var NamespaceArgs = []Arg{
