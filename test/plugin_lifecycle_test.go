@@ -464,8 +464,8 @@ func TestPluginNotesCalshimPolls(t *testing.T) {
 }
 
 // The plugin's readme.txt is in WordPress.org's format and agrees with the plugin's header: name,
-// version (the header's, the VERSION constant and the readme's stable tag and changelog), and the
-// WordPress and PHP versions it requires.
+// version (the loader's header, Calshim_Bridge's VERSION constant and the readme's stable tag and
+// changelog), and the WordPress and PHP versions it requires.
 func TestPluginReadmeMatchesHeader(t *testing.T) {
 	plugin, err := os.ReadFile("../cmsclient/wordpress/calshim.php")
 	if err != nil {
@@ -482,8 +482,12 @@ func TestPluginReadmeMatchesHeader(t *testing.T) {
 		}
 		return string(m[1])
 	}
+	bridge, err := os.ReadFile("../cmsclient/wordpress/calshim/class-calshim-bridge.php")
+	if err != nil {
+		t.Fatal(err)
+	}
 	version := field(plugin, `\s\*\sVersion:`)
-	if constant := field(plugin, `\s*const VERSION =`); constant != "'"+version+"';" {
+	if constant := field(bridge, `\s*const VERSION =`); constant != "'"+version+"';" {
 		t.Errorf("header Version %s, const VERSION = %s", version, constant)
 	}
 	pairs := [][2]string{
