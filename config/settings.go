@@ -76,8 +76,7 @@ var settings = []setting{
 	{key: "catalog.verify_every", desc: "How often the catalog compares checksums of what it holds with the " +
 		"plugin's (posts with their meta and terms, terms, options) and refetches only what differs: changes " +
 		"written around WordPress' hooks (direct SQL) are served within this interval; a restored snapshot is " +
-		"checked whole by the first poll after the start (it is served meanwhile, flagged as catching up). 0: " +
-		"never (such changes are then not seen).",
+		"checked before it is served. 0: never (such changes are then not seen).",
 		value: of(2*time.Minute, func(c *Config) *time.Duration { return &c.Catalog.VerifyEvery },
 			notNegative[time.Duration]())},
 	{key: "catalog.snapshot", desc: "File the catalog is saved to (at most once a minute while it changes, " +
