@@ -162,7 +162,8 @@ func linkedOf(r *request, postType string) linkedKind {
 // saveEvent runs an event write's plan: its steps in order (new terms, venues and organizers, an
 // image), then the event's save in one wp/v2 call, then what follows it. A write refused for its
 // arguments changes nothing: the original creates the terms, venues and organizers named before the
-// argument it refuses (docs/compatibility.md).
+// argument it refuses (docs/compatibility.md). A step or the save that WordPress fails undoes what the
+// write created before it.
 func (t *tx) saveEvent(plan mapping.EventPlan) (int, error) {
 	if plan.Refusal != nil {
 		return 0, newError(http.StatusBadRequest, plan.Refusal.Code, plan.Refusal.Message)
@@ -173,6 +174,7 @@ func (t *tx) saveEvent(plan mapping.EventPlan) (int, error) {
 		t.terms = t.terms || s.ImageURL == "" && len(plan.Save.Terms) > 0
 		id, err := t.step(s)
 		if err != nil {
+			t.undo()
 			return 0, err
 		}
 		done[i] = id
@@ -187,11 +189,16 @@ func (t *tx) saveEvent(plan mapping.EventPlan) (int, error) {
 	if err == nil && plan.EndUTC != "" {
 		err = t.keepEndUTC(id, plan.EndUTC)
 	}
-	if err == nil {
-		t.publishLinked(resolve(plan.Publish, done))
+	if err != nil && (plan.Save.ID == 0 || id == 0) {
+		// The event's save, or a follow-up of its creation, failed: nothing this write created
+		// stays. An update that saved keeps what the event now links.
+		t.undo()
 	}
-
-	return id, err
+	if err != nil {
+		return id, err
+	}
+	t.publishLinked(resolve(plan.Publish, done))
+	return id, nil
 }
 
 // step runs one step of a plan and returns the ID it resolved.

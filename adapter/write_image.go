@@ -112,6 +112,7 @@ func (t *tx) resolveImage(v string) (int, error) {
 		return 0, err
 	}
 
+	t.created = append(t.created, created{base: "media", id: m.ID})
 	return m.ID, nil
 }
 

@@ -152,5 +152,8 @@ func (t *tx) saveTerm(plan mapping.TermPlan) (int, error) {
 	}
 
 	err := t.send(call, &saved)
+	if err == nil {
+		t.created = append(t.created, created{term: true, base: plan.Base, id: saved.ID})
+	}
 	return saved.ID, err
 }

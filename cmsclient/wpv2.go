@@ -145,6 +145,13 @@ func (c *Client) TrashPostAs(ctx context.Context, creds Credentials, base string
 	return c.Send(withOp(ctx, opTrashPost), http.MethodDelete, itemPath(base, id), nil, creds, nil)
 }
 
+// DeletePostAs deletes a post for good on behalf of a caller (wp/v2 DELETE with force; base "media"
+// for an attachment).
+func (c *Client) DeletePostAs(ctx context.Context, creds Credentials, base string, id int) (*Response, error) {
+	force := url.Values{"force": {"true"}}
+	return c.Send(withOp(ctx, opDeletePost), http.MethodDelete, itemPath(base, id), force, creds, nil)
+}
+
 // SaveTermAs creates (id 0) or updates a term of a taxonomy REST base on behalf of a caller.
 func (c *Client) SaveTermAs(ctx context.Context, creds Credentials, base string, id int, body any) (*Response, error) {
 	return c.Send(withOp(ctx, opSaveTerm), http.MethodPost, itemPath(base, id), nil, creds, body)
