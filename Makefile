@@ -40,7 +40,7 @@ soak: tools seed
 # The model-based test of state (test/model_test.go) at length: CALSHIM_MODEL_STEPS random steps
 # (default 300) from a fresh seed, printed; CALSHIM_MODEL_SEED=<seed> replays one. Not part of make test.
 soak-model: tools seed
-	CALSHIM_MODEL_STEPS=$${CALSHIM_MODEL_STEPS:-300} $(GO) test ./test/ -run '^TestModelState$$' -count=1 -timeout 150m -v
+	CALSHIM_MODEL_SEED=$${CALSHIM_MODEL_SEED:-random} CALSHIM_MODEL_STEPS=$${CALSHIM_MODEL_STEPS:-300} $(GO) test ./test/ -run '^TestModelState$$' -count=1 -timeout 150m -v
 
 # Runs the shim on 127.0.0.1:8080 against the seeded local WordPress.
 demo: seed build

@@ -160,7 +160,8 @@ func linkedOf(r *request, postType string) linkedKind {
 // saveEvent runs an event write's plan: its steps in order (new terms, venues and organizers, an
 // image), then the event's save in one wp/v2 call, then what follows it. A write refused for its
 // arguments changes nothing: the original creates the terms, venues and organizers named before the
-// argument it refuses (docs/compatibility.md).
+// argument it refuses (docs/compatibility.md). A step or the save that WordPress fails undoes what the
+// write created before it.
 func (t *tx) saveEvent(plan mapping.EventPlan) (int, error) {
 	if plan.Refusal != nil {
 		return 0, refused(plan.Refusal)
@@ -171,6 +172,7 @@ func (t *tx) saveEvent(plan mapping.EventPlan) (int, error) {
 		t.terms = t.terms || s.ImageURL == "" && len(plan.Save.Terms) > 0
 		id, err := t.step(s)
 		if err != nil {
+			t.undo()
 			return 0, err
 		}
 		done[i] = id
@@ -181,6 +183,12 @@ func (t *tx) saveEvent(plan mapping.EventPlan) (int, error) {
 	id, err := t.savePost(plan.Save.Type, plan.Save.ID, plan.Save.Body(done))
 	if err == nil {
 		err = t.after(plan.After, done, id)
+	}
+	if err != nil && (plan.Save.ID == 0 || id == 0) {
+		// The event's save, or a follow-up of its creation, failed: nothing this write created
+		// stays. An update that saved keeps what the event now links. (A failed follow-up comes
+		// before any draft is published: the plan puts the saves that complete the event's first.)
+		t.undo()
 	}
 	return id, err
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -284,4 +285,53 @@ func TestFakeWritesUpstreamDown(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFakeFailedSaveLeavesNothing: WordPress failing the event's save after the write created its
+// tag, venue and organizers answers WordPress' error, and deletes for good, newest first, what the
+// write created (terms have no trash); so does a failure of a creation half-way.
+func TestFakeFailedSaveLeavesNothing(t *testing.T) {
+	_, h, w := writeRig(t)
+	body := `{"title":"x","start_date":"2031-01-01 10:00","end_date":"2031-01-01 11:00","venue":{"venue":"New Hall"},` +
+		`"organizer":[{"organizer":"New Org A"},{"organizer":"New Org B"}],"tags":["brand-new-tag-x"]}`
+	const failure = `{"code":"db_insert_error","message":"Could not insert post into the database.","data":{"status":500}}`
+	w.Refuse(http.MethodPost, "/wp-json/wp/v2/tribe_events", 500, "db_insert_error", "Could not insert post into the database.")
+	wantWrite(t, "failed save", serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(body)), 500, failure)
+	if n := undone(t, w.List()); n != 4 {
+		t.Errorf("%d creations undone, want a tag, a venue and two organizers", n)
+	}
+
+	n := len(w.List())
+	w.Refuse(http.MethodPost, "/wp-json/wp/v2/tribe_organizer", 500, "db_insert_error", "Could not insert post into the database.")
+	wantWrite(t, "failed creation", serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(body)), 500, failure)
+	if n := undone(t, w.List()[n:]); n != 2 {
+		t.Errorf("%d creations undone, want the tag and the venue made before the organizer failed", n)
+	}
+}
+
+// undone checks that writes deleted for good, newest first, every object they created (the fake
+// numbers them in order; the last POST, the event's or the failing creation's, was refused), and
+// returns how many.
+func undone(t *testing.T, writes []wpfake.Write) int {
+	t.Helper()
+	var creates, deletes []string
+	last := 1 << 30
+	for _, wr := range writes {
+		base, id, _ := strings.Cut(strings.TrimPrefix(wr.Path, "/wp-json/wp/v2/"), "/")
+		switch {
+		case wr.Method == http.MethodPost && id == "":
+			creates = append([]string{base}, creates...)
+		case wr.Method == http.MethodDelete:
+			if n, _ := strconv.Atoi(id); wr.Query.Get("force") != "true" || n >= last {
+				t.Errorf("%s: not a deletion for good, newest first", wr)
+			} else {
+				last = n
+			}
+			deletes = append(deletes, base)
+		}
+	}
+	if fmt.Sprint(deletes) != fmt.Sprint(creates[1:]) {
+		t.Errorf("undone %v, want %v", deletes, creates[1:])
+	}
+	return len(deletes)
 }

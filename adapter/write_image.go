@@ -65,7 +65,11 @@ func (t *tx) resolveImage(v string) (int, error) {
 		}
 		return err
 	})
-	return id, err
+	if err != nil {
+		return 0, err
+	}
+	t.created = append(t.created, created{base: "media", id: id})
+	return id, nil
 }
 
 // knownImage is the attachment an image argument names without asking WordPress: an ID, or the

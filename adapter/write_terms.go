@@ -145,5 +145,8 @@ func (t *tx) saveTerm(plan mapping.TermPlan) (int, error) {
 		}
 		return err
 	})
+	if err == nil && plan.ID == 0 {
+		t.created = append(t.created, created{term: true, base: plan.Base, id: id})
+	}
 	return id, err
 }

@@ -32,6 +32,16 @@ type tx struct {
 	// spent counts the requests the write has made of WordPress and of image hosts; limit bounds
 	// it (write_budget.go).
 	spent, limit int
+	// created is what this write created in WordPress, in order: undo removes it when a later step
+	// fails.
+	created []created
+}
+
+// created is one post (an attachment's base is "media") or term a write created.
+type created struct {
+	term bool
+	base string
+	id   int
 }
 
 func (s *Server) begin(r *request) *tx {
@@ -65,8 +75,35 @@ func (t *tx) savePost(postType string, id int, body map[string]any) (int, error)
 		return 0, err
 	}
 
+	if id == 0 {
+		t.created = append(t.created, created{base: postType, id: saved.ID})
+	}
 	t.touch(postType, saved.ID, saved.Answer)
 	return saved.ID, nil
+}
+
+// undo deletes, as the caller and newest first, what this write created before a step failed (new
+// venues, organizers, terms, an uploaded image, the event itself when a follow-up of its creation
+// failed): the original makes the event in one request, which leaves nothing behind when it fails.
+// The requests are not counted against the write's limit, and run even when the client has gone
+// away. One that fails is logged: that object stays, as WordPress refused to remove it.
+func (t *tx) undo() {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.r.gc.Request.Context()), refreshTimeout)
+	defer cancel()
+	for i := len(t.created) - 1; i >= 0; i-- {
+		c, client, creds := t.created[i], t.r.cms, t.r.viewer.creds
+		var err error
+		if c.term {
+			err = client.DeleteTermAs(ctx, creds, c.base, c.id)
+		} else {
+			err = client.DeletePostAs(ctx, creds, c.base, c.id)
+		}
+		if err != nil {
+			t.s.log.Warn("undoing a failed write: WordPress kept what it created",
+				zap.String("base", c.base), zap.Int("id", c.id), zap.Error(err))
+		}
+	}
+	t.created = nil
 }
 
 // postSave is a save of a post as cmsclient sends it. An update of an event keeps its stored cost

@@ -78,7 +78,7 @@ type journal struct {
 	floor   int64  // every change after a snapshot at floor is in entries
 	exact   bool   // and every change at floor's position too (floor is where the journal started)
 	entries []change
-	// rows are the log's rows of posts after rowFloor up to rowTop, all of them (feed only).
+	// rows are the log's rows of posts and terms after rowFloor up to rowTop, all of them (feed only).
 	rowFloor, rowTop int64
 	rows             []cmsclient.LogRow
 	bytes            int // the entries' and rows' size as changeSize and rowSize count it
@@ -189,7 +189,9 @@ func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, sna
 	_, until := j.position(snap)
 	out := make(map[int]Changed, len(rows))
 	for _, r := range rows {
-		out[r.ID] = Changed{Type: r.Type}
+		if !r.Term {
+			out[r.ID] = Changed{Type: r.Type}
+		}
 	}
 
 	j.mu.Lock()
@@ -199,7 +201,7 @@ func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, sna
 	}
 
 	first := firstRows(rows)
-	decided, resend := map[int]bool{}, map[int]string{}
+	decided, resend := map[int]bool{}, rowEmbedders(rows, snap)
 	repaired := map[int]*mapping.Post{} // the state before the last repair at or before since
 	for _, ch := range j.entries {
 		if ch.pos > until {
@@ -250,10 +252,41 @@ func settle(out map[int]Changed, decided map[int]bool, repaired map[int]*mapping
 	}
 }
 
+// rowEmbedders is the events of snap that embed a venue, organizer or term the rows name, to re-send:
+// each replica reads a changed object's state when its poll reads the feed, which may be after later
+// rows, so two replicas at one position may hold different states of a term (a count) or of a venue.
+// The object's own row after a position, the same in every log reader, is what places the change of
+// the events that embed it; the journal's embedded entries place it only on the replica that
+// recorded them.
+func rowEmbedders(rows []cmsclient.LogRow, snap *Snapshot) map[int]string {
+	posts, terms := map[int]bool{}, map[int]bool{}
+	for _, r := range rows {
+		switch {
+		case r.Term:
+			terms[r.ID] = true
+		case r.Type != snap.types.Event:
+			posts[r.ID] = true
+		}
+	}
+	out := map[int]string{}
+	if len(posts) == 0 && len(terms) == 0 {
+		return out
+	}
+	for _, p := range snap.Events {
+		if embeds(p, posts, terms) {
+			out[p.ID] = snap.types.Event
+		}
+	}
+	return out
+}
+
 // firstRows is each post's first row in rows.
 func firstRows(rows []cmsclient.LogRow) map[int]int64 {
 	first := map[int]int64{}
 	for _, r := range rows {
+		if r.Term {
+			continue
+		}
 		if seq, ok := first[r.ID]; !ok || r.Seq < seq {
 			first[r.ID] = r.Seq
 		}
@@ -517,7 +550,9 @@ func (j *journal) loggedIn(from, pos int64) map[int]bool {
 		return cmp.Compare(r.Seq, seq)
 	})
 	for ; i < len(j.rows) && j.rows[i].Seq <= pos; i++ {
-		out[j.rows[i].ID] = true
+		if !j.rows[i].Term {
+			out[j.rows[i].ID] = true
+		}
 	}
 	return out
 }

@@ -355,3 +355,46 @@ func TestChangeAfterPosition(t *testing.T) {
 		}
 	}
 }
+
+// Each replica reads a changed term's or venue's state when its poll reads the feed, possibly after
+// later rows: a replica that recorded the new count of a tag before a position answers a token there
+// of another replica, which still showed the old one. The term's (or venue's) row after the
+// position re-sends the events that embed it, on every replica; a term's ID is not a post's.
+func TestJournalRowsResendEmbedders(t *testing.T) {
+	types := Types{Event: "tribe_events", Venue: "tribe_venue"}
+	event := func(id int, venue int, tags ...int) *mapping.Post {
+		p := &mapping.Post{ID: id, Text: mapping.TextFields{Type: "tribe_events", Status: "publish"}.Pack(),
+			Terms: map[string][]int{mapping.TaxonomyTag: tags}}
+		if venue != 0 {
+			p.Derived.Venues = []int{venue}
+		}
+		return p
+	}
+	posts := map[int]*mapping.Post{5: event(5, 0, 7), 6: event(6, 8), 9: event(9, 0)}
+	snap := build(Snapshot{types: types}, posts, nil, nil)
+	snap.pos = &syncPos{log: "L"}
+	snap.pos.seq.Store(30)
+	// The journal recorded the tag's and venue's new states (and the events') before 20.
+	j := &journal{started: true, ident: "L", floor: 10, exact: true, entries: []change{
+		{from: 10, pos: 20, id: 5, typ: "tribe_events", embedded: true, before: event(5, 0, 7)},
+		{from: 10, pos: 20, id: 6, typ: "tribe_events", embedded: true, before: event(6, 8)},
+	}}
+	rows := []cmsclient.LogRow{{Seq: 21, ID: 7, Type: "post_tag", Term: true},
+		{Seq: 22, ID: 9, Type: "post_tag", Term: true}, {Seq: 23, ID: 8, Type: "tribe_venue"}}
+
+	changed, known := j.before("L", rows, 20, snap, 0)
+	if !known {
+		t.Fatal("a position the journal reaches is unknown")
+	}
+	got := map[int]string{}
+	for id, c := range changed {
+		got[id] = c.Type
+		if c.Before != nil && id != 8 {
+			t.Errorf("%d: re-sent for what it embeds with a state then, which could name it deleted", id)
+		}
+	}
+	want := map[int]string{5: "tribe_events", 6: "tribe_events", 8: "tribe_venue"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("changed since 20: %v, want %v (the tag's and venue's events, never the term's ID as a post)", got, want)
+	}
+}

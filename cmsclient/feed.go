@@ -33,19 +33,21 @@ type Changes struct {
 	Terms    map[string]ChangedSet `json:"terms"`     // by taxonomy REST base
 	Media    ChangedSet            `json:"media"`
 	Options  []string              `json:"options"` // names of the settings that changed
-	Rows     []LogRow              `json:"rows"`    // the answer's rows of posts of the three types
+	Rows     []LogRow              `json:"rows"`    // the answer's rows of posts of the three types and of terms
 	// IDs, when asked for (IDsList), lists every post ID by type, to notice writes made around
 	// WordPress' APIs; Counts (IDsCount) is the cheap check first: per type, how many and their sum.
 	IDs    map[string][]int   `json:"ids"`
 	Counts map[string]IDCount `json:"counts"`
 }
 
-// LogRow is one row of the change log about a post of the three types.
+// LogRow is one row of the change log about a post of the three types, or (Term) about a category or
+// tag, whose Type is then its taxonomy.
 type LogRow struct {
 	Seq     int64  `json:"seq"`
 	ID      int    `json:"id"`
 	Type    string `json:"type"`
 	Deleted bool   `json:"deleted"`
+	Term    bool   `json:"term"`
 }
 
 // ChangeRows is one page of the log's rows of posts (ChangeRows).

@@ -32,6 +32,7 @@ const (
 	opUsersMe     = "users_me"
 	opSavePost    = "save_post"
 	opTrashPost   = "trash_post"
+	opDeletePost  = "delete_post"
 	opSaveTerm    = "save_term"
 	opDeleteTerm  = "delete_term"
 	opUpload      = "upload"

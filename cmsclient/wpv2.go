@@ -165,6 +165,14 @@ func (c *Client) TrashPostAs(ctx context.Context, creds Credentials, base string
 	return saved(c.Send(withOp(ctx, opTrashPost), http.MethodDelete, itemPath(base, id), nil, creds, nil))
 }
 
+// DeletePostAs deletes a post for good on behalf of a caller (wp/v2 DELETE with force; base "media"
+// for an attachment).
+func (c *Client) DeletePostAs(ctx context.Context, creds Credentials, base string, id int) error {
+	force := url.Values{"force": {"true"}}
+	_, err := c.Send(withOp(ctx, opDeletePost), http.MethodDelete, itemPath(base, id), force, creds, nil)
+	return err
+}
+
 // SaveTermAs creates (id 0) or updates a term of a taxonomy REST base on behalf of a caller, and
 // answers the term's ID.
 func (c *Client) SaveTermAs(ctx context.Context, creds Credentials, base string, id int, body any) (int, error) {

@@ -34,16 +34,26 @@ import (
 //   - the anonymous list to hold exactly the published events WordPress holds (the model).
 //
 // The calshims: two replicas behind haproxy, and a third with edge caching behind Varnish; every
-// one takes writes. A step may restart a replica. The run is seeded: CALSHIM_MODEL_SEED replays one,
+// one takes writes. A step may restart a replica. The run is seeded: CALSHIM_MODEL_SEED replays one
+// (the short run has its own; "random" draws one),
 // CALSHIM_MODEL_STEPS sets its length (the default is the short run of `go test ./test/`; `make
 // soak-model` runs a long one). A failure prints the seed and the steps that led to it.
 
 // modelYear holds the test's events: no other test dates an event in it.
 const modelYear = "2038"
 
+// modelShortSeed is the seed of the short run: `make test` replays one known sequence rather than
+// draw its luck on every run (this one made a tag's count stale in delta copies before the term
+// rows placed it); `make soak-model` draws fresh ones (CALSHIM_MODEL_SEED=random).
+const modelShortSeed = 1795881045239932873
+
 func TestModelState(t *testing.T) {
-	seed := time.Now().UnixNano()
-	if s := os.Getenv("CALSHIM_MODEL_SEED"); s != "" {
+	seed := int64(modelShortSeed)
+	switch s := os.Getenv("CALSHIM_MODEL_SEED"); s {
+	case "":
+	case "random":
+		seed = time.Now().UnixNano()
+	default:
 		var err error
 		if seed, err = strconv.ParseInt(s, 10, 64); err != nil {
 			t.Fatalf("CALSHIM_MODEL_SEED=%q: %v", s, err)
@@ -167,7 +177,7 @@ func (w *world) setUp() {
 		w.orgs[w.wpCreate("tribe_organizer", fmt.Sprintf("Model organizer %d", i), "publish")] = nil
 	}
 	for i := range 2 {
-		tag := wp(t, http.MethodPost, "/wp/v2/tags", map[string]any{"name": fmt.Sprintf("Model tag %d %d", i, w.seed)})
+		tag := wp(t, http.MethodPost, "/wp/v2/tags", map[string]any{"name": fmt.Sprintf("Model tag %d %d", i, time.Now().UnixNano())})
 		w.tags = append(w.tags, int(tag["id"].(float64)))
 	}
 	for id := range w.venues {

@@ -567,12 +567,17 @@ final class Calshim_Changes {
 		return $answer;
 	}
 
-	/** The rows of posts of the three types, as (seq, id, type, deleted). */
+	/**
+	 * The rows of posts of the three types, as (seq, id, type, deleted), and of the calendar's terms, with
+	 * term true and the taxonomy as type: an event embeds its terms (their names and counts), so calshim
+	 * re-sends the events of a term that changed after a token, wherever its catalog read the term's new state.
+	 */
 	private static function post_rows( array $rows ) {
 		$out = [];
 		foreach ( $rows as $row ) {
-			if ( 'post' === $row->kind && isset( Calshim_Bridge::META[ $row->object_type ] ) ) {
-				$out[] = [ 'seq' => (int) $row->seq, 'id' => (int) $row->object_id, 'type' => $row->object_type, 'deleted' => ! empty( $row->deleted ) ];
+			$term = 'term' === $row->kind && in_array( $row->object_type, self::TAXONOMIES, true );
+			if ( $term || 'post' === $row->kind && isset( Calshim_Bridge::META[ $row->object_type ] ) ) {
+				$out[] = [ 'seq' => (int) $row->seq, 'id' => (int) $row->object_id, 'type' => $row->object_type, 'deleted' => ! empty( $row->deleted ), 'term' => $term ];
 			}
 		}
 		return $out;
