@@ -6,12 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"calshim/catalog"
 	"calshim/internal/testkit/wpfake"
+	"calshim/mapping"
 )
 
 // savedCatalog loads a catalog with a snapshot file, saves it and returns the file's path and the
@@ -257,5 +259,104 @@ func TestSaveSkipsUnchangedFile(t *testing.T) {
 	mustPoll(t, cat)
 	if err := cat.Save(); err != nil || written().Equal(before) {
 		t.Errorf("changed catalog: Save %v, file not rewritten", err)
+	}
+}
+
+// The whole comparison after a restart asks the checksums of a large catalog slice by slice (each
+// of at most VerifySlice posts, as a periodic check does, so that no request's database time grows
+// with the catalog), the slices together covering every ID once, and no more of them at a time
+// than the client's concurrency.
+func TestStartComparesWholeCatalogBySlices(t *testing.T) {
+	defer func(n int) { *catalog.VerifySlice = n }(*catalog.VerifySlice)
+	*catalog.VerifySlice = 500
+	for _, n := range []int{300, 2500} {
+		fake := wpfake.New(t)
+		feed := newFakeFeed(fake)
+		manyEvents(fake, 30000, n)
+		opts := savedCatalog(t, fake)
+		cat := newCatalog(t, fake, opts)
+		if err := cat.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var inFlight, most atomic.Int32
+		fake.SetIntercept(func(w http.ResponseWriter, r *http.Request) bool {
+			if r.URL.Path == "/wp-json/calshim/v1/checksums" && r.URL.Query().Get("kind") == "posts" {
+				now := inFlight.Add(1)
+				defer inFlight.Add(-1)
+				raise(&most, now)
+				time.Sleep(5 * time.Millisecond)
+			}
+			return feed.serve(w, r)
+		})
+		fake.ResetRequests()
+		snap := mustPoll(t, cat)
+		held := len(snap.Events) + len(snap.Venues) + len(snap.Organizers)
+		want := (held + 499) / 500
+
+		type rng struct{ from, to int } // to -1: open
+		var asked []rng                 // nothing having changed, the top level only
+		for _, r := range fake.Requests() {
+			q := r.Query
+			if r.Path != "/wp-json/calshim/v1/checksums" || q.Get("kind") != "posts" || q.Has("items") {
+				continue
+			}
+			g := rng{atoi(t, q.Get("from")), -1}
+			if q.Has("to") {
+				g.to = atoi(t, q.Get("to"))
+			}
+			asked = append(asked, g)
+		}
+		if len(asked) != want {
+			t.Fatalf("%d posts: ranges asked %v, want %d slices", held, asked, want)
+		}
+		slices.SortFunc(asked, func(a, b rng) int { return a.from - b.from })
+		if asked[0].from != 0 || asked[want-1].to != -1 {
+			t.Errorf("%d posts: slices %v: the first must start at 0 and the last be open", held, asked)
+		}
+		for k := 1; k < want; k++ {
+			if asked[k].from != asked[k-1].to+1 {
+				t.Errorf("%d posts: slices %v: %d does not start where the one before ended", held, asked, k)
+			}
+			if ids := countIDs(snap, asked[k-1].from, asked[k-1].to); ids > 500 {
+				t.Errorf("%d posts: slice %v holds %d posts, want at most 500", held, asked[k-1], ids)
+			}
+		}
+		if m := most.Load(); m > 4 {
+			t.Errorf("%d posts: %d checksum requests at once, want at most the client's concurrency (4)", held, m)
+		}
+		if cat.Health().Sync.CatchingUp {
+			t.Errorf("%d posts: still catching up after the first poll", held)
+		}
+	}
+}
+
+// countIDs counts the posts of snap with from <= ID <= to.
+func countIDs(snap *catalog.Snapshot, from, to int) int {
+	n := 0
+	for _, l := range [][]*mapping.Post{snap.Events, snap.Venues, snap.Organizers} {
+		for _, p := range l {
+			if p.ID >= from && p.ID <= to {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// raise sets v to n when n is larger.
+func raise(v *atomic.Int32, n int32) {
+	for m := v.Load(); n > m; m = v.Load() {
+		if v.CompareAndSwap(m, n) {
+			return
+		}
 	}
 }

@@ -44,7 +44,8 @@ var verifyBulkAt = 5000
 // verifySlice is how many posts one periodic check compares at most: a larger catalog is checked a
 // slice of IDs at a time, one slice every VerifyEvery divided by their number, so that each check
 // costs WordPress a bounded share of the database time a whole comparison takes and the whole is
-// still compared every VerifyEvery. The check before a restored snapshot is served compares all.
+// still compared every VerifyEvery. The check after a restart from the snapshot compares all, in
+// these slices, several at a time (checkPosts).
 var verifySlice = 12500
 
 // sums are the plugin's digests of what the catalog holds: posts and terms by ID, options by name.
@@ -255,14 +256,15 @@ func (c *Catalog) checkOptions(ctx context.Context, cur *Snapshot) (*Snapshot, i
 }
 
 // checkPosts refetches the posts whose digests differ from WordPress'. whole compares every post,
-// in up to Options' concurrency slices compared in parallel (WordPress' workers and the database's
-// cores share the work), else the next slice of a periodic check.
+// slice by slice (verifySlice posts each, as a periodic check), the client's concurrency of them at
+// a time (WordPress' workers and the database's cores share the work), else the next slice of a
+// periodic check. A slice bounds one request's database time, which grows with the posts it covers:
+// a quarter of the catalog per request grows past upstream.timeout at a million posts.
 func (c *Catalog) checkPosts(ctx context.Context, cur *Snapshot, whole bool) (*Snapshot, int, error) {
 	local := held(cur.posts, c.sums.posts)
 	ids := slices.Sorted(maps.Keys(local))
 	var bounds [][2]int
 	if n := verifySlices(len(ids)); whole {
-		n = min(n, max(c.client.Concurrency, 1))
 		for k := range n {
 			from, to := sliceBounds(ids, k, n)
 			bounds = append(bounds, [2]int{from, to})
@@ -275,6 +277,7 @@ func (c *Catalog) checkPosts(ctx context.Context, cur *Snapshot, whole bool) (*S
 	}
 	found := make([]descent, len(bounds))
 	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(c.client.Concurrency, 1))
 	for i, b := range bounds {
 		g.Go(func() (err error) {
 			found[i], err = c.descend(gctx, cmsclient.KindPosts, local, ids, b[0], b[1])

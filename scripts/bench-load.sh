@@ -10,7 +10,7 @@
 #      while calshim was stopped (scripts/seed.php --append, as an importer writes rows): the same two
 #      times, and the events listed once converged;
 #   4. list latency at SEED_EVENTS (curl, median of 20 each): the default list, an uncached list (a new
-#      start_date each time), a category, a venue, a search;
+#      start_date each time), a date window, a category, a venue, a search; and the snapshot file's size;
 #   5. (ROLL=1, the default) a rolling restart of three replicas behind haproxy (scripts/benchroll): how
 #      long it took and how long haproxy had fewer than three replicas up.
 # WordPress is served by nginx + php-fpm with 4 workers (WP_SERVER=fpm, the default: started here on
@@ -168,6 +168,7 @@ fig[cold_split]=$(grep '"catalog load split"' "$LOG" | tail -1 | grep -o '"fetch
 fig[listed]=$(listed)
 fig[lat_list]=$(median_ms 'events?per_page=10')
 fig[lat_uncached]=$(median_ms 'events?per_page=10&start_date=')
+fig[lat_window]=$(median_ms 'events?per_page=10&end_date=2027-02-28&start_date=')
 fig[lat_category]=$(median_ms 'events?per_page=10&categories=music&start_date=')
 fig[lat_venue]=$(median_ms "events?per_page=10&venue=$(curl -s "http://127.0.0.1:$PORT/wp-json/cal/events/v1/venues?per_page=1" |
   grep -o '"id":[0-9]*' | head -1 | cut -d: -f2)&start_date=")
@@ -177,6 +178,7 @@ echo "== restart, nothing changed"
 stop_shim
 start_shim
 fig[warm_ready]=$ready_s fig[warm_converged]=$converged_s fig[warm_rss]="$(status_kb VmRSS) / $(status_kb VmHWM)"
+fig[snap_mb]=$(awk -v b="$(stat -c %s "$SNAP" 2>/dev/null || echo 0)" 'BEGIN {printf "%.0f", b/1048576}')
 
 echo "== restart after $IMPORT events were added by SQL while calshim was stopped"
 stop_shim
@@ -210,12 +212,14 @@ row "cold load split (calshim's log)" cold_split
 row "restart, nothing changed: ready, s" warm_ready
 row "restart, nothing changed: converged, s" warm_converged
 row "restart: RSS / peak, MiB" warm_rss
+row "snapshot file, MiB" snap_mb
 row "restart after $IMPORT added by SQL: ready, s" import_ready
 row "restart after $IMPORT added by SQL: converged, s" import_converged
 row "  events listed then" import_listed
 row "  RSS / peak, MiB" import_rss
 row "list, ms (median of 20)" lat_list
 row "uncached list, ms" lat_uncached
+row "date window (start_date to 2027-02-28), ms" lat_window
 row "category, ms" lat_category
 row "venue, ms" lat_venue
 row "search, ms" lat_search
