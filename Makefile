@@ -100,7 +100,7 @@ test-deps:
 
 # Everything: unit tests, then the black-box suite in test/ against a freshly seeded real WordPress,
 # then each fuzz target for 2 s. The rig installs php and WordPress, so the tests that compare the
-# PHP ports with PHP itself must run (CALSHIM_REQUIRE_PHP: internal/phptest).
+# PHP ports with PHP itself must run (CALSHIM_REQUIRE_PHP: internal/testkit/phptest).
 test: lint tools seed test-deps $(HELM)
 	$(GO) vet ./...
 	CALSHIM_REQUIRE_PHP=1 $(GO) test -count=1 -timeout 30m ./...

@@ -1,12 +1,13 @@
 package adapter
 
 import (
-	"net/http"
+	"fmt"
 	"slices"
 	"strings"
 
 	"calshim/adapter/apidoc"
 	"calshim/mapping"
+	"calshim/mapping/php"
 )
 
 // argSpec is one argument of an endpoint as WordPress holds it after register_rest_route: its
@@ -25,17 +26,6 @@ type validateFunc func(r *request, v any) error
 
 // sanitizeFunc is a sanitize_callback: the value to keep, or a *paramError.
 type sanitizeFunc func(r *request, v any) (any, error)
-
-// paramError is a WP_Error raised for one parameter, as rest_convert_error_to_response shows it.
-type paramError struct {
-	code, message string
-	data          mapping.Object // nil shows "data": null
-}
-
-func (e *paramError) Error() string { return e.code + ": " + e.message }
-
-// errFalse is a validate_callback's plain false.
-var errFalse = &paramError{message: "Invalid parameter."}
 
 // checked collects the failures of one phase of the pipeline, in the order WordPress records them.
 type checked struct {
@@ -82,9 +72,7 @@ func (c *checked) err() error {
 		details = c.details
 	}
 
-	return &apiError{Status: http.StatusBadRequest, Code: "rest_invalid_param",
-		Message: "Invalid parameter(s): " + strings.Join(names, ", "),
-		Extra:   mapping.Object{{Key: "params", Value: c.params}, {Key: "details", Value: details}}}
+	return invalidParams(c.params, details)
 }
 
 // parseArgs is WordPress' WP_REST_Request::has_valid_params followed by sanitize_params: missing
@@ -128,9 +116,7 @@ func missingArgs(r *request, specs []argSpec) error {
 		return nil
 	}
 
-	return &apiError{Status: http.StatusBadRequest, Code: "rest_missing_callback_param",
-		Message: "Missing parameter(s): " + strings.Join(missing, ", "),
-		Extra:   mapping.Object{{Key: "params", Value: missing}}}
+	return missingParams(missing)
 }
 
 // sanitizeArgs is the second phase: sanitize_params visits the parameters as the request holds
@@ -181,7 +167,7 @@ func paramOrder(r *request, specs []argSpec) []string {
 	var query []string
 	seen := map[string]bool{}
 	if r.gc != nil {
-		eachPair(r.gc.Request.URL.RawQuery, func(key, _ string) {
+		php.EachPair(r.gc.Request.URL.RawQuery, func(key, _ string) {
 			if name, _, _ := splitFormKey(key); !seen[name] {
 				seen[name] = true
 				query = append(query, name)
@@ -203,8 +189,7 @@ func paramOrder(r *request, specs []argSpec) []string {
 // be of the type (else rest_invalid_type), and is cast to it.
 func schemaParse(name, typ string, v any) (any, error) {
 	if !hasType(v, typ) {
-		return nil, &paramError{code: "rest_invalid_type", message: name + " is not of type " + typ + ".",
-			data: mapping.Object{{Key: "param", Value: name}}}
+		return nil, invalidType(name, typ)
 	}
 
 	switch typ {
@@ -228,8 +213,8 @@ func routeSpecs(r *request) []argSpec {
 	return r.route.endpoint(r.method).specs
 }
 
-// specsOf resolves the table's named behaviours; the route variables of pattern are left out (the
-// original documents password "in path" too, but it arrives in the query). An unknown name panics:
+// specsOf resolves the table's declared callbacks; the route variables of pattern are left out (the
+// original documents password "in path" too, but it arrives in the query). A Check without behaviour panics:
 // the table is static and the tests walk all of it.
 func specsOf(pattern string, args []apidoc.Arg) []argSpec {
 	out := make([]argSpec, 0, len(args))
@@ -238,10 +223,10 @@ func specsOf(pattern string, args []apidoc.Arg) []argSpec {
 			continue // a route variable: the route's pattern has matched it already
 		}
 		s := argSpec{name: a.Name, typ: a.Type, required: a.Required}
-		if a.Validate != "" {
+		if a.Validate != 0 {
 			s.validate = lookup(validators, a.Validate)
 		}
-		if a.Sanitize != "" {
+		if a.Sanitize != 0 {
 			s.sanitize = lookup(sanitizers, a.Sanitize)
 		}
 		out = append(out, s)
@@ -250,10 +235,10 @@ func specsOf(pattern string, args []apidoc.Arg) []argSpec {
 	return out
 }
 
-func lookup[F any](m map[string]F, name string) F {
-	f, ok := m[name]
+func lookup[F any](m map[apidoc.Check]F, c apidoc.Check) F {
+	f, ok := m[c]
 	if !ok {
-		panic("adapter: no behaviour " + name)
+		panic(fmt.Sprintf("adapter: no behaviour for apidoc.Check %d", c))
 	}
 	return f
 }

@@ -14,7 +14,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"calshim/mapping"
+	"calshim/mapping/php"
 )
 
 // DefaultMaxBody bounds a write's body unless configured (limits.max_body_bytes): the largest
@@ -36,27 +36,6 @@ var errInvalidJSON = invalidJSON(4, "Syntax error")
 
 // errJSONUTF8 and errJSONUTF16 are WordPress' answers to a JSON string PHP cannot decode: bytes that
 // are not UTF-8, or an escaped UTF-16 surrogate without its pair.
-var errJSONUTF8 = invalidJSON(5, "Malformed UTF-8 characters, possibly incorrectly encoded")
-
-var errJSONUTF16 = invalidJSON(10, "Single unpaired UTF-16 surrogate in unicode escape")
-
-// invalidJSON is WordPress' answer to a body json_decode refuses, with PHP's json_last_error and its
-// message.
-func invalidJSON(code int, message string) *apiError {
-	return &apiError{
-		Status:  http.StatusBadRequest,
-		Code:    "rest_invalid_json",
-		Message: "Invalid JSON body passed.",
-		Extra: mapping.Object{
-			{Key: "json_error_code", Value: code},
-			{Key: "json_error_message", Value: message},
-		},
-	}
-}
-
-var errUnreadableBody = newError(http.StatusBadRequest, "rest_invalid_body",
-	"The request body could not be read.")
-
 // maxJSONDepth is PHP's json_decode depth limit as WordPress decodes bodies (depth 512: at most 511
 // nested arrays and objects).
 const maxJSONDepth = 511
@@ -104,9 +83,9 @@ func readBody(req *http.Request, limit int64, take func(int64) error) (Params, e
 	switch ct {
 	case "application/x-www-form-urlencoded":
 		if req.Method == http.MethodPost {
-			return parseFormWith(eachPostPair, string(raw)), nil
+			return parseFormWith(php.EachPostPair, string(raw)), nil
 		}
-		return parseFormWith(eachPair, string(raw)), nil // WordPress' parse_str
+		return parseFormWith(php.EachPair, string(raw)), nil // WordPress' parse_str
 	case "multipart/form-data":
 		return parseMultipart(raw, ctParams["boundary"]), nil
 	}
@@ -175,10 +154,10 @@ func jsonValues(raw []byte) int {
 
 // maxBodyParts is PHP's max_multipart_body_parts by default: max_input_vars plus max_file_uploads
 // (20). PHP stops reading a multipart body there.
-const maxBodyParts = maxInputVars + 20
+const maxBodyParts = php.MaxInputVars + 20
 
 // parseMultipart reads the fields of a multipart/form-data body as PHP fills $_POST from it
-// (rfc1867.c: the same variable names as forms, the first maxInputVars fields, no more than
+// (rfc1867.c: the same variable names as forms, the first php.MaxInputVars fields, no more than
 // maxBodyParts parts); file parts are ignored, as $_POST does. A malformed body yields what was
 // read.
 func parseMultipart(raw []byte, boundary string) Params {
@@ -190,11 +169,11 @@ func parseMultipart(raw []byte, boundary string) Params {
 			break
 		}
 		if !isFilePart(part) && part.FormName() != "" {
-			if fields++; fields > maxInputVars {
+			if fields++; fields > php.MaxInputVars {
 				continue
 			}
 			if val, err := io.ReadAll(part); err == nil {
-				root.register(phpVarName(part.FormName()), string(val))
+				root.register(php.VarName(part.FormName()), string(val))
 			}
 		}
 	}
@@ -332,9 +311,9 @@ func syntaxOffset(err error, size int) int {
 	return size
 }
 
-// parseForm reads a query string as PHP fills $_GET (eachPair; register for the key syntax).
+// parseForm reads a query string as PHP fills $_GET (php.EachPair; register for the key syntax).
 func parseForm(raw string) Params {
-	return parseFormWith(eachPair, raw)
+	return parseFormWith(php.EachPair, raw)
 }
 
 // parseFormWith reads the pairs walk yields into PHP arrays, and those into Params: maps keyed

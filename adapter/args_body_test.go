@@ -1,7 +1,7 @@
 package adapter
 
 import (
-	"calshim/internal/phptest"
+	"calshim/internal/testkit/phptest"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"calshim/mapping"
+	"calshim/mapping/php"
 )
 
 func TestReadBody(t *testing.T) {
@@ -142,7 +143,7 @@ func FuzzReadBody(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if k.ctype != "application/json" && len(p) > maxInputVars+1 {
+		if k.ctype != "application/json" && len(p) > php.MaxInputVars+1 {
 			t.Fatalf("%d variables read", len(p))
 		}
 		for _, v := range p {

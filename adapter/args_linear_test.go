@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"calshim/mapping/php"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -72,7 +73,7 @@ func csvInput(n int) string {
 func TestParsersLinear(t *testing.T) {
 	for _, n := range []int{90, 1000} {
 		assertLinear(t, "query string", n, formInput, func(s string) { parseForm(s) })
-		assertLinear(t, "POST form", n, formInput, func(s string) { parseFormWith(eachPostPair, s) })
+		assertLinear(t, "POST form", n, formInput, func(s string) { parseFormWith(php.EachPostPair, s) })
 		assertLinear(t, "multipart", n, multipartInput, func(b []byte) { parseMultipart(b, "B") })
 		assertLinear(t, "JSON", n, jsonInput, func(b []byte) { _, _ = parseJSONBody(b) })
 		assertLinear(t, "query order", n, queryRequest, func(r *request) { paramOrder(r, nil) })

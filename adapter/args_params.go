@@ -1,11 +1,13 @@
 package adapter
 
 import (
-	"calshim/mapping/php"
 	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
+
+	"calshim/mapping"
+	"calshim/mapping/php"
 )
 
 // Params are a request's arguments as PHP sees them (parseForm for query strings and form bodies,
@@ -14,86 +16,9 @@ import (
 // parse_str.
 type Params map[string]any
 
-// PHP's limits on request variables (php.ini's defaults, which WordPress runs under): at most
-// maxInputVars variables are read from each source (the query string, the body; the rest are dropped
-// with a warning and the request goes on), and a variable nested in more than maxInputNesting
-// brackets is dropped whole. calshim reads no more than PHP does, so no input costs more than its
-// size.
-const (
-	maxInputVars    = 1000
-	maxInputNesting = 64
-)
-
-// eachPair calls f with the decoded pairs of a query string, or of a body read by parse_str, as
-// PHP's treat_data reads them: empty "&&" segments skipped, every other counted against
-// maxInputVars whether or not it names a variable, and pairs without a name not passed on.
-func eachPair(raw string, f func(key, val string)) {
-	for count := 0; raw != ""; {
-		var part string
-		part, raw, _ = strings.Cut(raw, "&")
-		if part == "" {
-			continue
-		}
-		if count++; count > maxInputVars {
-			return
-		}
-		if key, val := decodePair(part); key != "" {
-			f(key, val)
-		}
-	}
-}
-
-// eachPostPair is eachPair for a form body PHP reads into $_POST (add_post_vars), which counts
-// differently: every segment, empty ones too, and a variable is registered before it is counted,
-// so the 1001st is still read.
-func eachPostPair(raw string, f func(key, val string)) {
-	for count := 0; raw != ""; {
-		var part string
-		part, raw, _ = strings.Cut(raw, "&")
-		if key, val := decodePair(part); key != "" {
-			f(key, val)
-		}
-		if count++; count > maxInputVars {
-			return
-		}
-	}
-}
-
-// decodePair splits and decodes "key=value"; the key is PHP's variable name (phpVarName).
-func decodePair(part string) (string, string) {
-	k, v, _ := strings.Cut(part, "=")
-	return phpVarName(php.URLDecode(k)), php.URLDecode(v)
-}
-
-// phpNameChars are the characters PHP's variable names cannot hold (built once: every argument of
-// every request goes through it).
-var phpNameChars = strings.NewReplacer(" ", "_", ".", "_")
-
-// phpIndexChars are those a "[" that is never closed turns into "_" after it.
-var phpIndexChars = strings.NewReplacer(" ", "_", ".", "_", "[", "_")
-
-// phpVarName is how PHP registers a request variable's name (php_register_variable_ex): the name
-// ends at a NUL byte (PHP reads it as a C string), leading spaces are dropped, spaces and dots
-// before the first "[" become "_", and a "[" that is never closed becomes "_" too, as do the
-// spaces, dots and "[" after it ("per.page" and "per[page" are per_page).
-func phpVarName(key string) string {
-	if i := strings.IndexByte(key, 0); i >= 0 {
-		key = key[:i]
-	}
-
-	key = strings.TrimLeft(key, " ")
-	name, rest := key, ""
-	if i := strings.IndexByte(key, '['); i >= 0 {
-		name, rest = key[:i], key[i:]
-	}
-
-	name = phpNameChars.Replace(name)
-	if rest != "" && !strings.Contains(rest, "]") {
-		return name + "_" + phpIndexChars.Replace(rest[1:])
-	}
-
-	return name + rest
-}
+// maxInputNesting is PHP's limit on a variable's brackets (php.ini's max_input_nesting_level,
+// which WordPress runs under): a variable nested deeper is dropped whole.
+const maxInputNesting = 64
 
 // has reports whether name was given at all (an empty string counts: WordPress validates it).
 func (p Params) has(name string) bool {
@@ -156,4 +81,56 @@ func wpBool(v any) (bool, bool) {
 	}
 
 	return false, false
+}
+
+// The readers below take an argument as the handlers read it after validation; ok says whether it
+// was given.
+
+// given returns a parameter that was sent with a non-null value.
+func (p Params) given(name string) (any, bool) {
+	v, ok := p[name]
+	return v, ok && v != nil
+}
+
+// raw reads a scalar argument as sent (another value as "").
+func (p Params) raw(name string) (string, bool) {
+	v, ok := p.given(name)
+	s, _ := php.Scalar(v)
+	return s, ok
+}
+
+// integer reads an integer argument that passed validation.
+func (p Params) integer(name string) (int, bool) {
+	v, ok := p.given(name)
+	n, _ := asInt(v)
+	return n, ok
+}
+
+// listArg is a list argument read by entries.
+func (p Params) listArg(name string, entries func(any) []string) mapping.Arg[[]string] {
+	v, ok := p.given(name)
+	if !ok {
+		return mapping.Arg[[]string]{}
+	}
+	return mapping.Arg[[]string]{V: entries(v), OK: true}
+}
+
+// truthy reads a boolean argument that passed validation.
+func (p Params) truthy(name string) (bool, bool) {
+	v, ok := p.given(name)
+	if !ok {
+		return false, false
+	}
+	b, _ := asBool(v)
+	return b, true
+}
+
+// text reads a string-ish argument, trimmed.
+func (p Params) text(name string) (string, bool) {
+	v, ok := p.given(name)
+	if !ok {
+		return "", false
+	}
+	s, _ := php.Scalar(v)
+	return strings.TrimSpace(s), true
 }

@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"calshim/mapping/php"
 	"encoding/json"
 	"net/http"
 	"reflect"
@@ -63,7 +64,7 @@ func FuzzParseForm(f *testing.F) {
 
 	f.Fuzz(func(t *testing.T, raw string) {
 		p := parseForm(raw)
-		if len(p) > maxInputVars {
+		if len(p) > php.MaxInputVars {
 			t.Fatalf("%q: %d variables", raw, len(p))
 		}
 		for k, v := range p {
@@ -79,8 +80,8 @@ func FuzzParseForm(f *testing.F) {
 func TestPHPVariableNames(t *testing.T) {
 	for key, want := range map[string]string{"per.page": "per_page", "per page": "per_page",
 		"per[page": "per_page", " page": "page", "a.b[c.d]": "a_b[c.d]", "a[b.c": "a_b_c", "a\x00b": "a", "x]y": "x]y"} {
-		if got := phpVarName(key); got != want {
-			t.Errorf("phpVarName(%q) = %q, want %q", key, got, want)
+		if got := php.VarName(key); got != want {
+			t.Errorf("php.VarName(%q) = %q, want %q", key, got, want)
 		}
 	}
 
@@ -143,19 +144,19 @@ func TestMaxInputVars(t *testing.T) {
 		raw  string
 		want int
 	}{
-		{"query", eachPair, vars(1005, "&"), 1000},
-		{"query, empty segments", eachPair, vars(1005, "&&"), 1000},
-		{"POST body", eachPostPair, vars(1005, "&"), 1001},
-		{"POST body, empty segments", eachPostPair, vars(1005, "&&"), 501},
-		{"POST body, nameless pairs", eachPostPair, "=x&" + strings.ReplaceAll(vars(1005, "&"), "&", "&=x&"), 500},
+		{"query", php.EachPair, vars(1005, "&"), 1000},
+		{"query, empty segments", php.EachPair, vars(1005, "&&"), 1000},
+		{"POST body", php.EachPostPair, vars(1005, "&"), 1001},
+		{"POST body, empty segments", php.EachPostPair, vars(1005, "&&"), 501},
+		{"POST body, nameless pairs", php.EachPostPair, "=x&" + strings.ReplaceAll(vars(1005, "&"), "&", "&=x&"), 500},
 	} {
 		if got := len(parseFormWith(tc.walk, tc.raw)); got != tc.want {
 			t.Errorf("%s: %d variables, want %d", tc.name, got, tc.want)
 		}
 	}
 
-	list := parseFormWith(eachPostPair, strings.Repeat("a[]=&", 40000))["a"].([]any)
-	if len(list) != maxInputVars+1 {
+	list := parseFormWith(php.EachPostPair, strings.Repeat("a[]=&", 40000))["a"].([]any)
+	if len(list) != php.MaxInputVars+1 {
 		t.Errorf("40,000 a[]= in a POST body: %d items, want 1001", len(list))
 	}
 }

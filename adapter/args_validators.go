@@ -2,69 +2,67 @@ package adapter
 
 import (
 	"encoding/json"
-	"maps"
-	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 
+	"calshim/adapter/apidoc"
 	"calshim/catalog"
 	"calshim/mapping"
 	"calshim/mapping/php"
 )
 
-// validators are the validate_callbacks the route table names (apidoc.Arg.Validate), after the
+// validators are the validate_callbacks the route table declares (apidoc.Arg.Validate), after the
 // original's Tribe__Validator__Base, Tribe__Events__Validator__Base and Archive_Base.
-var validators = map[string]validateFunc{
-	"positive_int":          verdict(isPositiveInt),
-	"positive_int_list":     verdict(isPositiveIntList),
-	"time":                  verdict(isTime),
-	"string":                verdict(isPHPString),
-	"event_category":        verdict(isTermOf(categoriesOf)),
-	"post_tag":              verdict(isTermOf(tagsOf)),
-	"venue_id_list":         verdict(isLinkedList(func(t catalog.Types) string { return t.Venue })),
-	"organizer_id_list":     verdict(isLinkedList(organizerType)),
-	"event_id":              verdict(isEventID),
-	"event_status_list":     verdict(statusList("edit_tribe_events")),
-	"venue_status_list":     verdict(statusList("edit_tribe_venues")),
-	"organizer_status_list": verdict(statusList("edit_tribe_organizers")),
-	"supports_ticketed":     supportsTicketed,
+var validators = map[apidoc.Check]validateFunc{
+	apidoc.PositiveInt:         verdict(isPositiveInt),
+	apidoc.PositiveIntList:     verdict(isPositiveIntList),
+	apidoc.Time:                verdict(isTime),
+	apidoc.String:              verdict(func(_ *request, v any) bool { return php.IsString(v) }),
+	apidoc.EventCategory:       verdict(isTermOf(categoriesOf)),
+	apidoc.PostTag:             verdict(isTermOf(tagsOf)),
+	apidoc.VenueIDList:         verdict(isLinkedList(func(t catalog.Types) string { return t.Venue })),
+	apidoc.OrganizerIDList:     verdict(isLinkedList(organizerType)),
+	apidoc.EventID:             verdict(isEventID),
+	apidoc.EventStatusList:     verdict(statusList("edit_tribe_events")),
+	apidoc.VenueStatusList:     verdict(statusList("edit_tribe_venues")),
+	apidoc.OrganizerStatusList: verdict(statusList("edit_tribe_organizers")),
+	apidoc.SupportsTicketed:    supportsTicketed,
 
 	// The validators of the writes' fields.
-	"non_empty_string": verdict(nonEmptyString),
-	"any_string":       verdict(anyString),
-	"user_id":          verdict(isUserID),
-	"post_status":      verdict(isPostStatus),
-	"timezone":         verdict(isTimezone),
-	"url_or_empty":     verdict(isURLOrEmpty),
-	"image":            verdict(isImage),
-	"image_or_empty":   verdict(isImageOrEmpty),
-	"venue_link":       verdict(venues.validLink),
-	"organizer_link":   verdict(organizers.validLink),
-	"category_parent":  verdict(isCategoryParent),
+	apidoc.NonEmptyString: verdict(nonEmptyString),
+	apidoc.AnyString:      verdict(anyString),
+	apidoc.UserID:         verdict(isUserID),
+	apidoc.PostStatus:     verdict(isPostStatus),
+	apidoc.Timezone:       verdict(isTimezone),
+	apidoc.URLOrEmpty:     verdict(isURLOrEmpty),
+	apidoc.Image:          verdict(isImage),
+	apidoc.ImageOrEmpty:   verdict(isImageOrEmpty),
+	apidoc.VenueLink:      verdict(venues.validLink),
+	apidoc.OrganizerLink:  verdict(organizers.validLink),
+	apidoc.CategoryParent: verdict(isCategoryParent),
 }
 
 // isCategoryParent: a category's parent must be an existing category.
 func isCategoryParent(r *request, v any) bool {
-	s, _ := scalar(v)
+	s, _ := php.Scalar(v)
 	n, ok := php.PositiveInt(s)
 	t, exists := r.snap.Term(n)
 	return ok && exists && categories.owns(r, t)
 }
 
-// sanitizers are the sanitize_callbacks the route table names (apidoc.Arg.Sanitize).
-var sanitizers = map[string]sanitizeFunc{
+// sanitizers are the sanitize_callbacks the route table declares (apidoc.Arg.Sanitize).
+var sanitizers = map[apidoc.Check]sanitizeFunc{
 	// Archive_Base::sanitize_per_page: intval capped at the maximum; empty values become false,
 	// which the archives then replace with the default.
-	"per_page": func(r *request, v any) (any, error) {
+	apidoc.PerPage: func(r *request, v any) (any, error) {
 		if php.Empty(v) {
 			return false, nil
 		}
 		return php.Int(v), nil
 	},
 	// Tribe__Utils__Array::list_to_array.
-	"list_to_array": func(_ *request, v any) (any, error) { return listToArray(v), nil },
+	apidoc.ListToArray: func(_ *request, v any) (any, error) { return php.ListToArray(v), nil },
 }
 
 // verdict turns a boolean validator into a validate_callback.
@@ -77,14 +75,11 @@ func verdict(f func(r *request, v any) bool) validateFunc {
 	}
 }
 
-// isPHPString is Tribe__Validator__Base::is_string: a string that PHP's empty() does not consider
-// empty ("" and "0" are refused).
-func isPHPString(_ *request, v any) bool {
-	s, ok := v.(string)
-	return ok && !php.Empty(s)
+func isPositiveInt(_ *request, v any) bool {
+	s, _ := php.Scalar(v)
+	_, ok := php.PositiveInt(s)
+	return ok
 }
-
-func isPositiveInt(_ *request, v any) bool { s, _ := scalar(v); _, ok := php.PositiveInt(s); return ok }
 
 func categoriesOf(s *catalog.Snapshot) []*mapping.Term { return s.Categories }
 
@@ -94,7 +89,7 @@ func organizerType(t catalog.Types) string { return t.Organizer }
 
 // isPositiveIntList is is_positive_int_list: a non-empty list_to_array of positive integers.
 func isPositiveIntList(_ *request, v any) bool {
-	l := listToArray(v)
+	l := php.ListToArray(v)
 	for _, it := range l {
 		if !isPositiveInt(nil, it) {
 			return false
@@ -107,9 +102,9 @@ func isPositiveIntList(_ *request, v any) bool {
 // an integer by ID, text by sanitized slug, then by name).
 func isTermOf(terms func(*catalog.Snapshot) []*mapping.Term) func(r *request, v any) bool {
 	return func(r *request, v any) bool {
-		l := listToArray(v)
+		l := php.ListToArray(v)
 		for _, it := range l {
-			s, ok := scalar(it)
+			s, ok := php.Scalar(it)
 			if !ok || !mapping.TermExists(terms(r.snap), s, isPHPInt(it)) {
 				return false
 			}
@@ -122,9 +117,9 @@ func isTermOf(terms func(*catalog.Snapshot) []*mapping.Term) func(r *request, v 
 // of the type.
 func isLinkedList(typ func(catalog.Types) string) func(r *request, v any) bool {
 	return func(r *request, v any) bool {
-		l := listToArray(v)
+		l := php.ListToArray(v)
 		for _, it := range l {
-			s, ok := scalar(it)
+			s, ok := php.Scalar(it)
 			if !ok || !php.IsNumeric(s) {
 				return false
 			}
@@ -150,7 +145,7 @@ func isEventID(r *request, v any) bool {
 // ask for exactly "publish"; the others for registered statuses ("any" is not one).
 func statusList(editCap string) func(r *request, v any) bool {
 	return func(r *request, v any) bool {
-		l := listToArray(v)
+		l := php.ListToArray(v)
 		if !r.viewer.can(editCap) {
 			return len(l) == 1 && l[0] == "publish"
 		}
@@ -170,77 +165,13 @@ func supportsTicketed(_ *request, v any) error {
 	if !php.TribeTruthy(v) {
 		return nil
 	}
-	return &paramError{code: "event-tickets-not-active",
-		message: "Event Tickets plugin is not activated.",
-		data:    mapping.Object{{Key: "status", Value: http.StatusBadRequest}}}
+	return errTicketsNotActive
 }
 
 // isPHPInt reports whether a list_to_array item became a PHP integer ("5", not "5.0" or "1e3").
 func isPHPInt(v any) bool {
 	n, ok := v.(json.Number)
 	return ok && !strings.ContainsAny(string(n), ".eE")
-}
-
-var listSep = regexp.MustCompile(`\s*,\s*`)
-
-// listItems returns the items of a list argument: a list as given, a map's values, a scalar split
-// by split.
-func listItems(v any, split func(string) []string) []any {
-	switch x := v.(type) {
-	case []any:
-		return x
-	case map[string]any:
-		return mapValues(x)
-	}
-
-	s, _ := scalar(v)
-	var items []any
-	for _, part := range split(s) {
-		items = append(items, part)
-	}
-	return items
-}
-
-// listToArray is Tribe__Utils__Array::list_to_array: nothing for an empty value; a string is URL
-// decoded and split on commas (spaces around them dropped); empty items are skipped and numeric
-// strings become numbers (json.Number here, so that they read as integers).
-func listToArray(v any) []any {
-	if php.Empty(v) {
-		return nil
-	}
-
-	items := listItems(v, func(s string) []string {
-		if dec, err := url.QueryUnescape(s); err == nil {
-			s = dec
-		}
-		return listSep.Split(s, -1)
-	})
-
-	var out []any
-	for _, it := range items {
-		s, isStr := it.(string)
-		switch {
-		case isStr && s == "":
-			continue
-		case isStr && php.IsNumeric(s):
-			out = append(out, json.Number(strings.TrimSpace(s)))
-		default:
-			out = append(out, it)
-		}
-	}
-
-	return out
-}
-
-// mapValues lists a PHP array's values by key order (form keys "a[k]=v" keep their sending order in
-// PHP; the parsed map does not, so keys sort).
-func mapValues(m map[string]any) []any {
-	l := slices.Sorted(maps.Keys(m))
-	out := make([]any, len(l))
-	for i, k := range l {
-		out[i] = m[k]
-	}
-	return out
 }
 
 // The validators of the original (Tribe__Validator__Base and the REST validators).
@@ -250,7 +181,7 @@ func nonEmptyString(_ *request, v any) bool { s, ok := v.(string); return ok && 
 func anyString(_ *request, v any) bool { _, ok := v.(string); return ok }
 
 func isTime(r *request, v any) bool {
-	s, ok := scalar(v)
+	s, ok := php.Scalar(v)
 	return ok && mapping.ValidDateArg(s, r.now)
 }
 
@@ -276,7 +207,7 @@ func isTimezone(_ *request, v any) bool {
 
 // isURLOrEmpty is TEC's is_url_or_empty: "" or an absolute http(s)/ftp URL with a host.
 func isURLOrEmpty(_ *request, v any) bool {
-	s, ok := scalar(v)
+	s, ok := php.Scalar(v)
 	if !ok {
 		return false
 	}
@@ -289,11 +220,101 @@ func isURLOrEmpty(_ *request, v any) bool {
 
 // isPostOf reports whether v is the ID of a post of the given type in the catalog.
 func isPostOf(r *request, v any, postType string) bool {
-	s, ok := scalar(v)
+	s, ok := php.Scalar(v)
 	if !ok {
 		return false
 	}
 	n, ok := php.PositiveInt(strings.TrimSpace(s))
 	p, exists := r.snap.Post(n)
 	return ok && exists && p.Type() == postType
+}
+
+// isImage is the validator of an event's image: the ID of an image attachment, or an http(s) URL
+// when the caller may upload files (the original: a contributor sending a URL gets 400). An empty
+// string fails.
+func isImage(r *request, v any) bool {
+	s, ok := v.(string)
+	if !ok {
+		if n, isNum := v.(json.Number); isNum {
+			s = n.String() // passes here, then fails the string type check, as in the original
+		} else {
+			return false
+		}
+	}
+
+	s = strings.TrimSpace(s)
+	if n, ok := php.PositiveInt(s); ok {
+		return isImageAttachment(r, n)
+	}
+
+	u, err := url.Parse(s)
+	isWeb := err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+	return isWeb && r.viewer.can("upload_files")
+}
+
+// isImageOrEmpty is the venue and organizer variant: "" is allowed (and clears the image).
+func isImageOrEmpty(r *request, v any) bool {
+	if s, ok := v.(string); ok && s == "" {
+		return true
+	}
+	return isImage(r, v)
+}
+
+// isImageAttachment asks the CMS (service credential, a read) whether an ID is an image attachment.
+func isImageAttachment(r *request, id int) bool {
+	if _, ok := r.snap.Media(id); ok {
+		return true
+	}
+	mime, err := r.cms.MediaMimeType(r.gc.Request.Context(), id)
+	return err == nil && strings.HasPrefix(mime, "image/")
+}
+
+// validLink is the validator of an event's venue / organizer argument: empty; a CSV or list of IDs
+// of that type; or objects, each {id} of that type or a creation payload with a non-empty name.
+func (k linkedKind) validLink(r *request, v any) bool {
+	if php.Empty(v) || allEmpty(v) {
+		return true
+	}
+
+	if m, ok := v.(map[string]any); ok {
+		return k.validObject(r, m)
+	}
+
+	for _, item := range items(v) {
+		if m, ok := item.(map[string]any); ok {
+			if !k.validObject(r, m) {
+				return false
+			}
+		} else if !isPostOf(r, item, k.typ(r)) {
+			return false
+		}
+	}
+
+	return true
+}
+
+func (k linkedKind) validObject(r *request, m map[string]any) bool {
+	if id, ok := Params(m).given("id"); ok {
+		return isPostOf(r, id, k.typ(r))
+	}
+	name, _ := Params(m).text(k.name)
+	return name != ""
+}
+
+// allEmpty reports whether v is a list or object whose members are all empty: the original's
+// validator filters them out first (array_filter) and then finds nothing to check.
+func allEmpty(v any) bool {
+	var members []any
+	switch x := v.(type) {
+	case []any:
+		members = x
+	case map[string]any:
+		for _, m := range x {
+			members = append(members, m)
+		}
+	default:
+		return false
+	}
+
+	return !slices.ContainsFunc(members, func(m any) bool { return !php.Empty(m) })
 }

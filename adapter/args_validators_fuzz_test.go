@@ -1,14 +1,15 @@
 package adapter
 
 import (
-	"calshim/mapping/php"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
+	"calshim/mapping/php"
+
 	"github.com/gin-gonic/gin"
 
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // FuzzArgValidators runs every validate and sanitize callback of the route table, and the list
@@ -51,8 +52,8 @@ func FuzzArgValidators(f *testing.F) {
 			}
 			checkIDList(t, termIDList(v))
 			if isPositiveIntList(r, v) {
-				for _, it := range listToArray(v) {
-					if s, _ := scalar(it); !php.IsNumeric(s) || php.Int(s) < 1 {
+				for _, it := range php.ListToArray(v) {
+					if s, _ := php.Scalar(it); !php.IsNumeric(s) || php.Int(s) < 1 {
 						t.Fatalf("positive_int_list accepted %#v with item %#v", v, it)
 					}
 				}

@@ -4,13 +4,9 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-)
 
-// given returns a parameter that was sent with a non-null value.
-func (p Params) given(name string) (any, bool) {
-	v, ok := p[name]
-	return v, ok && v != nil
-}
+	"calshim/mapping/php"
+)
 
 func (r *request) given(name string) (any, bool) { return r.params.given(name) }
 
@@ -63,17 +59,6 @@ func asBool(v any) (bool, bool) {
 	return wpBool(v)
 }
 
-// scalar returns a string or JSON number as text (what PHP sees when it casts the value).
-func scalar(v any) (string, bool) {
-	switch x := v.(type) {
-	case string:
-		return x, true
-	case json.Number:
-		return x.String(), true
-	}
-	return "", false
-}
-
 // items reads a list argument: a JSON array or form list as is, a scalar split on commas (TEC's CSV
 // lists), an empty string as the empty list.
 func items(v any) []any {
@@ -88,7 +73,7 @@ func items(v any) []any {
 		return out
 	}
 
-	s, ok := scalar(v)
+	s, ok := php.Scalar(v)
 	if !ok {
 		return []any{v}
 	}

@@ -3,7 +3,6 @@ package adapter
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"maps"
 	"net/http"
@@ -95,7 +94,7 @@ func (s *Server) resolveViewer(r *request) (*viewer, error) {
 		return nil, err
 	}
 
-	res, err := r.cms.Me(r.gc.Request.Context(), creds)
+	me, err := r.cms.Me(r.gc.Request.Context(), creds)
 	var ue *cmsclient.Error
 	if errors.As(err, &ue) && ue.Code == "rest_not_logged_in" {
 		// Credentials WordPress does not try (another scheme, a malformed header, an empty
@@ -106,21 +105,12 @@ func (s *Server) resolveViewer(r *request) (*viewer, error) {
 
 	if errors.As(err, &ue) &&
 		(ue.Status == http.StatusUnauthorized || ue.Code == "rest_cookie_invalid_nonce") {
-		refusal := newError(ue.Status, ue.Code, ue.Message)
+		refusal := fromUpstream(ue)
 		s.limits.remember(key, refusal)
 		return nil, refusal
 	}
 
 	if err != nil {
-		return nil, err
-	}
-
-	var me struct {
-		ID   int             `json:"id"`
-		Caps map[string]bool `json:"capabilities"`
-	}
-
-	if err := json.Unmarshal(res.Body, &me); err != nil {
 		return nil, err
 	}
 
@@ -149,15 +139,6 @@ func (v *viewer) forMethod(method string) *viewer {
 	}
 
 	return granted
-}
-
-// forbidden is WordPress' rest_forbidden: 401 for anonymous callers, 403 for logged-in ones.
-func forbidden(v *viewer) *apiError {
-	status := http.StatusForbidden
-	if v == nil {
-		status = http.StatusUnauthorized
-	}
-	return newError(status, "rest_forbidden", "Sorry, you are not allowed to do that.")
 }
 
 // postCaps are the primitive capabilities of one post type (capability_type

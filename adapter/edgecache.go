@@ -148,14 +148,13 @@ func (e *edge) answerKeys(rt *route, r *request, body any) string {
 		return ""
 	}
 
-	kind, rest, _ := strings.Cut(strings.TrimPrefix(rt.pattern, "/"), "/")
-	if _, ok := collections[kind]; !ok {
+	if rt.shows.collection == "" {
 		return coarseKeys
 	}
 
 	k := keySet{}
 	k.add(keyAll)
-	if !k.addShown(r.snap, kind, rest != "", body) || k.size > maxKeyBytes {
+	if !k.addShown(r.snap, rt.shows.collection, rt.shows.single, body) || k.size > maxKeyBytes {
 		return coarseKeys
 	}
 	return strings.Join(k.list, " ")

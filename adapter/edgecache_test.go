@@ -20,7 +20,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"calshim/catalog"
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 	"calshim/mapping"
 )
 
@@ -365,10 +365,10 @@ func TestEdgeKeysOfALargeAnswerAreCoarse(t *testing.T) {
 		}
 		return mapping.Object{{Key: "tags", Value: items}}
 	}
-	if got := e.answerKeys(&route{pattern: "/tags"}, r, tags(3)); got != "calshim list-tags t1000000 t1000001 t1000002" {
+	if got := e.answerKeys(&route{pattern: "/tags", shows: shown{"tags", false}}, r, tags(3)); got != "calshim list-tags t1000000 t1000001 t1000002" {
 		t.Errorf("3 tags: %q", got)
 	}
-	if got := e.answerKeys(&route{pattern: "/tags"}, r, tags(maxKeyBytes/8)); got != coarseKeys {
+	if got := e.answerKeys(&route{pattern: "/tags", shows: shown{"tags", false}}, r, tags(maxKeyBytes/8)); got != coarseKeys {
 		t.Errorf("%d tags: %.100q", maxKeyBytes/8, got)
 	}
 }
@@ -383,4 +383,19 @@ func FuzzItemID(f *testing.F) {
 			t.Errorf("%q read as %d", b, id)
 		}
 	})
+}
+
+// Every v1 route of a collection names it for the edge keys, single for an object's route; the
+// others (the namespace, /doc, the iCalendar feed) name none and get the coarse keys.
+func TestRoutesShowTheirCollection(t *testing.T) {
+	for _, rt := range routeTable() {
+		kind, rest, _ := strings.Cut(strings.TrimPrefix(rt.pattern, "/"), "/")
+		want := shown{}
+		if _, ok := collections[kind]; ok && !rt.hidden {
+			want = shown{kind, rest != ""}
+		}
+		if rt.shows != want {
+			t.Errorf("%s: shows %+v, want %+v", rt.pattern, rt.shows, want)
+		}
+	}
 }

@@ -1,7 +1,7 @@
 package adapter
 
 import (
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 	"io"
 	"net/http"
 	"net/http/httptest"

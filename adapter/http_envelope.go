@@ -27,13 +27,6 @@ const (
 	MaxHeaderBytes = maxRequestLine + maxHeaders
 )
 
-var (
-	errURITooLong = newError(http.StatusRequestURITooLong, "calshim_uri_too_long",
-		"The request line is too long.")
-	errHeadersTooLarge = newError(http.StatusRequestHeaderFieldsTooLarge, "calshim_headers_too_large",
-		"The request headers are too large.")
-)
-
 // envelope refuses a request whose line or headers are larger than nginx lets through, before
 // anything parses them (gin's middleware, right after the access log so the refusal is logged).
 func (s *Server) envelope(gc *gin.Context) {
@@ -69,11 +62,6 @@ func checkEnvelope(req *http.Request) error {
 
 	return nil
 }
-
-// errBodyTooLarge is the answer to a body past the limit (nginx's client_max_body_size answers 413
-// too).
-var errBodyTooLarge = newError(http.StatusRequestEntityTooLarge, "rest_request_too_large",
-	"The request body is too large.")
 
 // DefaultMemoryBudget is the requests' memory budget unless configured (limits.memory_budget): the
 // worst body of DefaultMaxBody decodes within it (JSON of one-digit numbers: 57 MiB), and the
@@ -111,8 +99,7 @@ type hold struct {
 // errBudget is the answer when the budget is spent: the request is fine, the moment is not.
 func errBudget(gc *gin.Context) error {
 	gc.Header("Retry-After", "1")
-	return newError(http.StatusServiceUnavailable, "calshim_busy",
-		"Too many large requests are being answered. Try again in 1 seconds.")
+	return busy("Too many large requests are being answered.", "1")
 }
 
 // take adds n bytes to what the request holds, waiting up to budgetWait; a request needing more

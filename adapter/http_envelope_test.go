@@ -12,7 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // The request envelope by input channel: the path, the query, each header a client may send (the

@@ -20,10 +20,6 @@ import (
 // through. Here only what cannot be sent is refused: a tag without a version, an object the writer
 // cannot read in this catalog.
 
-// errPreconditionFailed is the answer to an If-Match that does not match.
-var errPreconditionFailed = newError(http.StatusPreconditionFailed, "calshim_precondition_failed",
-	"The resource has changed since the ETag given in If-Match, or does not exist. Read it again.")
-
 // maxIfVersions bounds the versions one If-Match sends to WordPress; further tags are ignored.
 const maxIfVersions = 16
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // versionRig is writeRig with the plugin's version on an event and a category, before the catalog

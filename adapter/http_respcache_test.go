@@ -8,7 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // Filling the response cache with many distinct large answers (feeds under made-up arguments) does

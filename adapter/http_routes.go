@@ -32,9 +32,19 @@ type route struct {
 	// scans is how many posts or terms a GET of a list scans besides what its arguments ask for
 	// (workEstimate); nil for the routes that are no list.
 	scans func(snap *catalog.Snapshot, p Params) int
+	// shows is what the route's answers show, for the edge caches' keys (edgecache.go); the zero
+	// value for the routes that answer no collection's objects.
+	shows shown
 
 	re    *regexp.Regexp // the pattern anchored at both ends, case-insensitive, as WordPress matches
 	order []string       // the endpoints' methods in registration order, for the Allow header
+}
+
+// shown is the collection ("events") a route answers from, and whether it answers one object of it
+// (a single route) or a page of them (a list).
+type shown struct {
+	collection string
+	single     bool
 }
 
 // endpoint is one handler of a route: the methods it answers, its declared arguments and its /doc
@@ -105,35 +115,48 @@ func v1Table() []route {
 		}},
 
 		{pattern: "/events", docPath: "/events", may: mayEvents, scans: scansEventSearch,
+			shows:     shown{"events", false},
 			endpoints: collection(withSync(eventArchive, syncEvents), createEvent, ev)},
 		{pattern: `/events/(?P<id>\d+)`, docPath: "/events/{id}", may: mayEvents,
+			shows:     shown{"events", true},
 			endpoints: postSingle(event, ev.ID, ev.IDEdit, ev.Fields, ev.Responses)},
 		{pattern: `/events/by-slug/(?P<slug>[^/]+)`, docPath: "/events/by-slug/{slug}", may: mayEvents,
+			shows:     shown{"events", true},
 			endpoints: postSingle(event, ev.Slug, ev.SlugEdit, ev.Fields, ev.Responses)},
 
 		{pattern: "/venues", docPath: "/venues", may: venues.may, scans: scansLinked,
+			shows:     shown{"venues", false},
 			endpoints: collection(withSync(venues.archive, syncVenues), venues.create, ve)},
 		{pattern: `/venues/(?P<id>\d+)`, docPath: "/venues/{id}", may: venues.may,
+			shows:     shown{"venues", true},
 			endpoints: postSingle(venue, ve.ID, ve.IDEdit, ve.Fields, ve.Responses)},
 		{pattern: `/venues/by-slug/(?P<slug>[^/]+)`, docPath: "/venues/by-slug/{slug}", may: venues.may,
+			shows:     shown{"venues", true},
 			endpoints: postSingle(venue, ve.Slug, ve.SlugEdit, ve.Fields, ve.Responses)},
 
 		{pattern: "/organizers", docPath: "/organizers", may: organizers.may, scans: scansLinked,
+			shows:     shown{"organizers", false},
 			endpoints: collection(withSync(organizers.archive, syncOrganizers), organizers.create, or)},
 		{pattern: `/organizers/(?P<id>\d+)`, docPath: "/organizers/{id}", may: organizers.may,
+			shows:     shown{"organizers", true},
 			endpoints: postSingle(organizer, or.ID, or.IDEdit, or.IDEdit, or.Responses)},
 		{pattern: `/organizers/by-slug/(?P<slug>[^/]+)`, docPath: "/organizers/by-slug/{slug}",
+			shows:     shown{"organizers", true},
 			may:       organizers.may,
 			endpoints: postSingle(organizer, or.Slug, or.SlugEdit, or.SlugEdit, or.Responses)},
 
 		{pattern: "/categories", docPath: "/categories", may: categories.may, scans: scansTerms,
+			shows:     shown{"categories", false},
 			endpoints: collection(categories.archive, categories.create, ca)},
 		{pattern: `/categories/(?P<id>\d+)`, docPath: "/categories/{id}", may: categories.may,
+			shows:     shown{"categories", true},
 			endpoints: termSingle(category, ca.ID, ca.IDEdit, ca.IDEdit, ca.Responses)},
 
 		{pattern: "/tags", docPath: "/tags", may: tags.may, scans: scansTerms,
+			shows:     shown{"tags", false},
 			endpoints: collection(tags.archive, tags.create, ta)},
 		{pattern: `/tags/(?P<id>\d+)`, docPath: "/tags/{id}", may: tags.may,
+			shows:     shown{"tags", true},
 			endpoints: termSingle(tag, ta.ID, ta.IDEdit, ta.Fields, ta.Responses)},
 	}
 }

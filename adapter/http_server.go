@@ -247,8 +247,7 @@ func (s *Server) dispatch(gc *gin.Context) {
 	traceOf(gc).route = rt.pattern
 	snap := s.snapshotFor(gc, s.catalog(addr.lang))
 	if snap == nil {
-		s.write(gc, nil, newError(http.StatusServiceUnavailable, "calshim_not_ready",
-			"The calendar catalog is still loading. Try again shortly."))
+		s.write(gc, nil, errNotReady)
 		return
 	}
 

@@ -11,13 +11,13 @@ import (
 
 	"calshim/catalog"
 	"calshim/cmsclient"
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // recordingNow is when the fixtures' data set sat where the default date window expects it.
 var recordingNow = time.Date(2026, 11, 22, 18, 54, 25, 0, time.UTC)
 
-// fakeServer serves v1 from a catalog loaded from a fake WordPress (internal/wpfake, recorded
+// fakeServer serves v1 from a catalog loaded from a fake WordPress (internal/testkit/wpfake, recorded
 // answers), at a fixed clock so the default date window is the recording's.
 func fakeServer(tb testing.TB, wp *wpfake.Server) http.Handler {
 	tb.Helper()

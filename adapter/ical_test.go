@@ -12,7 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 	"calshim/mapping"
 )
 

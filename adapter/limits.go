@@ -140,16 +140,15 @@ func (l *limits) admitN(gc *gin.Context, kl *keyedLimiter, n int, name, message 
 		return nil
 	}
 
-	return l.refuse(gc, http.StatusTooManyRequests, "calshim_rate_limited", name, message, wait)
+	return l.refuse(gc, name, wait, func(secs string) error { return rateLimited(message, secs) })
 }
 
-// refuse counts a refusal and answers it with Retry-After.
-func (l *limits) refuse(gc *gin.Context, status int, code, name, message string,
-	wait time.Duration) error {
+// refuse counts a refusal and answers it (answer's, given the seconds) with Retry-After.
+func (l *limits) refuse(gc *gin.Context, name string, wait time.Duration, answer func(secs string) error) error {
 	l.limited.WithLabelValues(name).Inc()
 	secs := strconv.Itoa(max(1, int(math.Ceil(wait.Seconds()))))
 	gc.Header("Retry-After", secs)
-	return newError(status, code, message+" Try again in "+secs+" seconds.")
+	return answer(secs)
 }
 
 // admitWork admits a read expected to scan or render posts posts. A cheap one passes. An expensive
@@ -166,8 +165,9 @@ func (l *limits) admitWork(gc *gin.Context, posts int) (release func(), err erro
 	}
 
 	if !l.takeSlot(gc.Request.Context()) {
-		return nil, l.refuse(gc, http.StatusServiceUnavailable, "calshim_busy", "busy",
-			"Too many expensive requests are being answered.", l.opt.WorkWait)
+		return nil, l.refuse(gc, "busy", l.opt.WorkWait, func(secs string) error {
+			return busy("Too many expensive requests are being answered.", secs)
+		})
 	}
 
 	return func() { <-l.slots }, nil

@@ -16,7 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"calshim/catalog"
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 	"calshim/mapping"
 )
 

@@ -15,7 +15,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"calshim/cmsclient"
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // randomText is n random bytes of the printable ASCII range, which a header or a URL carries.

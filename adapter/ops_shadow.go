@@ -79,7 +79,8 @@ func anonymousRead(req *http.Request, status int) bool {
 // shadowDifferences serves the latest differences (operations handler only).
 func (s *Server) shadowDifferences(gc *gin.Context) {
 	if s.shadow == nil {
-		gc.JSON(http.StatusNotFound, gin.H{"code": "calshim_shadow_off", "message": "shadow.url is not set."})
+		e := errShadowOff
+		gc.JSON(e.Status, gin.H{"code": e.Code, "message": e.Message})
 		return
 	}
 	s.shadow.Differences(gc.Writer, gc.Request)

@@ -1,11 +1,12 @@
 package adapter
 
 import (
-	"calshim/mapping/php"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"calshim/mapping/php"
 
 	"calshim/mapping"
 )
@@ -87,18 +88,13 @@ func buildQuery(args []queryArg) string {
 
 var emptyValue = regexp.MustCompile(`=(&|$)`)
 
-// parseQuery is wp_parse_str on a query string: decoded pairs, a repeated key keeping its first
-// place and its last value.
+// parseQuery is a query string's pairs as wp_parse_str reads them (php.ParseStr).
 func parseQuery(q string) []queryArg {
-	var out []queryArg
-	eachPair(q, func(k, v string) {
-		i := slices.IndexFunc(out, func(a queryArg) bool { return a.key == k })
-		if i < 0 {
-			out = append(out, queryArg{k, v})
-			return
-		}
-		out[i].value = v
-	})
+	pairs := php.ParseStr(q)
+	out := make([]queryArg, len(pairs))
+	for i, p := range pairs {
+		out[i] = queryArg{p.Key, p.Value}
+	}
 	return out
 }
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"

@@ -27,8 +27,7 @@ func namespaceIndex(s *Server, r *request) (*response, error) {
 	if r.params.has("namespace") {
 		asked, ok := r.params.str("namespace")
 		if !ok || !slices.Contains(s.opt.Namespaces, asked) {
-			return nil, newError(http.StatusNotFound, "rest_invalid_namespace",
-				"The specified namespace could not be found.")
+			return nil, errInvalidNamespace
 		}
 		o.Namespace = asked
 	}

@@ -26,14 +26,11 @@ func singleEvent(s *Server, r *request) (*response, error) {
 
 	switch {
 	case p.Status() == "trash":
-		return nil, newError(http.StatusForbidden, "event-no-longer-available",
-			"This event is no longer available")
+		return nil, errEventNoLongerAvailable
 	case !r.viewer.mayRead(p):
-		return nil, newError(http.StatusForbidden, "event-not-accessible",
-			"The requested event is not accessible")
+		return nil, notAccessible("event")
 	case p.Protected && !r.ctx(true).Unlocked(p):
-		return nil, newError(http.StatusForbidden, "event-password-protected",
-			"The requested event is not accessible without a password")
+		return nil, errEventPasswordProtected
 	}
 
 	return &response{status: http.StatusOK, body: r.ctx(true).Event(p)}, nil
@@ -61,13 +58,12 @@ func (s *Server) findEvent(r *request) (*mapping.Post, error) {
 		}
 
 		if !exists {
-			return nil, notFoundf("rest-event-not-found", "Event with ID %d does not exist.", id)
+			return nil, eventNotFound(id)
 		}
 	}
 
 	if !found || p.Type() != typ {
-		return nil, newError(http.StatusBadRequest, "rest-invalid-event-id",
-			"The specified ID is not a valid event.")
+		return nil, errInvalidEventID
 	}
 
 	return p, nil

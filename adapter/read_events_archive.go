@@ -1,11 +1,12 @@
 package adapter
 
 import (
-	"calshim/mapping/php"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+
+	"calshim/mapping/php"
 
 	"calshim/mapping"
 )
@@ -19,8 +20,7 @@ func eventArchive(s *Server, r *request) (*response, error) {
 
 	matches, total := r.snap.ListEvents(f, (pg.num-1)*pg.size, pg.size)
 	if len(matches) == 0 && pg.num > 1 {
-		return nil, newError(http.StatusNotFound, "event-archive-page-not-found",
-			"The requested event archive page does not exist")
+		return nil, archivePageNotFound("event")
 	}
 
 	ctx := r.ctx(false)
@@ -104,7 +104,7 @@ func eventURLArgs(a Params, pg page, w mapping.Window, status string,
 	if b := boolArg(a, "geoloc"); b != nil && *b {
 		// TEC sets tribe_geoloc to 1 and both coordinates, "" when not given.
 		args = append(args, queryArg{"geoloc", "1"},
-			queryArg{"geoloc_lat", toList(a["geoloc_lat"])}, queryArg{"geoloc_lng", toList(a["geoloc_lng"])})
+			queryArg{"geoloc_lat", php.ToList(a["geoloc_lat"])}, queryArg{"geoloc_lng", php.ToList(a["geoloc_lng"])})
 	}
 
 	args = append(args, statusURLArg(status))
@@ -129,7 +129,7 @@ func eventExtraArgs(a Params) []queryArg {
 	extra, given := []queryArg{}, false
 	for _, k := range []string{"venue", "organizer"} {
 		if v, ok := a[k]; ok {
-			extra, given = append(extra, queryArg{k, toList(v)}), true
+			extra, given = append(extra, queryArg{k, php.ToList(v)}), true
 		}
 	}
 
@@ -159,7 +159,7 @@ func appendIf(args []queryArg, key, value string) []queryArg {
 // "any" for who may edit the post type, else "publish".
 func statusArg(r *request, a Params, editCap string) string {
 	if v, ok := a["status"]; ok {
-		return toList(listToArray(v))
+		return php.ToList(php.ListToArray(v))
 	}
 	if r.viewer.can(editCap) {
 		return "any"
@@ -203,8 +203,8 @@ func termFilter(a Params, name string, terms []*mapping.Term, withChildren bool)
 	}
 
 	ids := []int{}
-	for _, item := range listToArray(v) {
-		s, _ := scalar(item)
+	for _, item := range php.ListToArray(v) {
+		s, _ := php.Scalar(item)
 		if id, found := mapping.ResolveTerm(terms, s); found {
 			ids = append(ids, id)
 		}
@@ -242,7 +242,7 @@ func idFilter(a Params, name string) []int {
 	}
 
 	ids := []int{}
-	for _, item := range listToArray(v) {
+	for _, item := range php.ListToArray(v) {
 		ids = append(ids, php.Int(item))
 	}
 
@@ -256,28 +256,4 @@ func boolArg(a Params, name string) *bool {
 		return nil
 	}
 	return &b
-}
-
-// toList is Tribe__Utils__Array::to_list: a list joined with commas, a scalar as text.
-func toList(v any) string {
-	switch x := v.(type) {
-	case []any:
-		parts := make([]string, len(x))
-		for i, it := range x {
-			parts[i] = toList(it)
-		}
-		return strings.Join(parts, ",")
-	case map[string]any:
-		return toList(mapValues(x))
-	case bool:
-		if x {
-			return "1"
-		}
-		return ""
-	case int:
-		return strconv.Itoa(x)
-	}
-
-	s, _ := scalar(v)
-	return s
 }

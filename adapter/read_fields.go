@@ -1,11 +1,14 @@
 package adapter
 
 import (
+	"iter"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
 	"calshim/mapping"
+	"calshim/mapping/php"
 )
 
 // fieldTree is the `_fields` selection as WordPress' rest_filter_response_fields keys it: a member
@@ -61,35 +64,11 @@ type fieldBuilder struct {
 
 // fieldList is wp_parse_list: a string split on commas and white space, a list's scalar items as
 // they are. It yields the fields one by one, so that a long list is never held twice.
-func fieldList(raw any) func(yield func(string) bool) {
-	return func(yield func(string) bool) {
-		s, ok := raw.(string)
-		if !ok {
-			for _, f := range (Params{"l": raw}).list("l") {
-				if !yield(f) {
-					return
-				}
-			}
-			return
-		}
-
-		for s != "" {
-			i := strings.IndexFunc(s, isFieldSeparator)
-			if i < 0 {
-				yield(s)
-				return
-			}
-			if i > 0 && !yield(s[:i]) {
-				return
-			}
-			s = s[i+1:]
-		}
+func fieldList(raw any) iter.Seq[string] {
+	if s, ok := raw.(string); ok {
+		return php.ParseList(s)
 	}
-}
-
-// isFieldSeparator is wp_parse_list's [\s,] as Go's regexp reads \s.
-func isFieldSeparator(r rune) bool {
-	return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\f' || r == '\r'
+	return slices.Values((Params{"l": raw}).list("l"))
 }
 
 // add adds one dotted field; false when WordPress would stop reading the list (or the budget is

@@ -1,11 +1,12 @@
 package adapter
 
 import (
-	"calshim/mapping/php"
 	"net/http"
 	"slices"
 	"sort"
 	"strconv"
+
+	"calshim/mapping/php"
 
 	"calshim/catalog"
 	"calshim/mapping"
@@ -58,8 +59,7 @@ func (k linkedKind) archive(s *Server, r *request) (*response, error) {
 	pg := s.pageOf(r, a)
 	from, to := pg.window(len(matches))
 	if from == to && pg.num > 1 {
-		return nil, newError(http.StatusNotFound, k.name+"-archive-page-not-found",
-			"The requested "+k.name+" archive page does not exist")
+		return nil, archivePageNotFound(k.name)
 	}
 
 	ctx := r.ctx(false)
@@ -111,7 +111,7 @@ func linkedURLArgs(a Params, pg page, event *mapping.Post, status string) []quer
 	}
 
 	if v, ok := a["has_events"]; ok {
-		args = append(args, queryArg{"has_events", toList(v)})
+		args = append(args, queryArg{"has_events", php.ToList(v)})
 	}
 
 	return append(args, statusURLArg(status))
@@ -239,8 +239,7 @@ func (k linkedKind) single(s *Server, r *request) (*response, error) {
 	}
 
 	if !r.viewer.mayRead(p) {
-		return nil, newError(http.StatusForbidden, k.name+"-not-accessible",
-			"The requested "+k.name+" is not accessible")
+		return nil, notAccessible(k.name)
 	}
 
 	return &response{status: http.StatusOK, body: k.render(r.ctx(true), p)}, nil

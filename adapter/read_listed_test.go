@@ -12,7 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // TestListedEventsFromCache: lists answered with the rendered-event cache on equal, byte for byte

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // Expected answers below are the original's (The Events Calendar 6.17.2) on the same data.

@@ -1,14 +1,13 @@
 package adapter
 
 import (
-	"calshim/mapping/php"
-	"encoding/json"
 	"net/http"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"calshim/mapping/php"
 
 	"calshim/mapping"
 )
@@ -127,29 +126,15 @@ type idList struct {
 	pos   map[int]int
 }
 
-// termIDList is wp_parse_id_list: a string split on commas and blanks (empty items dropped), an
-// array's scalar items, each absint (a slug is 0), duplicates dropped.
+// termIDList is an include or exclude argument's wp_parse_id_list, with the position of each ID.
 func termIDList(v any) idList {
 	l := idList{given: !php.Empty(v), pos: map[int]int{}}
 	if !l.given {
 		return l
 	}
-
-	items := listItems(v, func(s string) []string {
-		return slices.DeleteFunc(idListSep.Split(s, -1), func(s string) bool { return s == "" })
-	})
-	for _, it := range items {
-		switch it.(type) {
-		case string, json.Number, bool: // is_scalar: nested arrays and null are left out
-		default:
-			continue
-		}
-		n := php.Int(it)
-		if _, dup := l.pos[max(n, -n)]; !dup {
-			l.pos[max(n, -n)] = len(l.pos) + 1
-		}
+	for i, id := range php.ParseIDList(v) {
+		l.pos[id] = i + 1
 	}
-
 	return l
 }
 
@@ -159,8 +144,6 @@ func (l idList) restricts() bool {
 	_, zero := l.pos[0]
 	return len(l.pos) > 1 || len(l.pos) == 1 && !zero
 }
-
-var idListSep = regexp.MustCompile(`[\s,]+`)
 
 func (q *termQuery) match(r *request, t *mapping.Term) bool {
 	if q.hideEmpty && t.Count == 0 {

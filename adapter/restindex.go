@@ -52,8 +52,7 @@ func (s *Server) restIndex(gc *gin.Context, addr address) bool {
 
 	snap := s.catalog(addr.lang).Snapshot()
 	if snap == nil { // as every route answers before the first load
-		s.write(gc, nil, newError(http.StatusServiceUnavailable, "calshim_not_ready",
-			"The calendar catalog is still loading. Try again shortly."))
+		s.write(gc, nil, errNotReady)
 		return true
 	}
 
@@ -158,12 +157,12 @@ func (s *Server) siteIndex(r *request) []rawMember {
 		return c.byLang[r.lang]
 	}
 
-	res, err := s.catalog(r.lang).Client().Get(r.gc.Request.Context(), "/", nil)
+	index, err := r.cms.RESTIndex(r.gc.Request.Context())
 	if err != nil {
 		return c.byLang[r.lang]
 	}
 
-	members, err := topLevelMembers(res.Body)
+	members, err := topLevelMembers(index)
 	if err != nil {
 		return c.byLang[r.lang]
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"calshim/internal/jsontest"
+	"calshim/internal/testkit/jsontest"
 )
 
 // The REST root answers WordPress' index: the upstream site's members, calshim's namespaces and

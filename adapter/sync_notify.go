@@ -18,9 +18,8 @@ const notifyPath = "/calshim/notify"
 func (s *Server) notify(gc *gin.Context) {
 	token, ok := strings.CutPrefix(gc.GetHeader("Authorization"), "Bearer ")
 	if !ok || subtle.ConstantTimeCompare([]byte(token), []byte(s.opt.NotifySecret)) != 1 {
-		gc.JSON(http.StatusUnauthorized, gin.H{"code": "calshim_notify_unauthorized",
-			"message": "A push notice needs the shared secret as its bearer token.",
-			"data":    gin.H{"status": http.StatusUnauthorized}})
+		e := errNotifyUnauthorized
+		gc.JSON(e.Status, gin.H{"code": e.Code, "message": e.Message, "data": gin.H{"status": e.Status}})
 		return
 	}
 

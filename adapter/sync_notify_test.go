@@ -9,7 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 const testSecret = "a-notify-secret-of-the-tests"

@@ -68,7 +68,7 @@ func (t *tx) stampSequence(ctx context.Context) {
 		return
 	}
 
-	head, err := t.cat.Client().FeedHead(ctx)
+	head, err := t.r.cms.FeedHead(ctx)
 	if err != nil {
 		t.s.log.Warn("change log head not read after a write", zap.Error(err))
 		return

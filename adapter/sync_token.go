@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
-	"net/http"
 	"slices"
 	"sort"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 
 	"calshim/catalog"
 	"calshim/mapping"
+	"calshim/mapping/php"
 )
 
 // Delta sync for clients: every answer of the events, venues and organizers lists carries
@@ -124,7 +124,7 @@ var syncSkipped = []string{"page", "per_page", syncParam, "rest_route", "_envelo
 // taken from (a client holding another list's posts would be told the wrong changes).
 func syncQuery(r *request, kind syncKind) string {
 	var args []string
-	eachPair(r.gc.Request.URL.RawQuery, func(k, v string) {
+	php.EachPair(r.gc.Request.URL.RawQuery, func(k, v string) {
 		if !slices.Contains(syncSkipped, k) {
 			args = append(args, k+"="+v)
 		}
@@ -133,10 +133,6 @@ func syncQuery(r *request, kind syncKind) string {
 	h := sha256.Sum256([]byte(kind.collection + "\x00" + r.lang + "\x00" + strings.Join(args, "\x00")))
 	return hex.EncodeToString(h[:syncQueryLen/2])
 }
-
-// errSyncExpired is the answer to a token calshim cannot answer.
-var errSyncExpired = newError(http.StatusGone, "calshim_sync_token_expired",
-	"The sync token has expired or belongs to another site. List again without sync_token.")
 
 // syncSince reads r's token: the changed posts since it (nil: the token is ahead of this replica's
 // catalog, which did not catch up within the sequence wait; the token then stays as it is) and the

@@ -13,7 +13,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // published returns the IDs of published, listed events of the fake.

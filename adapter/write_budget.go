@@ -1,9 +1,6 @@
 package adapter
 
 import (
-	"fmt"
-	"net/http"
-
 	"calshim/mapping"
 	"calshim/mapping/php"
 )
@@ -22,13 +19,6 @@ import (
 // largest legitimate write needs (an event with an image URL, a new venue and new organizers with
 // theirs, new categories and tags; docs/how-it-works.md, "Requests per write", has the counts).
 const DefaultWriteMaxUpstream = 40
-
-// writeTooLarge is the answer to a write that needs more requests than the limit.
-func writeTooLarge(limit int) error {
-	return newError(http.StatusBadRequest, "calshim_write_too_large", fmt.Sprintf(
-		"This write needs more than %d requests to WordPress. Send fewer new categories, tags, "+
-			"venues, organizers or image URLs at once.", limit))
-}
 
 // spend counts one request the write is about to make; past the limit the write stops there.
 func (t *tx) spend() error {

@@ -9,8 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"calshim/internal/wpfake"
-	"calshim/mapping"
+	"calshim/internal/testkit/wpfake"
 )
 
 // budgetRig is writeRig with a limit of requests per write (0: the default) and the fake changed
@@ -224,19 +223,4 @@ func namesURL(body string) bool {
 	}
 	b, _ := json.Marshal(v) // strings re-encoded: escapes such as \u0068ttp are undone
 	return strings.Contains(strings.ToLower(string(b)), "http") || strings.Contains(string(b), "//")
-}
-
-// A removed featured image is 0 on the wire whatever the steps before the save gave: an event
-// write with image "" and a new category sent the category's ID as featured_media.
-func TestWireBodyRemovesImage(t *testing.T) {
-	none := mapping.NoRef
-	w := mapping.PostWrite{Fields: map[string]any{}, Image: &none,
-		Terms: map[string][]mapping.Ref{"tribe_events_cat": {{Step: 0}}}}
-	body := wireBody(w, []int{77})
-	if body["featured_media"] != 0 {
-		t.Errorf("featured_media = %v, want 0", body["featured_media"])
-	}
-	if cats, _ := body["tribe_events_cat"].([]int); len(cats) != 1 || cats[0] != 77 {
-		t.Errorf("categories = %v, want [77]", body["tribe_events_cat"])
-	}
 }

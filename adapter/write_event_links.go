@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"slices"
 	"strings"
 
 	"calshim/mapping"
@@ -10,56 +9,6 @@ import (
 
 // How an event names its venue and organizers (the original: Linked_Post_Base::insert, called by
 // Single_Event::prepare_postarr): IDs, {id} objects, creation payloads.
-
-// validLink is the validator of an event's venue / organizer argument: empty; a CSV or list of IDs
-// of that type; or objects, each {id} of that type or a creation payload with a non-empty name.
-func (k linkedKind) validLink(r *request, v any) bool {
-	if php.Empty(v) || allEmpty(v) {
-		return true
-	}
-
-	if m, ok := v.(map[string]any); ok {
-		return k.validObject(r, m)
-	}
-
-	for _, item := range items(v) {
-		if m, ok := item.(map[string]any); ok {
-			if !k.validObject(r, m) {
-				return false
-			}
-		} else if !isPostOf(r, item, k.typ(r)) {
-			return false
-		}
-	}
-
-	return true
-}
-
-func (k linkedKind) validObject(r *request, m map[string]any) bool {
-	if id, ok := Params(m).given("id"); ok {
-		return isPostOf(r, id, k.typ(r))
-	}
-	name, _ := Params(m).text(k.name)
-	return name != ""
-}
-
-// allEmpty reports whether v is a list or object whose members are all empty: the original's
-// validator filters them out first (array_filter) and then finds nothing to check.
-func allEmpty(v any) bool {
-	var members []any
-	switch x := v.(type) {
-	case []any:
-		members = x
-	case map[string]any:
-		for _, m := range x {
-			members = append(members, m)
-		}
-	default:
-		return false
-	}
-
-	return !slices.ContainsFunc(members, func(m any) bool { return !php.Empty(m) })
-}
 
 // eventWrite reads a validated event write's arguments into mapping's typed form.
 func eventWrite(in Params) mapping.EventWrite {
@@ -83,34 +32,11 @@ func eventWrite(in Params) mapping.EventWrite {
 // argOf is an argument read by a Params reader in mapping's form.
 func argOf[T any](v T, given bool) mapping.Arg[T] { return mapping.Arg[T]{V: v, OK: given} }
 
-// raw reads a scalar argument as sent (another value as "").
-func (p Params) raw(name string) (string, bool) {
-	v, ok := p.given(name)
-	s, _ := scalar(v)
-	return s, ok
-}
-
-// integer reads an integer argument that passed validation.
-func (p Params) integer(name string) (int, bool) {
-	v, ok := p.given(name)
-	n, _ := asInt(v)
-	return n, ok
-}
-
-// listArg is a list argument read by entries.
-func (p Params) listArg(name string, entries func(any) []string) mapping.Arg[[]string] {
-	v, ok := p.given(name)
-	if !ok {
-		return mapping.Arg[[]string]{}
-	}
-	return mapping.Arg[[]string]{V: entries(v), OK: true}
-}
-
 // costRows are the cost's rows (an array gives one row each), without the empty ones.
 func costRows(v any) []string {
 	rows := []string{}
 	for _, item := range costItems(v) {
-		if s, ok := scalar(item); ok && s != "" {
+		if s, ok := php.Scalar(item); ok && s != "" {
 			rows = append(rows, s)
 		}
 	}
@@ -124,7 +50,7 @@ func costItems(v any) []any {
 	case []any:
 		return x
 	case map[string]any:
-		return mapValues(x)
+		return php.ArrayValues(x)
 	}
 	return []any{v}
 }
@@ -134,11 +60,11 @@ func costItems(v any) []any {
 func linkItem(k linkedKind, item any) mapping.LinkItem {
 	m, isObj := item.(map[string]any)
 	if !isObj {
-		s, _ := scalar(item)
+		s, _ := php.Scalar(item)
 		return mapping.LinkItem{ID: strings.TrimSpace(s), HasID: true}
 	}
 	if id, ok := Params(m).given("id"); ok && !php.Empty(id) {
-		s, _ := scalar(id)
+		s, _ := php.Scalar(id)
 		return mapping.LinkItem{Object: true, ID: strings.TrimSpace(s), HasID: true}
 	}
 	name, _ := Params(m).text(k.name)
@@ -154,7 +80,7 @@ func venueLinks(in Params) mapping.Links {
 		return mapping.Links{}
 	}
 	_, isList := v.([]any)
-	if s, _ := scalar(v); isList || strings.Contains(s, ",") {
+	if s, _ := php.Scalar(v); isList || strings.Contains(s, ",") {
 		return mapping.Links{Given: true, Malformed: true}
 	}
 	return mapping.Links{Given: true, Items: []mapping.LinkItem{linkItem(venues, v)}}
@@ -188,12 +114,12 @@ func organizerList(v any) ([]any, bool) {
 	case map[string]any:
 		// An unwrapped object is a list of entries to the original (Single_Organizer::insert casts
 		// it to an array): its members are taken one by one, empty ones skipped.
-		return mapValues(x), true
+		return php.ArrayValues(x), true
 	case []any:
 		return x, true
 	}
 
-	if s, _ := scalar(v); strings.Contains(s, ",") {
+	if s, _ := php.Scalar(v); strings.Contains(s, ",") {
 		return nil, false
 	}
 	if php.Empty(v) {

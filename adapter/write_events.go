@@ -2,13 +2,12 @@ package adapter
 
 import (
 	"errors"
-	"maps"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 
 	"calshim/mapping"
+	"calshim/mapping/php"
 )
 
 // createEvent answers POST /events: 201 with the created event.
@@ -67,7 +66,7 @@ func deleteEvent(s *Server, r *request) (*response, error) {
 	}
 
 	if p.Status() == "trash" {
-		return nil, newError(http.StatusGone, "event-is-in-trash", "The event is already trashed")
+		return nil, inTrash("event")
 	}
 
 	t := s.begin(r)
@@ -89,7 +88,7 @@ func (s *Server) eventForWrite(r *request, action string) (*mapping.Post, error)
 		}
 		// The original's update by slug does not validate the slug: an unknown one is the event
 		// with ID 0, not found after the arguments and the permission are checked.
-		findErr = notFoundf("rest-event-not-found", "Event with ID %d does not exist.", 0)
+		findErr = eventNotFound(0)
 	}
 
 	if action == "edit" {
@@ -111,8 +110,7 @@ func (s *Server) eventForWrite(r *request, action string) (*mapping.Post, error)
 func (r *request) eventResponse(id int, status int) (*response, error) {
 	p, ok := r.snap.Post(id)
 	if !ok {
-		return nil, newError(http.StatusInternalServerError, "event-not-found",
-			"The requested post ID does not exist or is not an event")
+		return nil, savedNotFound("event")
 	}
 	ctx := r.ctx(false)
 	ctx.Unlocked = func(*mapping.Post) bool { return true }
@@ -166,7 +164,7 @@ func linkedOf(r *request, postType string) linkedKind {
 // write created before it.
 func (t *tx) saveEvent(plan mapping.EventPlan) (int, error) {
 	if plan.Refusal != nil {
-		return 0, newError(http.StatusBadRequest, plan.Refusal.Code, plan.Refusal.Message)
+		return 0, refused(plan.Refusal)
 	}
 
 	done := make([]int, len(plan.Steps))
@@ -182,23 +180,38 @@ func (t *tx) saveEvent(plan mapping.EventPlan) (int, error) {
 
 	t.terms = t.terms || len(plan.Save.Terms) > 0
 
-	id, err := t.savePost(plan.Save.Type, plan.Save.ID, wireBody(plan.Save, done))
-	if err == nil && plan.Stick {
-		err = t.stickNew(id)
-	}
-	if err == nil && plan.EndUTC != "" {
-		err = t.keepEndUTC(id, plan.EndUTC)
+	id, err := t.savePost(plan.Save.Type, plan.Save.ID, plan.Save.Body(done))
+	if err == nil {
+		err = t.after(plan.After, done, id)
 	}
 	if err != nil && (plan.Save.ID == 0 || id == 0) {
 		// The event's save, or a follow-up of its creation, failed: nothing this write created
-		// stays. An update that saved keeps what the event now links.
+		// stays. An update that saved keeps what the event now links. (A failed follow-up comes
+		// before any draft is published: the plan puts the saves that complete the event's first.)
 		t.undo()
 	}
-	if err != nil {
-		return id, err
+	return id, err
+}
+
+// after runs the saves that follow an event's (mapping.FollowUp), of the event saved as id. A
+// draft to publish that is no draft in the catalog, or that was published already, is skipped.
+func (t *tx) after(saves []mapping.FollowUp, done []int, id int) error {
+	published := map[int]bool{}
+	for _, f := range saves {
+		post := f.Post.Resolve(done, id)
+		if !f.IfDraft {
+			t.limit++ // completes the save made: never cut by the write's limit of requests
+			if _, err := t.savePost(f.Write.Type, post, f.Write.Body(done)); err != nil {
+				return err
+			}
+			continue
+		}
+		if linked, ok := draftPost(t.r, strconv.Itoa(post)); ok && !published[post] {
+			published[post] = true
+			_, _ = t.savePost(linked.Type(), linked.ID, f.Write.Body(done))
+		}
 	}
-	t.publishLinked(resolve(plan.Publish, done))
-	return id, nil
+	return nil
 }
 
 // step runs one step of a plan and returns the ID it resolved.
@@ -210,83 +223,6 @@ func (t *tx) step(s mapping.Step) (int, error) {
 		return t.saveLinked(*s.Linked)
 	}
 	return t.resolveImage(s.ImageURL)
-}
-
-// resolve turns refs into IDs, with the steps' results.
-func resolve(refs []mapping.Ref, done []int) []int {
-	ids := make([]int, len(refs))
-	for i, ref := range refs {
-		ids[i] = ref.ID
-		if ref.ID == 0 && ref.Step >= 0 && ref.Step < len(done) {
-			ids[i] = done[ref.Step]
-		}
-	}
-	return ids
-}
-
-// wireBody is a planned save as a wp/v2 body, with the steps' results in place of their refs: meta
-// deletions are null values, linked posts rows of IDs, terms lists of IDs (without 0).
-func wireBody(w mapping.PostWrite, done []int) map[string]any {
-	body := maps.Clone(w.Fields)
-	if w.Image != nil {
-		body["featured_media"] = resolve([]mapping.Ref{*w.Image}, done)[0]
-	}
-	for base, refs := range w.Terms {
-		body[base] = slices.DeleteFunc(resolve(refs, done), func(id int) bool { return id == 0 })
-	}
-	if w.Set == nil {
-		return body
-	}
-
-	meta := maps.Clone(w.Set)
-	for _, key := range w.Delete {
-		meta[key] = nil
-	}
-	for key, refs := range w.Links {
-		rows := []string{}
-		for _, id := range resolve(refs, done) {
-			rows = append(rows, strconv.Itoa(id))
-		}
-		meta[key] = rows
-	}
-	body["meta"] = meta
-	return body
-}
-
-// stickNew saves a new sticky event's menu_order a second time, as the original does: its
-// Tribe__Events__API::saveEventMeta makes an inserted event sticky with a wp_update_post of its own,
-// which stores the current time as the modified date (not the post date given) and gives a draft its
-// modified_utc.
-func (t *tx) stickNew(id int) error {
-	t.limit++ // completes the save made: never cut by the write's limit of requests
-	_, err := t.savePost(t.r.snap.Types().Event, id, map[string]any{"menu_order": -1})
-	return err
-}
-
-// keepEndUTC stores again the UTC end of an event whose end was before its start. The original
-// keeps the UTC end given there (the wall end moves to the start), but the calendar plugin, when
-// active on the CMS, recomputes both UTC dates from the wall times after every wp/v2 update that
-// sets them (Tribe__Events__Editor__Meta::add_utc_dates); a write of the UTC end alone escapes
-// that.
-func (t *tx) keepEndUTC(id int, endUTC string) error {
-	fix := map[string]any{"meta": map[string]any{"_EventEndDateUTC": endUTC}}
-	t.limit++ // completes the save made: never cut by the write's limit of requests
-	_, err := t.savePost(t.r.snap.Types().Event, id, fix)
-	return err
-}
-
-// publishLinked publishes the draft venue and organizers of an event that was just published, as
-// TEC does (publishAssociatedTypes), each once. It is a consequence of the event's save, which
-// stands: a refusal by the CMS (or the write's limit of requests, write_budget.go) leaves that venue
-// or organizer as it was.
-func (t *tx) publishLinked(ids []int) {
-	published := map[int]bool{}
-	for _, id := range ids {
-		if linked, ok := draftPost(t.r, strconv.Itoa(id)); ok && !published[id] {
-			published[id] = true
-			_, _ = t.savePost(linked.Type(), linked.ID, map[string]any{"status": "publish"})
-		}
-	}
 }
 
 // createNamedTerm creates a term an event names as the caller. The original turns an existing tag
@@ -305,11 +241,11 @@ func (t *tx) createNamedTerm(plan mapping.TermPlan) (int, error) {
 // termArgs are the entries of a categories or tags argument, trimmed, without the empty ones.
 func termArgs(v any) []string {
 	if m, isObj := v.(map[string]any); isObj {
-		v = mapValues(m) // PHP casts an object to the array of its members
+		v = php.ArrayValues(m) // PHP casts an object to the array of its members
 	}
 	var names []string
 	for _, item := range items(v) {
-		if s, ok := scalar(item); ok && strings.TrimSpace(s) != "" {
+		if s, ok := php.Scalar(item); ok && strings.TrimSpace(s) != "" {
 			names = append(names, strings.TrimSpace(s))
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // writeRig is a calshim over the fake with its wp/v2 writes answered and recorded.

@@ -1,9 +1,7 @@
 package adapter
 
 import (
-	"calshim/mapping/php"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +13,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"calshim/cmsclient"
+	"calshim/mapping/php"
 )
 
 // Image fetching limits (an image URL given to a write is downloaded and uploaded to the CMS).
@@ -30,46 +31,6 @@ var imageTypes = map[string]string{
 	"image/png":  ".png",
 	"image/gif":  ".gif",
 	"image/webp": ".webp",
-}
-
-// isImage is the validator of an event's image: the ID of an image attachment, or an http(s) URL
-// when the caller may upload files (the original: a contributor sending a URL gets 400). An empty
-// string fails.
-func isImage(r *request, v any) bool {
-	s, ok := v.(string)
-	if !ok {
-		if n, isNum := v.(json.Number); isNum {
-			s = n.String() // passes here, then fails the string type check, as in the original
-		} else {
-			return false
-		}
-	}
-
-	s = strings.TrimSpace(s)
-	if n, ok := php.PositiveInt(s); ok {
-		return isImageAttachment(r, n)
-	}
-
-	u, err := url.Parse(s)
-	isWeb := err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
-	return isWeb && r.viewer.can("upload_files")
-}
-
-// isImageOrEmpty is the venue and organizer variant: "" is allowed (and clears the image).
-func isImageOrEmpty(r *request, v any) bool {
-	if s, ok := v.(string); ok && s == "" {
-		return true
-	}
-	return isImage(r, v)
-}
-
-// isImageAttachment asks the CMS (service credential, a read) whether an ID is an image attachment.
-func isImageAttachment(r *request, id int) bool {
-	if _, ok := r.snap.Media(id); ok {
-		return true
-	}
-	mime, err := r.cms.MediaMimeType(r.gc.Request.Context(), id)
-	return err == nil && strings.HasPrefix(mime, "image/")
 }
 
 // resolveImage turns an image argument into an attachment ID: an ID as is; a URL to the attachment
@@ -96,24 +57,19 @@ func (t *tx) resolveImage(v string) (int, error) {
 		return 0, invalidParam("image")
 	}
 
-	if err := t.spend(); err != nil {
-		return 0, err
-	}
-	res, err := t.cat.Client().Upload(t.r.gc.Request.Context(), t.r.viewer.creds, name, ctype, data)
+	var id int
+	err = t.call(func(ctx context.Context, c *cmsclient.Client, creds cmsclient.Credentials) error {
+		uploaded, err := c.Upload(ctx, creds, name, ctype, data)
+		if err == nil {
+			id = uploaded.ID
+		}
+		return err
+	})
 	if err != nil {
-		return 0, t.upstreamError(err)
-	}
-
-	var m struct {
-		ID int `json:"id"`
-	}
-
-	if err := json.Unmarshal(res.Body, &m); err != nil {
 		return 0, err
 	}
-
-	t.created = append(t.created, created{base: "media", id: m.ID})
-	return m.ID, nil
+	t.created = append(t.created, created{base: "media", id: id})
+	return id, nil
 }
 
 // knownImage is the attachment an image argument names without asking WordPress: an ID, or the

@@ -55,7 +55,7 @@ func (k linkedKind) remove(s *Server, r *request) (*response, error) {
 	}
 
 	if p.Status() == "trash" {
-		return nil, newError(http.StatusGone, k.name+"-is-in-trash", "The "+k.name+" is already trashed")
+		return nil, inTrash(k.name)
 	}
 
 	t := s.begin(r)
@@ -114,8 +114,7 @@ func (k linkedKind) find(r *request) (*mapping.Post, error) {
 func (k linkedKind) response(r *request, id, status int) (*response, error) {
 	p, ok := r.snap.Post(id)
 	if !ok {
-		return nil, newError(http.StatusInternalServerError, k.name+"-not-found",
-			"The requested post ID does not exist or is not an "+k.name)
+		return nil, savedNotFound(k.name)
 	}
 	ctx := r.ctx(false)
 	ctx.Unlocked = func(*mapping.Post) bool { return true }
@@ -178,13 +177,13 @@ func (t *tx) saveLinked(plan mapping.LinkedPlan) (int, error) {
 		done[i] = id
 	}
 
-	body := wireBody(save, done)
+	body := save.Body(done)
 	if dup != nil {
 		// The original's save_meta writes only meta, which leaves post_modified alone; a wp/v2
 		// save always bumps it. When the duplicate holds all of it already, there is nothing to
 		// save.
 		ctx := t.r.gc.Request.Context()
-		typed, err := t.cat.Client().PostBody(ctx, t.postSave(save.Type, dup.ID, body))
+		typed, err := t.r.cms.PostBody(ctx, t.postSave(save.Type, dup.ID, body))
 		if err != nil {
 			return 0, t.upstreamError(err)
 		}
@@ -271,20 +270,12 @@ func (k linkedKind) duplicate(r *request, name, desc string) *mapping.Post {
 	return nil
 }
 
-// unlink removes a trashed venue or organizer from the published events that point at it, as TEC
-// does (for organizers the whole _EventOrganizerID key is deleted, the event's other organizers
-// too; limited like the original to one page of events). Events the caller may not edit are left
-// alone: the CMS decides. The site's page size bounds these saves, not the request: each widens
-// the write's limit of requests by its own.
+// unlink removes a trashed venue or organizer from the published events that point at it
+// (mapping.PlanUnlink). Events the caller may not edit are left alone: the CMS decides. Each save
+// widens the write's limit of requests by its own, and a refusal leaves that event as it was.
 func (t *tx) unlink(k linkedKind, id int) {
-	n := 0
-	for _, e := range t.r.snap.Events {
-		if n >= t.r.snap.PerPage || e.Status() != "publish" || !k.idsOf([]*mapping.Post{e})[id] ||
-			!t.r.viewer.mayEdit(e) {
-			continue
-		}
-		n++
+	for _, w := range mapping.PlanUnlink(t.r.snap.Events, id, k.metaKey, t.r.snap.PerPage, t.r.viewer.mayEdit) {
 		t.limit++
-		_, _ = t.savePost(e.Type(), e.ID, map[string]any{"meta": map[string]any{k.metaKey: []string{}}})
+		_, _ = t.savePost(w.Type, w.ID, w.Body(nil))
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // postWrite is one wp/v2 write the fake received.

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // tecSchema is the meta part of OPTIONS /wp/v2/tribe_events on a WordPress where The Events Calendar

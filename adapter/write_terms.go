@@ -108,7 +108,7 @@ func (k termKind) plan(r *request, id int, del bool) (mapping.TermPlan, error) {
 		Slug: argOf(r.params.text("slug")), Parent: argOf(r.params.integer("parent"))}
 	plan := mapping.PlanTerm(w, writeTypes(r))
 	if plan.Refusal != nil {
-		return plan, newError(http.StatusBadRequest, plan.Refusal.Code, plan.Refusal.Message)
+		return plan, refused(plan.Refusal)
 	}
 	return plan, nil
 }
@@ -134,26 +134,19 @@ func (s *Server) writeTerm(r *request, plan mapping.TermPlan) (int, error) {
 // saveTerm runs a term plan: one wp/v2 call as the caller. It returns the ID of the term written.
 func (t *tx) saveTerm(plan mapping.TermPlan) (int, error) {
 	t.terms = true
-	call := func(
-		ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials,
-	) (*cmsclient.Response, error) {
+	id := plan.ID
+	err := t.call(func(ctx context.Context, c *cmsclient.Client, creds cmsclient.Credentials) (err error) {
 		if plan.Delete {
-			return c.DeleteTermAs(ctx, cr, plan.Base, plan.ID)
+			return c.DeleteTermAs(ctx, creds, plan.Base, plan.ID)
 		}
-		return c.SaveTermAs(ctx, cr, plan.Base, plan.ID, plan.Fields)
+		saved, err := c.SaveTermAs(ctx, creds, plan.Base, plan.ID, plan.Fields)
+		if plan.ID == 0 {
+			id = saved
+		}
+		return err
+	})
+	if err == nil && plan.ID == 0 {
+		t.created = append(t.created, created{term: true, base: plan.Base, id: id})
 	}
-
-	if plan.ID != 0 {
-		return plan.ID, t.send(call, nil)
-	}
-
-	var saved struct {
-		ID int `json:"id"`
-	}
-
-	err := t.send(call, &saved)
-	if err == nil {
-		t.created = append(t.created, created{term: true, base: plan.Base, id: saved.ID})
-	}
-	return saved.ID, err
+	return id, err
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 	"calshim/mapping"
 )
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -53,38 +52,27 @@ func (s *Server) begin(r *request) *tx {
 	return &tx{s: s, r: r, cat: s.catalog(r.lang), limit: limit}
 }
 
-// upstreamCall is one typed wp/v2 call made as the caller (a cmsclient *As method).
-type upstreamCall func(
-	ctx context.Context, c *cmsclient.Client, creds cmsclient.Credentials,
-) (*cmsclient.Response, error)
-
-// send makes one wp/v2 call as the caller and decodes the answer into out (when not nil).
-func (t *tx) send(call upstreamCall, out any) error {
+// call makes one typed call of the request's CMS client (r.cms, the adapter's one way to it) as the
+// caller: it spends one request of the write's budget and translates WordPress' refusal.
+func (t *tx) call(do func(ctx context.Context, c *cmsclient.Client, creds cmsclient.Credentials) error) error {
 	if err := t.spend(); err != nil {
 		return err
 	}
-
-	res, err := call(t.r.gc.Request.Context(), t.cat.Client(), t.r.viewer.creds)
-	if err != nil {
+	if err := do(t.r.gc.Request.Context(), t.r.cms, t.r.viewer.creds); err != nil {
 		return t.upstreamError(err)
-	}
-
-	if out != nil {
-		return json.Unmarshal(res.Body, out)
 	}
 	return nil
 }
 
 // savePost creates (id 0) or updates a post of a type with a wp/v2 body and returns its ID.
 func (t *tx) savePost(postType string, id int, body map[string]any) (int, error) {
-	if err := t.spend(); err != nil {
-		return 0, err
-	}
-
-	ctx := t.r.gc.Request.Context()
-	saved, err := t.cat.Client().SavePostAs(ctx, t.r.viewer.creds, t.postSave(postType, id, body))
+	var saved *cmsclient.SavedPost
+	err := t.call(func(ctx context.Context, c *cmsclient.Client, creds cmsclient.Credentials) (err error) {
+		saved, err = c.SavePostAs(ctx, creds, t.postSave(postType, id, body))
+		return err
+	})
 	if err != nil {
-		return 0, t.upstreamError(err)
+		return 0, err
 	}
 
 	if id == 0 {
@@ -103,12 +91,12 @@ func (t *tx) undo() {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.r.gc.Request.Context()), refreshTimeout)
 	defer cancel()
 	for i := len(t.created) - 1; i >= 0; i-- {
-		c, client, creds := t.created[i], t.cat.Client(), t.r.viewer.creds
+		c, client, creds := t.created[i], t.r.cms, t.r.viewer.creds
 		var err error
 		if c.term {
-			_, err = client.DeleteTermAs(ctx, creds, c.base, c.id)
+			err = client.DeleteTermAs(ctx, creds, c.base, c.id)
 		} else {
-			_, err = client.DeletePostAs(ctx, creds, c.base, c.id)
+			err = client.DeletePostAs(ctx, creds, c.base, c.id)
 		}
 		if err != nil {
 			t.s.log.Warn("undoing a failed write: WordPress kept what it created",
@@ -137,17 +125,14 @@ func (t *tx) postSave(postType string, id int, body map[string]any) cmsclient.Po
 
 // trashPost moves a post to the trash (wp/v2 DELETE without force, which answers the trashed post).
 func (t *tx) trashPost(postType string, id int) error {
-	var answer json.RawMessage
-	trash := func(
-		ctx context.Context, c *cmsclient.Client, cr cmsclient.Credentials,
-	) (*cmsclient.Response, error) {
-		return c.TrashPostAs(ctx, cr, postType, id)
-	}
-
-	err := t.send(trash, &answer)
-	if err != nil {
-		answer = nil // unknown outcome: the refresh reads the post again
-	}
+	var answer json.RawMessage // nil on an unknown outcome: the refresh reads the post again
+	err := t.call(func(ctx context.Context, c *cmsclient.Client, creds cmsclient.Credentials) error {
+		trashed, err := c.TrashPostAs(ctx, creds, postType, id)
+		if err == nil {
+			answer = trashed.Answer
+		}
+		return err
+	})
 
 	t.touch(postType, id, answer)
 	return err
@@ -200,40 +185,22 @@ func (t *tx) upstreamError(err error) error {
 	case ue.Code == "rest_invalid_author":
 		return invalidParam("author")
 	case ue.Code == "term_exists":
-		e := newError(ue.Status, ue.Code, ue.Message)
+		e := fromUpstream(ue)
 		e.Extra = mapping.Object{{Key: "term_id", Value: ue.DataInt("term_id")}}
 		if len(ue.AdditionalData) > 0 {
 			e.Trailer = mapping.Object{{Key: "additional_data", Value: mapping.Raw(ue.AdditionalData)}}
 		}
 		return e
 	case ue.Code == "rest_invalid_param":
-		return newError(http.StatusBadRequest, ue.Code, ue.Message)
+		e := fromUpstream(ue)
+		e.Status = http.StatusBadRequest
+		return e
 	case ue.Code == errPreconditionFailed.Code: // the plugin refused If-Match (http_precondition.go)
 		return errPreconditionFailed
 	}
 
-	e := newError(ue.Status, ue.Code, ue.Message)
+	e := fromUpstream(ue)
 	// An error WordPress raised without data (duplicate_term_slug) answers "data": null, as there.
 	e.NoData = len(ue.Data) == 0 || string(ue.Data) == "null"
 	return e
-}
-
-// truthy reads a boolean argument that passed validation.
-func (p Params) truthy(name string) (bool, bool) {
-	v, ok := p.given(name)
-	if !ok {
-		return false, false
-	}
-	b, _ := asBool(v)
-	return b, true
-}
-
-// text reads a string-ish argument, trimmed.
-func (p Params) text(name string) (string, bool) {
-	v, ok := p.given(name)
-	if !ok {
-		return "", false
-	}
-	s, _ := scalar(v)
-	return strings.TrimSpace(s), true
 }

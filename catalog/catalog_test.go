@@ -10,7 +10,7 @@ import (
 
 	"calshim/catalog"
 	"calshim/cmsclient"
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 	"calshim/mapping"
 )
 

@@ -64,8 +64,8 @@ var pluginMissing = &Problem{Fatal: true,
 	What: "the calshim plugin is not active: the REST index has no \"calshim\" key and no calshim/v1 routes",
 	Fix: "activate calshim bridge in the WordPress at upstream.url (Plugins → calshim bridge → Activate, or " +
 		"wp plugin activate calshim); not installed yet: upload bin/calshim-plugin.zip (make plugin-zip) in " +
-		"Plugins → Add New → Upload Plugin and activate it, or copy cmsclient/wordpress/calshim.php into " +
-		"wp-content/mu-plugins/"}
+		"Plugins → Add New → Upload Plugin and activate it, or copy cmsclient/wordpress/calshim.php and its " +
+		"folder calshim/ into wp-content/mu-plugins/"}
 
 // pluginGone is a change feed that answered before and answers 404 now: the plugin was deactivated (or
 // its must-use file removed) while calshim runs. Polls fail, and calshim serves the last state it holds.
@@ -99,8 +99,8 @@ var feedMissing = &Problem{
 	What: "the calshim plugin has no change feed (an older version): calshim polls wp/v2 instead",
 	Fix: "update calshim bridge in the WordPress at upstream.url to this calshim's version: upload its " +
 		"bin/calshim-plugin.zip (make plugin-zip) in Plugins → Add New → Upload Plugin and replace the " +
-		"installed one, or for a must-use install copy cmsclient/wordpress/calshim.php over " +
-		"wp-content/mu-plugins/calshim.php"}
+		"installed one, or for a must-use install copy cmsclient/wordpress/calshim.php and its folder " +
+		"calshim/ over those in wp-content/mu-plugins/"}
 
 // upstreamProblem names what a failed request with the service credential says about the set-up; nil
 // when it says nothing particular. 401 rest_not_logged_in (users/me) and rest_forbidden (the

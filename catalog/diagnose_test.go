@@ -10,7 +10,7 @@ import (
 
 	"calshim/catalog"
 	"calshim/cmsclient"
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // answers makes the fake answer the given REST paths (below /wp-json) with a status and body, as the

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"calshim/catalog"
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // fakeFeed serves the plugin's calshim/v1 routes from a wpfake's posts: a change log the test fills.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // Through the plugin's feed, featured images are read from the plugin's attachments by ID (any

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"calshim/cmsclient"
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 	"calshim/mapping"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"calshim/catalog"
 	"calshim/cmsclient"
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // requestKinds sorts the requests of a poll by purpose.

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"calshim/catalog"
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 	"calshim/mapping"
 )
 

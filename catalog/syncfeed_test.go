@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"calshim/catalog"
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // A sync position names the change log and a sequence: a catalog that followed the log since

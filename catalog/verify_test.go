@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"calshim/catalog"
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // The fake plugin's checksums: an object's digest is a hash of its wp/v2 rendering, a range's the

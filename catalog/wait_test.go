@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // A request may wait for the first load, and for a change log sequence: both return as soon as the

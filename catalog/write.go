@@ -121,7 +121,7 @@ func (c *Catalog) readPost(ctx context.Context, ref PostRef) (*mapping.Post, err
 		}
 	}
 
-	res, err := c.client.Post(ctx, ref.Type, ref.ID)
+	raw, err := c.client.Post(ctx, ref.Type, ref.ID)
 	var ue *cmsclient.Error
 	if errors.As(err, &ue) && (ue.Status == http.StatusNotFound ||
 		ue.Status == http.StatusUnauthorized || ue.Status == http.StatusForbidden) {
@@ -132,7 +132,7 @@ func (c *Catalog) readPost(ctx context.Context, ref PostRef) (*mapping.Post, err
 		return nil, fmt.Errorf("catalog: refresh %s %d: %w", ref.Type, ref.ID, err)
 	}
 
-	p, err := c.decodePost(ref.Type, res.Body)
+	p, err := c.decodePost(ref.Type, raw)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: refresh %s %d: %w", ref.Type, ref.ID, err)
 	}

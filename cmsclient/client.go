@@ -1,6 +1,6 @@
 // Package cmsclient is the client of the upstream WordPress REST API (wp/v2) and the home of the
-// WordPress plugin (wordpress/calshim.php) that exposes what calshim needs there. It returns errors and
-// never logs.
+// WordPress plugin (wordpress/: the loader calshim.php and its classes in calshim/) that exposes
+// what calshim needs there. It returns errors and never logs.
 package cmsclient
 
 import (

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"calshim/cmsclient"
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 	"calshim/mapping"
 )
 

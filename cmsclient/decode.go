@@ -21,6 +21,16 @@ type Site struct {
 	MultiDayCutoff string // TEC option, "HH:MM"
 }
 
+// RESTIndex answers the REST index as WordPress gives it (counted under "other", as before it had a
+// method of its own).
+func (c *Client) RESTIndex(ctx context.Context) (json.RawMessage, error) {
+	res, err := c.Get(ctx, "/", nil)
+	if err != nil {
+		return nil, err
+	}
+	return res.Body, nil
+}
+
 // Site reads the REST index.
 func (c *Client) Site(ctx context.Context) (*Site, error) {
 	res, err := c.Get(withOp(ctx, opIndex), "/", nil)

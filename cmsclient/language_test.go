@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"calshim/cmsclient"
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // A multilingual CMS gets the language on every request of a language variant's client (the catalog of

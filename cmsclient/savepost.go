@@ -3,6 +3,7 @@ package cmsclient
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"strconv"
@@ -25,8 +26,8 @@ type PostSave struct {
 	Kept map[string]string
 }
 
-// SavedPost is WordPress' answer to a save: the post's ID, and the answer itself (the post as it
-// now is).
+// SavedPost is WordPress' answer to a write of a post (a save, a trashing) or an attachment: its
+// ID, and the answer itself (the object as it now is).
 type SavedPost struct {
 	ID     int
 	Answer json.RawMessage
@@ -39,21 +40,7 @@ func (c *Client) SavePostAs(ctx context.Context, creds Credentials, s PostSave) 
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.Send(withOp(ctx, opSavePost), http.MethodPost, itemPath(s.Type, s.ID), nil, creds, body)
-	if err != nil {
-		return nil, err
-	}
-	var answer json.RawMessage
-	if err := json.Unmarshal(res.Body, &answer); err != nil {
-		return nil, err
-	}
-	var saved struct {
-		ID int `json:"id"`
-	}
-	if err := json.Unmarshal(answer, &saved); err != nil {
-		return nil, err
-	}
-	return &SavedPost{ID: saved.ID, Answer: answer}, nil
+	return saved(c.Send(withOp(ctx, opSavePost), http.MethodPost, itemPath(s.Type, s.ID), nil, creds, body))
 }
 
 // PostBody is the body SavePostAs sends for s: its meta in the types the CMS declares for them
@@ -148,4 +135,18 @@ func metaFirst(v any) any {
 		return nil
 	}
 	return rows[0]
+}
+
+// saved reads the ID of what a write answered (a post, a term, an attachment) and keeps the answer.
+func saved(res *Response, err error) (*SavedPost, error) {
+	if err != nil {
+		return nil, err
+	}
+	var w struct {
+		ID int `json:"id"`
+	}
+	if err := json.Unmarshal(res.Body, &w); err != nil {
+		return nil, fmt.Errorf("cmsclient: a write's answer: %w", err)
+	}
+	return &SavedPost{ID: w.ID, Answer: res.Body}, nil
 }

@@ -57,9 +57,14 @@ func (c *Client) CountPosts(ctx context.Context, base, statuses string) (int, ti
 	return res.Total, res.Date, nil
 }
 
-// Post reads one post of a REST base in the view context.
-func (c *Client) Post(ctx context.Context, base string, id int) (*Response, error) {
-	return c.Get(withOp(ctx, opPost), v2+base+"/"+strconv.Itoa(id), url.Values{"context": {"view"}})
+// Post reads one post of a REST base in the view context: the post as wp/v2 answers it (the catalog
+// decodes it with its types, as the listings' posts).
+func (c *Client) Post(ctx context.Context, base string, id int) (json.RawMessage, error) {
+	res, err := c.Get(withOp(ctx, opPost), v2+base+"/"+strconv.Itoa(id), url.Values{"context": {"view"}})
+	if err != nil {
+		return nil, err
+	}
+	return res.Body, nil
 }
 
 // Terms lists every term of a taxonomy REST base, empty ones included.
@@ -135,32 +140,69 @@ func (c *Client) CountTerms(ctx context.Context, base string) (int, error) {
 	return res.Total, nil
 }
 
-// Me answers the caller's own user record in the edit context (roles and capabilities included).
-func (c *Client) Me(ctx context.Context, creds Credentials) (*Response, error) {
-	return c.Send(withOp(ctx, opUsersMe), http.MethodGet, v2+"users/me", url.Values{"context": {"edit"}}, creds, nil)
+// Caller is a caller's own user record: its ID and capabilities.
+type Caller struct {
+	ID   int             `json:"id"`
+	Caps map[string]bool `json:"capabilities"`
 }
 
-// TrashPostAs moves a post to the trash on behalf of a caller (wp/v2 DELETE without force).
-func (c *Client) TrashPostAs(ctx context.Context, creds Credentials, base string, id int) (*Response, error) {
-	return c.Send(withOp(ctx, opTrashPost), http.MethodDelete, itemPath(base, id), nil, creds, nil)
+// Me answers the caller's own user record in the edit context (roles and capabilities included).
+func (c *Client) Me(ctx context.Context, creds Credentials) (*Caller, error) {
+	res, err := c.Send(withOp(ctx, opUsersMe), http.MethodGet, v2+"users/me", url.Values{"context": {"edit"}}, creds, nil)
+	if err != nil {
+		return nil, err
+	}
+	var me Caller
+	if err := json.Unmarshal(res.Body, &me); err != nil {
+		return nil, fmt.Errorf("cmsclient: users/me: %w", err)
+	}
+	return &me, nil
+}
+
+// TrashPostAs moves a post to the trash on behalf of a caller (wp/v2 DELETE without force, which
+// answers the trashed post).
+func (c *Client) TrashPostAs(ctx context.Context, creds Credentials, base string, id int) (*SavedPost, error) {
+	return saved(c.Send(withOp(ctx, opTrashPost), http.MethodDelete, itemPath(base, id), nil, creds, nil))
 }
 
 // DeletePostAs deletes a post for good on behalf of a caller (wp/v2 DELETE with force; base "media"
 // for an attachment).
-func (c *Client) DeletePostAs(ctx context.Context, creds Credentials, base string, id int) (*Response, error) {
+func (c *Client) DeletePostAs(ctx context.Context, creds Credentials, base string, id int) error {
 	force := url.Values{"force": {"true"}}
-	return c.Send(withOp(ctx, opDeletePost), http.MethodDelete, itemPath(base, id), force, creds, nil)
+	_, err := c.Send(withOp(ctx, opDeletePost), http.MethodDelete, itemPath(base, id), force, creds, nil)
+	return err
 }
 
-// SaveTermAs creates (id 0) or updates a term of a taxonomy REST base on behalf of a caller.
-func (c *Client) SaveTermAs(ctx context.Context, creds Credentials, base string, id int, body any) (*Response, error) {
-	return c.Send(withOp(ctx, opSaveTerm), http.MethodPost, itemPath(base, id), nil, creds, body)
+// SaveTermAs creates (id 0) or updates a term of a taxonomy REST base on behalf of a caller, and
+// answers the term's ID.
+func (c *Client) SaveTermAs(ctx context.Context, creds Credentials, base string, id int, body any) (int, error) {
+	s, err := saved(c.Send(withOp(ctx, opSaveTerm), http.MethodPost, itemPath(base, id), nil, creds, body))
+	if err != nil {
+		return 0, err
+	}
+	return s.ID, nil
 }
 
 // DeleteTermAs deletes a term for good on behalf of a caller (terms have no trash).
-func (c *Client) DeleteTermAs(ctx context.Context, creds Credentials, base string, id int) (*Response, error) {
+func (c *Client) DeleteTermAs(ctx context.Context, creds Credentials, base string, id int) error {
 	force := url.Values{"force": {"true"}}
-	return c.Send(withOp(ctx, opDeleteTerm), http.MethodDelete, itemPath(base, id), force, creds, nil)
+	_, err := c.Send(withOp(ctx, opDeleteTerm), http.MethodDelete, itemPath(base, id), force, creds, nil)
+	return err
+}
+
+// Upload creates an attachment (POST /wp/v2/media) from raw bytes, on behalf of the caller.
+func (c *Client) Upload(
+	ctx context.Context, creds Credentials, filename, contentType string, data []byte,
+) (*SavedPost, error) {
+	if creds.Empty() {
+		return nil, ErrNoCredentials
+	}
+	res, err := creds.apply(c.callerHTTP().R().SetContext(withOp(ctx, opUpload))).
+		SetQueryParamsFromValues(c.http.QueryParam).
+		SetHeader("Content-Type", contentType).
+		SetHeader("Content-Disposition", "attachment; filename="+strconv.Quote(filename)).
+		SetBody(data).Post(v2 + "media")
+	return saved(callerResponse(res, err, http.MethodPost, v2+"media"))
 }
 
 // TermURL is the wp/v2 address of a term, for a Location header.

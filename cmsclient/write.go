@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"sync"
 	"time"
 
@@ -75,21 +74,6 @@ func (c *Client) Send(
 	return callerResponse(res, err, method, path)
 }
 
-// Upload creates an attachment (POST /wp/v2/media) from raw bytes, on behalf of the caller.
-func (c *Client) Upload(
-	ctx context.Context, creds Credentials, filename, contentType string, data []byte,
-) (*Response, error) {
-	if creds.Empty() {
-		return nil, ErrNoCredentials
-	}
-	res, err := creds.apply(c.callerHTTP().R().SetContext(withOp(ctx, opUpload))).
-		SetQueryParamsFromValues(c.http.QueryParam).
-		SetHeader("Content-Type", contentType).
-		SetHeader("Content-Disposition", "attachment; filename="+strconv.Quote(filename)).
-		SetBody(data).Post("/wp/v2/media")
-	return callerResponse(res, err, http.MethodPost, "/wp/v2/media")
-}
-
 func callerResponse(res *resty.Response, err error, method, path string) (*Response, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s %s: %v", ErrUnavailable, method, path, err)
@@ -151,7 +135,7 @@ func (c *Client) MetaTypes(ctx context.Context, postType string) (map[string]str
 	if e, ok := metaTypesCache.Load(key); ok && time.Since(e.(metaTypesEntry).at) < metaTypesTTL {
 		return e.(metaTypesEntry).types, nil
 	}
-	path := "/wp/v2/" + postType
+	path := v2 + postType
 	res, err := c.http.R().SetContext(withOp(ctx, opMetaTypes)).SetQueryParamsFromValues(c.http.QueryParam).
 		Execute(http.MethodOptions, path)
 	if err != nil {

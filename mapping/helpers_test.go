@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"calshim/internal/jsontest"
+	"calshim/internal/testkit/jsontest"
 )
 
 // stNow is when the recorded examples were taken: 2026-11-22 18:54:25 UTC, a Sunday.

@@ -1,6 +1,7 @@
 package mapping
 
 import (
+	"strconv"
 	"strings"
 
 	"calshim/mapping/php"
@@ -153,4 +154,29 @@ func venueMaps(w LinkedWrite, p *Post, save *PostWrite) {
 		return
 	}
 	save.Set["_VenueStateProvince"] = sp
+}
+
+// PlanUnlink is what trashing a venue or organizer (id, stored under metaKey) does to the events that
+// point at it, as TEC does: each published one that mayEdit allows, the first perPage of them (one
+// page of events, like the original), loses the whole key (for organizers the event's other
+// organizers too). The site's page size bounds these saves, not the write's limit of requests.
+func PlanUnlink(events []*Post, id int, metaKey string, perPage int, mayEdit func(*Post) bool) []PostWrite {
+	var saves []PostWrite
+	for _, e := range events {
+		if len(saves) >= perPage || e.Status() != "publish" || !linksTo(e, metaKey, id) || !mayEdit(e) {
+			continue
+		}
+		saves = append(saves, PostWrite{Type: e.Type(), ID: e.ID, Set: map[string]any{metaKey: []string{}}})
+	}
+	return saves
+}
+
+// linksTo reports whether an event's rows of metaKey name id.
+func linksTo(e *Post, metaKey string, id int) bool {
+	for _, v := range e.Meta.Get(metaKey) {
+		if n, err := strconv.Atoi(v); err == nil && n == id {
+			return true
+		}
+	}
+	return false
 }

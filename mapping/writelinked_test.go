@@ -146,3 +146,28 @@ func TestPlanEventNestedPayload(t *testing.T) {
 		t.Errorf("steps %+v, want the venue's plan %+v", plan.Steps, want)
 	}
 }
+
+// TestPlanUnlink: trashing a venue or organizer unlinks it from the published events the caller may
+// edit that name it (a row written "007" too), the first page of them; the whole key goes.
+func TestPlanUnlink(t *testing.T) {
+	event := func(id int, status string, rows ...string) *Post {
+		return &Post{ID: id, Text: TextFields{Type: "tribe_events", Status: status}.Pack(),
+			Meta: NewMeta(map[string][]string{"_EventOrganizerID": rows})}
+	}
+	events := []*Post{event(1, "publish", "7", "8"), event(2, "draft", "7"), event(3, "publish", "8"),
+		event(4, "publish", "007"), event(5, "publish", "7"), event(6, "publish", "7")}
+	mayEdit := func(p *Post) bool { return p.ID != 5 }
+	for perPage, want := range map[int][]int{10: {1, 4, 6}, 2: {1, 4}, 0: nil} {
+		var got []int
+		for _, w := range PlanUnlink(events, 7, "_EventOrganizerID", perPage, mayEdit) {
+			got = append(got, w.ID)
+			body := w.Body(nil)
+			if w.Type != "tribe_events" || !reflect.DeepEqual(body, map[string]any{"meta": map[string]any{"_EventOrganizerID": []string{}}}) {
+				t.Errorf("event %d: %s %v", w.ID, w.Type, body)
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("per page %d: unlinked %v, want %v", perPage, got, want)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package mapping
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
 	"calshim/mapping/php"
@@ -78,16 +77,6 @@ type PostTypes struct {
 	CategoryBase, TagBase   string
 }
 
-// Ref is a post or term a write names: an existing ID, or the result of a step of the plan; NoRef
-// names none (a featured image removed).
-type Ref struct {
-	ID   int
-	Step int // index in the plan's Steps when ID is 0; -1: none
-}
-
-// NoRef is the Ref of nothing: it resolves to 0 whatever the steps gave.
-var NoRef = Ref{Step: -1}
-
 // Step is one request (or a few) made before a save: an image to resolve (a URL; in a LinkedPlan
 // an ID too), a term to create, or a venue or organizer to create or reuse.
 type Step struct {
@@ -96,38 +85,35 @@ type Step struct {
 	Linked   *LinkedPlan
 }
 
-// PostWrite is one wp/v2 save of a post: its fields, the meta to set and to delete, its image,
-// its terms (by taxonomy REST base) and linked posts (by meta key), the last two as Refs.
-type PostWrite struct {
-	Type   string
-	ID     int            // 0 creates
-	Fields map[string]any // wp/v2 post fields: title, content, excerpt, slug, status, date, …
-	Set    map[string]any // meta values: a string, or rows
-	Delete []string       // meta keys removed
-	Image  *Ref           // featured_media: ID 0 removes it
-	Terms  map[string][]Ref
-	Links  map[string][]Ref
-}
-
 // Refusal is the original's 400 answer to a write it refuses part way (after what came before).
 type Refusal struct{ Code, Message string }
 
+// FollowUp is a save that follows the event's own (EventPlan.After), in order: of Post (SavedRef:
+// the event just saved), with Write's fields and meta. One without IfDraft completes the event's
+// save, as the original saves twice: it is never cut by the write's limit of requests, and its
+// refusal is the write's. One with IfDraft is a consequence of the save, which stands: it is sent
+// only when the post is a draft or pending in the catalog as it runs (a venue reused by name is
+// known only then), once per post, of that post's type, and its refusal leaves the post as it was.
+type FollowUp struct {
+	Post    Ref
+	Write   PostWrite
+	IfDraft bool
+}
+
 // EventPlan is an event write: Steps in order, then the Save (unless Refusal stops the write after
-// the steps), then Stick (a new sticky event saved a second time), EndUTC (stored again alone when
-// not ""), and the linked posts of a published event to publish when they are drafts.
+// the steps), then the saves After it: a new sticky event saved a second time, a UTC end stored
+// again alone, and the linked posts of a published event to publish when they are drafts.
 type EventPlan struct {
 	Steps   []Step
 	Refusal *Refusal
 	Save    PostWrite
-	Stick   bool
-	EndUTC  string
-	Publish []Ref
+	After   []FollowUp
 	// Needs is the number of requests the write makes when it succeeds, counted up to Limit+1
 	// before the first is sent, so that a write refused for its size changes nothing: one per step
 	// of the plan (an image URL, a new term), for each distinct venue or organizer payload its
 	// search of WordPress for a duplicate and its create when the catalog has no post of its name,
 	// else its save onto that post when it carries meta or an image, and one per image URL it
-	// names; the save, the second saves (Stick, EndUTC), and one per draft to publish.
+	// names; the save, the second saves (After, without IfDraft), and one per draft to publish.
 	Needs int
 }
 
@@ -206,23 +192,40 @@ func PlanEvent(w EventWrite, p *Post, st WriteState) EventPlan {
 // finish sets what follows the save: the second saves and the drafts to publish.
 func (pl *planner) finish(w EventWrite, p *Post, save PostWrite, published bool) {
 	pl.plan.Save = save
-	pl.plan.Stick = p == nil && save.Fields["menu_order"] == -1
+	// A new sticky event is saved a second time, as the original does: its
+	// Tribe__Events__API::saveEventMeta makes an inserted event sticky with a wp_update_post of its
+	// own, which stores the current time as the modified date (not the post date given) and gives a
+	// draft its modified_utc.
+	if p == nil && save.Fields["menu_order"] == -1 {
+		pl.second(PostWrite{Type: save.Type, Fields: map[string]any{"menu_order": -1}})
+	}
+	// The UTC end of an event whose end was before its start is stored again alone. The original
+	// keeps the UTC end given there (the wall end moves to the start), but the calendar plugin, when
+	// active on the CMS, recomputes both UTC dates from the wall times after every wp/v2 update that
+	// sets them (Tribe__Events__Editor__Meta::add_utc_dates); a write of the UTC end alone escapes
+	// that.
 	endUTC, _ := save.Set["_EventEndDateUTC"].(string)
 	if endUTC != "" && save.Set["_EventEndDate"] == save.Set["_EventStartDate"] &&
 		endUTC != save.Set["_EventStartDateUTC"] {
-		pl.plan.EndUTC = endUTC
-	}
-	for _, second := range []bool{pl.plan.Stick, pl.plan.EndUTC != ""} {
-		if second {
-			pl.plan.Needs++
-		}
+		pl.second(PostWrite{Type: save.Type, Set: map[string]any{"_EventEndDateUTC": endUTC}})
 	}
 	if !published {
 		return
 	}
-	pl.plan.Publish = append(pl.linkRefs(save, p, "_EventVenueID"),
-		pl.linkRefs(save, p, "_EventOrganizerID")...)
+	// The draft venue and organizers of an event just published are published too, as TEC does
+	// (publishAssociatedTypes).
+	linked := append(pl.linkRefs(save, p, "_EventVenueID"), pl.linkRefs(save, p, "_EventOrganizerID")...)
+	for _, ref := range linked {
+		pl.plan.After = append(pl.plan.After, FollowUp{Post: ref, IfDraft: true,
+			Write: PostWrite{Fields: map[string]any{"status": "publish"}}})
+	}
 	pl.plan.Needs += pl.drafts(w, p)
+}
+
+// second adds a save of the event that completes its own.
+func (pl *planner) second(w PostWrite) {
+	pl.plan.After = append(pl.plan.After, FollowUp{Post: SavedRef, Write: w})
+	pl.plan.Needs++
 }
 
 // linkRefs are the linked posts of a meta key the event has once saved: those the write gives,
@@ -281,21 +284,12 @@ func linkIDs(l Links, p *Post, key string) []string {
 }
 
 func (pl *planner) isDraft(id string) bool {
-	n, ok := positiveID(id)
+	n, ok := php.PositiveInt(id)
 	if !ok {
 		return false
 	}
 	p, found := pl.st.Post(n)
 	return found && (p.Status() == "draft" || p.Status() == "pending")
-}
-
-// positiveID reads a post ID as the original's validators do: a positive whole number.
-func positiveID(s string) (int, bool) {
-	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || f != float64(int64(f)) || f < 1 || f > 1<<53 {
-		return 0, false
-	}
-	return int(f), true
 }
 
 // fieldArg names the wp/v2 field a text argument fills.
@@ -561,7 +555,7 @@ func setLinks(save *PostWrite, key string, refs []Ref) {
 // name). ok is false when the write is refused there.
 func (pl *planner) link(it LinkItem, postType, name string) (Ref, bool) {
 	if it.HasID {
-		n, ok := positiveID(it.ID)
+		n, ok := php.PositiveInt(it.ID)
 		if p, found := pl.st.Post(n); ok && found && p.Type() == postType {
 			return Ref{ID: n}, true
 		}

@@ -104,7 +104,7 @@ func TestPlanEventCreateFields(t *testing.T) {
 	if !reflect.DeepEqual(plan.Save.Delete, []string{"_EventAllDay"}) {
 		t.Errorf("deleted %v, want _EventAllDay (TEC deletes it on create)", plan.Save.Delete)
 	}
-	if plan.Needs != 1 || len(plan.Steps) != 0 || plan.Refusal != nil || plan.Stick || plan.EndUTC != "" {
+	if plan.Needs != 1 || len(plan.Steps) != 0 || plan.Refusal != nil || plan.After != nil {
 		t.Errorf("plan %+v, want one save and nothing else", plan)
 	}
 }
@@ -210,9 +210,16 @@ func TestPlanEventFlags(t *testing.T) {
 	plan := PlanEvent(w, nil, planState(40))
 	s := plan.Save
 	if s.Set["_EventShowMap"] != "1" || s.Set["_EventShowMapLink"] != "" ||
-		s.Set["_EventHideFromUpcoming"] != "yes" || s.Fields["menu_order"] != -1 || !plan.Stick ||
+		s.Set["_EventHideFromUpcoming"] != "yes" || s.Fields["menu_order"] != -1 ||
 		!reflect.DeepEqual(s.Delete, []string{"_EventAllDay", "_tribe_featured"}) {
-		t.Errorf("flags: %+v, stick %v", s, plan.Stick)
+		t.Errorf("flags: %+v", s)
+	}
+	stick := []FollowUp{{Post: SavedRef, Write: PostWrite{Type: "tribe_events", Fields: map[string]any{"menu_order": -1}}}}
+	if !reflect.DeepEqual(plan.After, stick) || plan.Needs != 2 {
+		t.Errorf("a new sticky event: after %+v needs %d, want its second save", plan.After, plan.Needs)
+	}
+	if body := plan.After[0].Write.Body(nil); !reflect.DeepEqual(body, map[string]any{"menu_order": -1}) {
+		t.Errorf("the sticky second save sends %v", body)
 	}
 
 	for _, c := range []struct {
@@ -237,9 +244,13 @@ func TestPlanEventFlags(t *testing.T) {
 func TestPlanEventEndBeforeStart(t *testing.T) {
 	plan := PlanEvent(EventWrite{Start: text("2031-02-03 11:00"), End: text("2031-02-03 09:00")}, nil,
 		planState(40))
-	if plan.Save.Set["_EventEndDate"] != plan.Save.Set["_EventStartDate"] ||
-		plan.EndUTC != "2031-02-03 09:00:00" {
-		t.Errorf("end before start: %v, EndUTC %q", plan.Save.Set, plan.EndUTC)
+	if plan.Save.Set["_EventEndDate"] != plan.Save.Set["_EventStartDate"] || len(plan.After) != 1 ||
+		plan.After[0].Post != SavedRef || plan.After[0].IfDraft {
+		t.Fatalf("end before start: %v, after %+v", plan.Save.Set, plan.After)
+	}
+	body := plan.After[0].Write.Body(nil)
+	if !reflect.DeepEqual(body, map[string]any{"meta": map[string]any{"_EventEndDateUTC": "2031-02-03 09:00:00"}}) {
+		t.Errorf("the UTC end's second save sends %v", body)
 	}
 }
 
@@ -361,19 +372,28 @@ func TestPlanEventCostsUpdatesOfExisting(t *testing.T) {
 func TestPlanEventPublishesDrafts(t *testing.T) {
 	st := planState(40)
 	w := EventWrite{Status: text("publish"), Venue: Links{Given: true, Items: []LinkItem{{ID: "21", HasID: true}}}}
+	published := func(plan EventPlan) []Ref {
+		var refs []Ref
+		for _, f := range plan.After {
+			if f.IfDraft && reflect.DeepEqual(f.Write.Body(nil), map[string]any{"status": "publish"}) {
+				refs = append(refs, f.Post)
+			}
+		}
+		return refs
+	}
 	plan := PlanEvent(w, nil, st)
-	if !reflect.DeepEqual(plan.Publish, []Ref{{ID: 21}}) || plan.Needs != 2 {
-		t.Errorf("given draft venue: publish %v needs %d", plan.Publish, plan.Needs)
+	if !reflect.DeepEqual(published(plan), []Ref{{ID: 21}}) || plan.Needs != 2 {
+		t.Errorf("given draft venue: publish %v needs %d", published(plan), plan.Needs)
 	}
 
 	stored, _ := st.Post(10)
 	plan = PlanEvent(EventWrite{Status: text("publish")}, stored, st)
-	if !reflect.DeepEqual(plan.Publish, []Ref{{ID: 20}, {ID: 30}, {ID: 31}}) || plan.Needs != 2 {
-		t.Errorf("stored links: publish %v needs %d, want the pending organizer counted", plan.Publish, plan.Needs)
+	if !reflect.DeepEqual(published(plan), []Ref{{ID: 20}, {ID: 30}, {ID: 31}}) || plan.Needs != 2 {
+		t.Errorf("stored links: publish %v needs %d, want the pending organizer counted", published(plan), plan.Needs)
 	}
 
-	if plan = PlanEvent(EventWrite{Status: text("draft")}, stored, st); plan.Publish != nil {
-		t.Errorf("draft event publishes %v", plan.Publish)
+	if plan = PlanEvent(EventWrite{Status: text("draft")}, stored, st); plan.After != nil {
+		t.Errorf("draft event: after %v", plan.After)
 	}
 }
 
@@ -404,4 +424,19 @@ func FuzzPlanEvent(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A removed featured image is 0 on the wire whatever the steps before the save gave: an event
+// write with image "" and a new category sent the category's ID as featured_media.
+func TestSaveBodyRemovesImage(t *testing.T) {
+	none := NoRef
+	w := PostWrite{Fields: map[string]any{}, Image: &none,
+		Terms: map[string][]Ref{"tribe_events_cat": {{Step: 0}}}}
+	body := w.Body([]int{77})
+	if body["featured_media"] != 0 {
+		t.Errorf("featured_media = %v, want 0", body["featured_media"])
+	}
+	if cats, _ := body["tribe_events_cat"].([]int); len(cats) != 1 || cats[0] != 77 {
+		t.Errorf("categories = %v, want [77]", body["tribe_events_cat"])
+	}
 }

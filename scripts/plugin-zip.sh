@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # plugin-zip.sh — packages the WordPress plugin for Plugins > Add New > Upload Plugin: a zip holding
-# calshim/calshim.php and calshim/readme.txt (cmsclient/wordpress/), written to bin/calshim-plugin.zip or to
+# calshim/calshim.php (the loader), its classes (calshim/calshim/class-calshim-*.php) and calshim/readme.txt,
+# as they are in cmsclient/wordpress/ and in a must-use install, written to bin/calshim-plugin.zip or to
 # the path given as the first argument. Refuses when the plugin's version and the readme's stable tag differ.
 # Needs python3 (its zipfile module), which every Debian has; no zip package.
 set -euo pipefail
@@ -17,6 +18,8 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir "$stage/calshim"
 cp "$SRC/calshim.php" "$SRC/readme.txt" "$stage/calshim/"
+mkdir "$stage/calshim/calshim"
+cp "$SRC"/calshim/class-calshim-*.php "$stage/calshim/calshim/"
 mkdir -p "$(dirname "$OUT")"
 rm -f "$OUT"
 OUT=$(cd "$(dirname "$OUT")" && pwd)/$(basename "$OUT")

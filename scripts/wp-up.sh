@@ -7,7 +7,8 @@
 #   3. configures Debian's WordPress package for the host 127.0.0.1
 #      (/etc/wordpress/config-127.0.0.1.php: DB, WP_HOME/WP_SITEURL, WP_ENVIRONMENT_TYPE=local so that
 #      application passwords work over plain http);
-#   4. copies the calshim must-use plugin (cmsclient/wordpress/calshim.php) into wp-content/mu-plugins;
+#   4. copies the calshim must-use plugin into wp-content/mu-plugins: its loader
+#      (cmsclient/wordpress/calshim.php) and the folder of its classes beside it (calshim/);
 #   5. installs WordPress (wp_install) if needed and sets the options the tests rely on: time zone
 #      America/New_York, pretty permalinks /%postname%/, posts_per_page 10;
 #   6. creates the users admin, calshim-reader (role calshim_reader), subscriber1, contributor1, author1, editor1
@@ -38,13 +39,13 @@ WP_CONTENT=${WP_CONTENT:-/var/lib/wordpress/wp-content}
 WP_CONFIG=/etc/wordpress/config-$WP_HOST.php
 DB_NAME=${DB_NAME:-calshim_wp} DB_USER=calshim_wp DB_PASSWORD=calshim_wp
 DB_SOCKET=/run/mysqld/mysqld.sock
-PLUGIN_SRC=$ROOT/cmsclient/wordpress/calshim.php
+PLUGIN_SRC=$ROOT/cmsclient/wordpress
 
 log() { echo "wp-up: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "run as root (installs packages, starts MariaDB, writes /etc/wordpress)"
-[ -f "$PLUGIN_SRC" ] || die "missing $PLUGIN_SRC"
+[ -f "$PLUGIN_SRC/calshim.php" ] && [ -d "$PLUGIN_SRC/calshim" ] || die "missing $PLUGIN_SRC/calshim.php or its folder calshim/"
 mkdir -p "$STATE"
 chmod 755 "$STATE"
 
@@ -131,9 +132,18 @@ install -d -o www-data -g www-data "$WP_CONTENT/mu-plugins" "$WP_CONTENT/uploads
 # A site with its own wp-content still uses Debian's theme.
 theme=/usr/share/wordpress/wp-content/themes/twentytwentythree
 [ -e "$WP_CONTENT/themes/twentytwentythree" ] || ln -s "$theme" "$WP_CONTENT/themes/twentytwentythree"
-if ! cmp -s "$PLUGIN_SRC" "$WP_CONTENT/mu-plugins/calshim.php"; then
-  install -m 644 -o www-data -g www-data "$PLUGIN_SRC" "$WP_CONTENT/mu-plugins/calshim.php"
-fi
+install -d -o www-data -g www-data "$WP_CONTENT/mu-plugins/calshim"
+# The classes first, the loader last: a request meanwhile never requires a class not yet there.
+for src in "$PLUGIN_SRC"/calshim/class-calshim-*.php "$PLUGIN_SRC/calshim.php"; do
+  f=${src#"$PLUGIN_SRC/"}
+  if ! cmp -s "$src" "$WP_CONTENT/mu-plugins/$f"; then
+    install -m 644 -o www-data -g www-data "$src" "$WP_CONTENT/mu-plugins/$f"
+  fi
+done
+# A class file the plugin no longer has would only lie there: the loader names the files it loads.
+for f in "$WP_CONTENT"/mu-plugins/calshim/class-calshim-*.php; do
+  [ -e "$PLUGIN_SRC/calshim/$(basename "$f")" ] || rm -f "$f"
+done
 
 # --- PHP helpers, generated into the state dir (run as www-data, like the web server) -------------------------
 asweb() { setpriv --reuid=www-data --regid=www-data --init-groups -- "$@"; }

@@ -1,17 +1,15 @@
 package test
 
 import (
-	"context"
 	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"sync"
 	"testing"
 	"time"
 
-	"calshim/internal/cluster"
+	"calshim/internal/testkit/cluster"
 )
 
 // The limits of adapter/limits.go against the real WordPress, on a calshim of its own (the suite's
@@ -42,17 +40,6 @@ func launchBehindProxy(t *testing.T, env ...string) (string, *cluster.Proxy) {
 	// The later value of a variable wins (os/exec keeps the last): WordPress through the proxy.
 	base := launchOwn(t, append([]string{"CALSHIM_UPSTREAM_URL=http://" + proxy.Addr + "/wp-json"}, env...)...)
 	return base, proxy
-}
-
-// fromAddr is an HTTP client whose requests leave from a loopback address of its own.
-func fromAddr(ip string) *http.Client {
-	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
-	return &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			return d.DialContext(ctx, network, addr)
-		},
-		MaxIdleConnsPerHost: 16,
-	}}
 }
 
 func randomBasic() string {
@@ -170,13 +157,7 @@ func checkForwarded(t *testing.T, base string) {
 // another address still writes.
 func checkWriteLimit(t *testing.T, base string) {
 	del := func(ip string) int {
-		req, _ := http.NewRequest(http.MethodDelete, base+"/wp-json/cal/events/v1/events/999999", nil)
-		res, err := fromAddr(ip).Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		return res.StatusCode
+		return call(t, http.MethodDelete, base+v1+"/events/999999", via(fromAddr(ip))).status
 	}
 	var got []int
 	for range 6 {

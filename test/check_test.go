@@ -50,17 +50,13 @@ func runShim(t *testing.T, args []string, env ...string) (string, int) {
 // wpTotal is X-WP-Total of a wp/v2 collection as the reader sees it.
 func wpTotal(t *testing.T, path string) string {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, wpEnv["CALSHIM_UPSTREAM_URL"]+path, nil)
-	req.SetBasicAuth(wpEnv["CALSHIM_UPSTREAM_USER"], wpEnv["CALSHIM_UPSTREAM_APP_PASSWORD"])
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	r := call(t, http.MethodGet, wpEnv["CALSHIM_UPSTREAM_URL"]+path, func(o *outgoing) {
+		o.req.SetBasicAuth(wpEnv["CALSHIM_UPSTREAM_USER"], wpEnv["CALSHIM_UPSTREAM_APP_PASSWORD"])
+	})
+	if r.status != http.StatusOK {
+		t.Fatalf("%s: %d", path, r.status)
 	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("%s: %d", path, res.StatusCode)
-	}
-	return res.Header.Get("X-WP-Total")
+	return r.header.Get("X-WP-Total")
 }
 
 // `calshim check` against the real WordPress: exit 0, and the counts it prints are what wp/v2 holds

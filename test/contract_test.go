@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"calshim/internal/jsontest"
+	"calshim/internal/testkit/jsontest"
 )
 
-// TestContractExamples replays every recorded anonymous GET of the original (internal/testdata/examples)
+// TestContractExamples replays every recorded anonymous GET of the original (internal/testkit/testdata/examples)
 // against calshim, through the original's namespace (served as an alias), on the data set the original
 // was recorded with, and compares status, X-TEC-* headers and the bodies key by key, in key order. Values
 // that depend on the day or on the recording machine are normalised (see normalise); deliberate

@@ -1,7 +1,6 @@
 package test
 
 import (
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,36 +13,24 @@ func wpLogin(t *testing.T, user, password string) (cookie, nonce string) {
 	t.Helper()
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	form := url.Values{"log": {user}, "pwd": {password}, "testcookie": {"1"}}
-	req, _ := http.NewRequest(http.MethodPost, wpEnv["WP_URL"]+"/wp-login.php", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Cookie", "wordpress_test_cookie=WP%20Cookie%20check")
-	res, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
+	res := call(t, http.MethodPost, wpEnv["WP_URL"]+"/wp-login.php", formBody(form.Encode()),
+		header("Cookie", "wordpress_test_cookie=WP%20Cookie%20check"), via(client), lenient)
 	var parts []string
-	for _, c := range res.Cookies() {
+	for _, c := range (&http.Response{Header: res.header}).Cookies() {
 		if strings.HasPrefix(c.Name, "wordpress_") {
 			parts = append(parts, c.Name+"="+c.Value)
 		}
 	}
 	if len(parts) == 0 {
-		t.Fatalf("login as %s: status %d, no cookies", user, res.StatusCode)
+		t.Fatalf("login as %s: status %d, no cookies (%v)", user, res.status, res.err)
 	}
 	cookie = strings.Join(parts, "; ")
-	req, _ = http.NewRequest(http.MethodGet, wpEnv["WP_URL"]+"/wp-admin/admin-ajax.php?action=rest-nonce", nil)
-	req.Header.Set("Cookie", cookie)
-	res, err = client.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	res = call(t, http.MethodGet, wpEnv["WP_URL"]+"/wp-admin/admin-ajax.php?action=rest-nonce",
+		header("Cookie", cookie), via(client), lenient)
+	if res.status != http.StatusOK || len(res.raw) == 0 || len(res.raw) > 20 {
+		t.Fatalf("rest nonce: %d %q", res.status, res.raw)
 	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != http.StatusOK || len(b) == 0 || len(b) > 20 {
-		t.Fatalf("rest nonce: %d %q", res.StatusCode, b)
-	}
-	return cookie, string(b)
+	return cookie, string(res.raw)
 }
 
 // WordPress' cookie authentication works through calshim as on WordPress: cookies with a valid nonce

@@ -3,37 +3,8 @@ package test
 import (
 	"fmt"
 	"net/http"
-	"path/filepath"
-	"strings"
 	"testing"
 )
-
-// launchOwn starts a calshim of its own against the rig, with extra settings.
-func launchOwn(t *testing.T, env ...string) string {
-	t.Helper()
-	base, stop, err := launch(filepath.Join(t.TempDir(), "calshim.log"), append([]string{
-		"CALSHIM_UPSTREAM_URL=" + wpEnv["CALSHIM_UPSTREAM_URL"],
-		"CALSHIM_UPSTREAM_USER=" + wpEnv["CALSHIM_UPSTREAM_USER"],
-		"CALSHIM_UPSTREAM_APP_PASSWORD=" + wpEnv["CALSHIM_UPSTREAM_APP_PASSWORD"],
-		"CALSHIM_CATALOG_SNAPSHOT=none"}, env...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
-	eventually(t, "calshim ready", func() bool { return readyz(t, base) != nil })
-	return base
-}
-
-// metricLine is the value of a /metrics line that starts with series, or "".
-func metricLine(t *testing.T, base, series string) string {
-	r := call(t, http.MethodGet, base+"/metrics", lenient)
-	for line := range strings.Lines(string(r.raw)) {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), series+" "); ok {
-			return v
-		}
-	}
-	return ""
-}
 
 // Expensive reads against the real WordPress: with one unit per post and a burst of 10 (the rig
 // holds more events than that, so a feed takes the whole burst), a client's second uncached feed

@@ -1,42 +1,11 @@
 package test
 
 import (
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"testing"
 	"time"
 )
-
-// wp sends a request to the real WordPress as the administrator, as an editor working in wp-admin
-// would change things behind calshim's back.
-func wp(t *testing.T, method, path string, body any) map[string]any {
-	t.Helper()
-	opts := []reqOption{as("admin"), header("Content-Type", "application/json"), lenient}
-	if body != nil {
-		b, _ := json.Marshal(body)
-		opts = append(opts, jsonBody(string(b)))
-	}
-	r := call(t, method, wpJSON(path), opts...)
-	var out map[string]any
-	if r.status >= 300 || json.Unmarshal(r.raw, &out) != nil {
-		t.Fatalf("WordPress %s %s: %d %s", method, path, r.status, r.raw)
-	}
-	return out
-}
-
-// eventually polls calshim until cond holds, for at most a few poll intervals (the suite runs calshim
-// with a 1 s interval).
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not seen within 15 s", what)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
 
 // Changes made in WordPress directly show up within the poll interval: creation, update, trash and
 // permanent deletion.

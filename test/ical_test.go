@@ -312,11 +312,6 @@ func TestICalSingleAndErrors(t *testing.T) {
 	}
 }
 
-// wpDeleteLater deletes a post or term for good at the end of the test, straight in WordPress.
-func wpDeleteLater(t *testing.T, path string) {
-	t.Cleanup(func() { call(t, http.MethodDelete, wpJSON(path+"?force=true"), as("admin"), lenient) })
-}
-
 // GEO comes from the venue's stored coordinates (set here directly in WordPress, as geocoding
 // would) and ORGANIZER from the first organizer with an e-mail address; both parsers read them
 // back.

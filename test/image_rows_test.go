@@ -2,7 +2,6 @@ package test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"path/filepath"
 	"reflect"
@@ -11,7 +10,6 @@ import (
 	"testing"
 
 	"calshim/cmsclient"
-	"calshim/internal/jsontest"
 	"calshim/mapping"
 )
 
@@ -96,20 +94,11 @@ func checkImage(t *testing.T, base, path, want string) {
 // order (slashes unescaped).
 func imageOf(t *testing.T, base, path string) string {
 	t.Helper()
-	res, err := http.Get(base + "/wp-json/cal/events/v1" + path)
-	if err != nil {
-		t.Fatal(err)
+	r := call(t, http.MethodGet, base+v1+path)
+	if r.status != http.StatusOK {
+		t.Fatalf("GET %s: %d", path, r.status)
 	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil || res.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d %v", path, res.StatusCode, err)
-	}
-	body, err := jsontest.Decode(raw)
-	if err != nil {
-		t.Fatalf("GET %s: %v", path, err)
-	}
-	out, err := json.Marshal(at(body, "image"))
+	out, err := json.Marshal(at(r.body, "image"))
 	if err != nil {
 		t.Fatal(err)
 	}

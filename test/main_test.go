@@ -3,13 +3,9 @@
 package test
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"calshim/internal/jsontest"
-	"calshim/internal/rigenv"
+	"calshim/internal/testkit/rigenv"
 )
 
 var (
@@ -81,7 +76,7 @@ func startShim() (func(), error) {
 	shim = url
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
-		if res, err := http.Get(shim + "/readyz"); err == nil {
+		if res, err := http.Get(shim + "/readyz"); err == nil { // before any test: no call without a t
 			res.Body.Close()
 			if res.StatusCode == http.StatusOK {
 				return stop, nil
@@ -125,163 +120,4 @@ func launch(logPath string, env ...string) (string, func(), error) {
 	}
 	stop()
 	return "", nil, fmt.Errorf("calshim did not listen on %s (log: %s)", addr, logPath)
-}
-
-// reply is one HTTP answer.
-type reply struct {
-	status int
-	header http.Header
-	raw    []byte
-	body   any   // decoded with key order kept (see decodeOrdered)
-	err    error // with lenient: why the request failed (status 0)
-}
-
-// v1 is the path of calshim's v1 namespace.
-const v1 = "/wp-json/cal/events/v1"
-
-// call sends one request and returns the answer: the suite's one way to send one (get, send,
-// sendCest and wp are its shorthands). target is a path below calshim's host (v1+"/events") or a
-// whole URL (another calshim, a replica, Varnish, WordPress). A request that fails, or an answer that
-// is not JSON (the iCal feed and HEAD aside), fails the test, unless the option lenient is given.
-func call(t testing.TB, method, target string, opts ...reqOption) reply {
-	t.Helper()
-	if !strings.HasPrefix(target, "http") {
-		target = shim + target
-	}
-	req, err := http.NewRequest(method, target, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := outgoing{req: req, client: http.DefaultClient}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	r, err := o.send()
-	if err != nil && !o.lenient {
-		t.Fatalf("%s %s: %v", method, target, err)
-	}
-	r.err = err
-	return r
-}
-
-// outgoing is a request call is building, and how it takes a failure.
-type outgoing struct {
-	req     *http.Request
-	client  *http.Client
-	lenient bool
-}
-
-// reqOption sets something on a request before call sends it.
-type reqOption func(*outgoing)
-
-// send sends the request and reads the answer, decoding a JSON body.
-func (o *outgoing) send() (reply, error) {
-	res, err := o.client.Do(o.req)
-	if err != nil {
-		return reply{}, err
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	r := reply{status: res.StatusCode, header: res.Header, raw: raw}
-	json := !strings.HasPrefix(res.Header.Get("Content-Type"), "text/calendar") // the feed is not
-	if err != nil || len(raw) == 0 || o.req.Method == http.MethodHead || !json {
-		return r, err
-	}
-	if r.body, err = decodeOrdered(raw); err != nil && !o.lenient {
-		return r, fmt.Errorf("body is not JSON: %w\n%s", err, raw)
-	}
-	return r, nil
-}
-
-// lenient returns a failed request as status 0 with the error in reply.err, and leaves a body that
-// is not JSON undecoded, without failing the test: for requests made from other goroutines, and
-// for answers that need not be calshim's JSON.
-func lenient(o *outgoing) { o.lenient = true }
-
-// as sends a rig user's credentials: role is "admin", "editor", … as in wp.env ("" is anonymous).
-func as(role string) reqOption {
-	return func(o *outgoing) {
-		if role != "" {
-			r := strings.ToUpper(role)
-			o.req.SetBasicAuth(wpEnv["WP_"+r+"_USER"], wpEnv["WP_"+r+"_APP_PASSWORD"])
-		}
-	}
-}
-
-// header sets a request header; an empty value leaves it out.
-func header(name, value string) reqOption {
-	return func(o *outgoing) {
-		if value != "" {
-			o.req.Header.Set(name, value)
-		}
-	}
-}
-
-// withBody sends body as contentType.
-func withBody(contentType string, body []byte) reqOption {
-	return func(o *outgoing) {
-		o.req.Body, o.req.ContentLength = http.NoBody, int64(len(body)) // 0 with another Body: chunked
-		if len(body) > 0 {
-			o.req.Body = io.NopCloser(bytes.NewReader(body))
-			o.req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-		}
-		o.req.Header.Set("Content-Type", contentType)
-	}
-}
-
-// jsonBody sends raw as a JSON body.
-func jsonBody(raw string) reqOption { return withBody("application/json", []byte(raw)) }
-
-// formBody sends form as an urlencoded form body.
-func formBody(form string) reqOption {
-	return withBody("application/x-www-form-urlencoded", []byte(form))
-}
-
-// via sends the request with client c (a source address of its own, a timeout).
-func via(c *http.Client) reqOption { return func(o *outgoing) { o.client = c } }
-
-// to sends the request to another calshim (a replica, one of the test's own) at base URL base.
-func to(base string) reqOption {
-	return func(o *outgoing) {
-		u, err := url.Parse(base)
-		if err != nil {
-			panic(err)
-		}
-		o.req.URL.Scheme, o.req.URL.Host = u.Scheme, u.Host
-	}
-}
-
-// get is call for GET below the v1 namespace, e.g. get(t, "/events?per_page=5").
-func get(t testing.TB, path string, opts ...reqOption) reply {
-	t.Helper()
-	return call(t, http.MethodGet, v1+path, opts...)
-}
-
-// decodeOrdered decodes JSON keeping object key order (clients and the contract care about it).
-func decodeOrdered(b []byte) (any, error) { return jsontest.Decode(b) }
-
-// at walks a decoded value along keys (strings for objects, ints for lists); nil when absent.
-func at(v any, path ...any) any { return jsontest.At(v, path...) }
-
-// str returns a decoded string or number as text ("" for anything else).
-func str(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case json.Number:
-		return x.String()
-	case bool:
-		return fmt.Sprint(x)
-	}
-	return ""
-}
-
-func keys(v any) []string {
-	o, _ := v.(jsontest.Object)
-	return o.Keys()
-}
-
-func list(v any) []any {
-	l, _ := v.([]any)
-	return l
 }

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"calshim/internal/cluster"
+	"calshim/internal/testkit/cluster"
 )
 
 // The model-based test of state (issue 26), in the spirit of Jepsen's checkers and of the

@@ -1,7 +1,6 @@
 package test
 
 import (
-	"io"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -9,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"calshim/internal/cluster"
+	"calshim/internal/testkit/cluster"
 )
 
 func TestConditionalGet(t *testing.T) {
@@ -47,12 +46,7 @@ func TestCORSAndOptions(t *testing.T) {
 
 func TestMetrics(t *testing.T) {
 	get(t, "/events?per_page=1")
-	res, err := http.Get(shim + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
+	b := call(t, http.MethodGet, "/metrics", lenient).raw
 	for _, want := range []string{`calshim_http_requests_total{cache=`, `route="/events"`, "calshim_catalog_events ", "calshim_catalog_last_poll_success_timestamp_seconds"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("/metrics lacks %s", want)
@@ -75,22 +69,12 @@ func TestStartsBeforeItsUpstream(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	res, err := http.Get(url + "/readyz")
-	if err != nil {
-		t.Fatal(err)
+	if r := call(t, http.MethodGet, url+"/readyz", lenient); r.status != http.StatusServiceUnavailable {
+		t.Errorf("/readyz before the catalog loads = %d, want 503", r.status)
 	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusServiceUnavailable {
-		t.Errorf("/readyz before the catalog loads = %d, want 503", res.StatusCode)
-	}
-	res, err = http.Get(url + "/wp-json/cal/events/v1/events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(b), `"code":"calshim_not_ready"`) {
-		t.Errorf("v1 call before load = %d %s", res.StatusCode, b)
+	r := call(t, http.MethodGet, url+v1+"/events")
+	if r.status != http.StatusServiceUnavailable || !strings.Contains(string(r.raw), `"code":"calshim_not_ready"`) {
+		t.Errorf("v1 call before load = %d %s", r.status, r.raw)
 	}
 	// The CMS comes up: a proxy to the real WordPress on the port calshim waits for.
 	proxy, err := cluster.NewProxy(wpEnv["WP_URL"], port)
@@ -99,11 +83,6 @@ func TestStartsBeforeItsUpstream(t *testing.T) {
 	}
 	defer proxy.Close()
 	eventually(t, "catalog loaded after the CMS came up", func() bool {
-		res, err := http.Get(url + "/readyz")
-		if err != nil {
-			return false
-		}
-		res.Body.Close()
-		return res.StatusCode == http.StatusOK
+		return call(t, http.MethodGet, url+"/readyz", lenient).status == http.StatusOK
 	})
 }

@@ -174,12 +174,8 @@ func TestPluginUploadScreenDelete(t *testing.T) {
 		t.Errorf("after Delete: %s", out)
 	}
 
-	// The must-use install's clean-up: the screen's button removes everything and the file itself.
-	plugin, err := os.ReadFile("../cmsclient/wordpress/calshim.php")
-	if err != nil {
-		t.Fatal(err)
-	}
-	site.write(t, "mu-plugins/calshim.php", plugin)
+	// The must-use install's clean-up: the screen's button removes everything and the files themselves.
+	site.installMustUse(t, "../cmsclient/wordpress")
 	chownWeb(t, filepath.Join(site.content, "mu-plugins"))
 	site.php(t, "", `get_user_by( 'login', 'calshim-reader' )->set_role( 'calshim_reader' );`)
 	password = readerCreate(t, site, "'rotate' => true")
@@ -191,8 +187,10 @@ func TestPluginUploadScreenDelete(t *testing.T) {
 	if !strings.Contains(removed, `id="calshim-removed"`) || strings.Contains(removed, "delete it yourself") {
 		t.Errorf("after the clean-up button: %s", clip(removed))
 	}
-	if _, err := os.Stat(filepath.Join(site.content, "mu-plugins/calshim.php")); !os.IsNotExist(err) {
-		t.Errorf("the must-use file after the clean-up: %v", err)
+	for _, rel := range []string{"mu-plugins/calshim.php", "mu-plugins/calshim"} {
+		if _, err := os.Stat(filepath.Join(site.content, rel)); !os.IsNotExist(err) {
+			t.Errorf("%s after the clean-up: %v", rel, err)
+		}
 	}
 	if status := wp.usersMe(t, password); status != http.StatusUnauthorized {
 		t.Errorf("users/me with the reader's password after the clean-up: %d, want 401", status)
@@ -207,12 +205,8 @@ func TestPluginUploadScreenDelete(t *testing.T) {
 // it inert (it would put its role and table back) until it is deleted or installed again.
 func TestPluginMustUseUninstallCLI(t *testing.T) {
 	site := newLifecycleSite(t)
-	plugin, err := os.ReadFile("../cmsclient/wordpress/calshim.php")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, writable := range []bool{true, false} {
-		site.write(t, "mu-plugins/calshim.php", plugin)
+		site.installMustUse(t, "../cmsclient/wordpress")
 		password := readerCreate(t, site, "'rotate' => true")
 		if out := site.command(t, "calshim uninstall", ""); !strings.HasPrefix(out, "Error: This removes calshim's change log") {
 			t.Fatalf("uninstall without --yes: %s", out)
@@ -240,6 +234,9 @@ func TestPluginMustUseUninstallCLI(t *testing.T) {
 			if !os.IsNotExist(statErr) {
 				t.Errorf("the must-use file after uninstall: %v", statErr)
 			}
+			if _, err := os.Stat(filepath.Join(dir, "calshim")); !os.IsNotExist(err) {
+				t.Errorf("the must-use folder after uninstall: %v", err)
+			}
 			if out := site.php(t, "", state); out != "inert no table no role" {
 				t.Errorf("after uninstall: %s", out)
 			}
@@ -255,7 +252,7 @@ func TestPluginMustUseUninstallCLI(t *testing.T) {
 		if err := os.Chmod(dir, 0o777); err != nil {
 			t.Fatal(err)
 		}
-		site.write(t, "mu-plugins/calshim.php", plugin) // installed again: a new file
+		site.installMustUse(t, "../cmsclient/wordpress") // installed again: a new file
 		later := time.Now().Add(2 * time.Second)
 		_ = os.Chtimes(filepath.Join(dir, "calshim.php"), later, later)
 		if out := site.php(t, "", state); out != "runs no table role" {
@@ -340,8 +337,7 @@ func newServedSite(t *testing.T) (*lifecycleSite, *servedSite) {
 		logf.Close()
 	})
 	for i := 0; ; i++ {
-		if res, err := http.Get(served.url + "/wp-login.php"); err == nil {
-			res.Body.Close()
+		if call(t, http.MethodGet, served.url+"/wp-login.php", lenient).err == nil {
 			break
 		}
 		if i == 100 {
@@ -375,15 +371,13 @@ func (s *servedSite) feed(t *testing.T, password, agent string) int {
 
 func (s *servedSite) basic(t *testing.T, path, password, agent string) int {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, s.url+path, nil)
-	req.SetBasicAuth("calshim-reader", password)
-	req.Header.Set("User-Agent", agent)
-	res, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
-	if err != nil {
-		t.Fatal(err)
+	res := call(t, http.MethodGet, s.url+path, func(o *outgoing) { o.req.SetBasicAuth("calshim-reader", password) },
+		header("User-Agent", agent), lenient,
+		via(&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}))
+	if res.err != nil {
+		t.Fatal(res.err)
 	}
-	res.Body.Close()
-	return res.StatusCode
+	return res.status
 }
 
 // browser is an administrator's session: wp-login.php's cookies, redirects not followed.
@@ -405,6 +399,8 @@ func (s *servedSite) login(t *testing.T, user, password string) *browser {
 	return b
 }
 
+// do sends a request the session built (a page, a form), not through call: the browser follows
+// wp-admin's redirects itself and reads HTML.
 func (b *browser) do(t *testing.T, req *http.Request) (int, string) {
 	t.Helper()
 	res, err := b.client.Do(req)

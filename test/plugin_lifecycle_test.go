@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -83,11 +84,7 @@ func pluginLifecycle(t *testing.T, zipPath string, tec bool) {
 
 	// Both copies: the must-use one runs, the other stops before declaring anything, and the plugin's
 	// uninstall callback leaves what the must-use copy still uses.
-	plugin, err := os.ReadFile(filepath.Join(site.content, "plugins/calshim/calshim.php"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	site.write(t, "mu-plugins/calshim.php", plugin)
+	site.installMustUse(t, filepath.Join(site.content, "plugins/calshim"))
 	out = site.cli(t, "", `echo CALSHIM_PLUGIN_FILE === WPMU_PLUGIN_DIR . '/calshim.php' ? "must-use\n" : CALSHIM_PLUGIN_FILE;
 		call_user_func( WP_CLI::$commands['calshim status'], [], [] );
 		require_once ABSPATH . 'wp-admin/includes/plugin.php';
@@ -99,6 +96,9 @@ func pluginLifecycle(t *testing.T, zipPath string, tec bool) {
 		t.Fatalf("uninstalling the plugin next to its must-use copy removed: %s", out)
 	}
 	site.remove(t, "mu-plugins/calshim.php")
+	if err := os.RemoveAll(filepath.Join(site.content, "mu-plugins/calshim")); err != nil {
+		t.Fatal(err)
+	}
 
 	// Uninstall, as Plugins > Delete does: deactivated first, then uninstall_plugin() in another request.
 	site.php(t, "", `require_once ABSPATH . 'wp-admin/includes/plugin.php'; deactivate_plugins( 'calshim/calshim.php' );`)
@@ -361,6 +361,37 @@ func (s *lifecycleSite) write(t *testing.T, rel string, data []byte) {
 	}
 }
 
+// installMustUse copies the plugin at from (its loader calshim.php and the folder of its classes
+// beside it) into wp-content/mu-plugins, as the must-use install is documented; the folder may be
+// written by PHP (www-data), as the site's own folders.
+func (s *lifecycleSite) installMustUse(t *testing.T, from string) {
+	t.Helper()
+	for _, rel := range pluginFiles(t, from) {
+		data, err := os.ReadFile(filepath.Join(from, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.write(t, filepath.Join("mu-plugins", rel), data)
+	}
+	if err := os.Chmod(filepath.Join(s.content, "mu-plugins/calshim"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pluginFiles are the plugin's PHP files below dir: the loader, then its classes.
+func pluginFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	classes, err := filepath.Glob(filepath.Join(dir, "calshim", "class-calshim-*.php"))
+	if err != nil || len(classes) == 0 {
+		t.Fatalf("no classes beside %s/calshim.php (%v)", dir, err)
+	}
+	files := []string{"calshim.php"}
+	for _, c := range classes {
+		files = append(files, filepath.Join("calshim", filepath.Base(c)))
+	}
+	return files
+}
+
 func (s *lifecycleSite) remove(t *testing.T, rel string) {
 	t.Helper()
 	if err := os.Remove(filepath.Join(s.content, rel)); err != nil {
@@ -369,7 +400,8 @@ func (s *lifecycleSite) remove(t *testing.T, rel string) {
 }
 
 // unzip extracts the plugin zip below wp-content/<dir>, as Plugins > Add New > Upload Plugin does; the zip
-// must hold exactly calshim/calshim.php and calshim/readme.txt, as they are in cmsclient/wordpress.
+// must hold exactly the plugin's files (calshim/calshim.php, its classes in calshim/calshim/, and
+// calshim/readme.txt), as they are in cmsclient/wordpress.
 func (s *lifecycleSite) unzip(t *testing.T, zipPath, dir string) {
 	t.Helper()
 	r, err := zip.OpenReader(zipPath)
@@ -398,8 +430,14 @@ func (s *lifecycleSite) unzip(t *testing.T, zipPath, dir string) {
 		}
 		s.write(t, filepath.Join(dir, f.Name), data)
 	}
-	if strings.Join(files, " ") != "calshim/calshim.php calshim/readme.txt" {
-		t.Fatalf("the plugin zip holds %v", files)
+	var want []string
+	for _, f := range append(pluginFiles(t, "../cmsclient/wordpress"), "readme.txt") {
+		want = append(want, "calshim/"+f)
+	}
+	slices.Sort(files)
+	slices.Sort(want)
+	if !slices.Equal(files, want) {
+		t.Fatalf("the plugin zip holds %v, want %v", files, want)
 	}
 }
 
@@ -426,8 +464,8 @@ func TestPluginNotesCalshimPolls(t *testing.T) {
 }
 
 // The plugin's readme.txt is in WordPress.org's format and agrees with the plugin's header: name,
-// version (the header's, the VERSION constant and the readme's stable tag and changelog), and the
-// WordPress and PHP versions it requires.
+// version (the loader's header, Calshim_Bridge's VERSION constant and the readme's stable tag and
+// changelog), and the WordPress and PHP versions it requires.
 func TestPluginReadmeMatchesHeader(t *testing.T) {
 	plugin, err := os.ReadFile("../cmsclient/wordpress/calshim.php")
 	if err != nil {
@@ -444,8 +482,12 @@ func TestPluginReadmeMatchesHeader(t *testing.T) {
 		}
 		return string(m[1])
 	}
+	bridge, err := os.ReadFile("../cmsclient/wordpress/calshim/class-calshim-bridge.php")
+	if err != nil {
+		t.Fatal(err)
+	}
 	version := field(plugin, `\s\*\sVersion:`)
-	if constant := field(plugin, `\s*const VERSION =`); constant != "'"+version+"';" {
+	if constant := field(bridge, `\s*const VERSION =`); constant != "'"+version+"';" {
 		t.Errorf("header Version %s, const VERSION = %s", version, constant)
 	}
 	pairs := [][2]string{

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"calshim/internal/cluster"
+	"calshim/internal/testkit/cluster"
 )
 
 // If-Match is enforced by WordPress, where the write lands: two calshim replicas, each asked by a

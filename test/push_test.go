@@ -39,9 +39,9 @@ func TestSyncPushNotice(t *testing.T) {
 	})
 
 	id := newPublishedEvent(t, "Push Created")
-	within(t, "event created through wp/v2", func() bool { return titleFrom(url, "/events/"+id) == "Push Created" })
+	within(t, "event created through wp/v2", func() bool { return titleFrom(t, url, "/events/"+id) == "Push Created" })
 	wpPHP(t, "wp_update_post( [ 'ID' => "+id+", 'post_title' => 'Push Renamed' ] );")
-	within(t, "title changed in PHP", func() bool { return titleFrom(url, "/events/"+id) == "Push Renamed" })
+	within(t, "title changed in PHP", func() bool { return titleFrom(t, url, "/events/"+id) == "Push Renamed" })
 }
 
 // within waits until cond holds, for at most 5 s: well under the 30 s poll interval, well above what
@@ -59,14 +59,10 @@ func within(t *testing.T, what string, cond func() bool) {
 }
 
 // titleFrom reads the title of a v1 event from another calshim ("" when it cannot).
-func titleFrom(base, path string) string {
-	res, err := http.Get(base + "/wp-json/cal/events/v1" + path)
-	if err != nil {
-		return ""
-	}
-	defer res.Body.Close()
+func titleFrom(t testing.TB, base, path string) string {
+	r := call(t, http.MethodGet, base+v1+path, lenient)
 	var ev struct{ Title string }
-	if res.StatusCode != http.StatusOK || json.NewDecoder(res.Body).Decode(&ev) != nil {
+	if r.status != http.StatusOK || json.Unmarshal(r.raw, &ev) != nil {
 		return ""
 	}
 	return ev.Title

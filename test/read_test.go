@@ -1,10 +1,7 @@
 package test
 
 import (
-	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,53 +11,6 @@ import (
 
 // seedIDs are the IDs scripts/seed.php wrote ($CALSHIM_STATE/seed-ids.json), by group and name.
 var seedIDs map[string]map[string]int
-
-func id(t testing.TB, group, name string) int {
-	t.Helper()
-	if seedIDs == nil {
-		state := os.Getenv("CALSHIM_STATE")
-		if state == "" {
-			state = "/tmp/calshim-wp"
-		}
-		b, err := os.ReadFile(filepath.Join(state, "seed-ids.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(b, &seedIDs); err != nil {
-			t.Fatal(err)
-		}
-	}
-	n, ok := seedIDs[group][name]
-	if !ok {
-		t.Fatalf("seed has no %s %q", group, name)
-	}
-	return n
-}
-
-func sid(t testing.TB, group, name string) string { return strconv.Itoa(id(t, group, name)) }
-
-// wantError asserts an error answer of the original's shape.
-func wantError(t *testing.T, r reply, status int, code string) {
-	t.Helper()
-	if r.status != status || str(at(r.body, "code")) != code {
-		t.Fatalf("got %d %s, want %d %s\n%s", r.status, str(at(r.body, "code")), status, code, r.raw)
-	}
-	if got := str(at(r.body, "data", "status")); got != strconv.Itoa(status) {
-		t.Errorf("data.status = %s, want %d", got, status)
-	}
-	if got := keys(r.body); !slices.Equal(got, []string{"code", "message", "data"}) {
-		t.Errorf("error keys = %v", got)
-	}
-}
-
-func ids(l any) []int {
-	var out []int
-	for _, e := range list(l) {
-		n, _ := strconv.Atoi(str(at(e, "id")))
-		out = append(out, n)
-	}
-	return out
-}
 
 // eventKeys is the event representation's key order (Post_Repository::get_event_data), list context.
 var eventKeys = []string{"id", "global_id", "global_id_lineage", "author", "status", "date", "date_utc", "modified",

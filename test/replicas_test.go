@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"calshim/internal/cluster"
+	"calshim/internal/testkit/cluster"
 )
 
-// Three calshim replicas behind Debian's haproxy (internal/cluster: health checks on /readyz every
+// Three calshim replicas behind Debian's haproxy (internal/testkit/cluster: health checks on /readyz every
 // 250 ms), under a steady read load through haproxy. One of the slowest tests.
 func TestReplicasBehindHAProxy(t *testing.T) {
 	c, load := startCluster(t)

@@ -2,7 +2,6 @@ package test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"reflect"
 	"slices"
@@ -13,12 +12,7 @@ import (
 // GET {rest_root}/ answers WordPress' index with the site's members as WordPress gives them and
 // only calshim's namespaces and routes, each route as the namespace index describes it.
 func TestRESTIndexDiscovery(t *testing.T) {
-	res, err := http.Get(wpEnv["WP_URL"] + "/wp-json/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
+	raw := call(t, http.MethodGet, wpEnv["WP_URL"]+"/wp-json/").raw
 	var upstream map[string]any
 	if err := json.Unmarshal(raw, &upstream); err != nil {
 		t.Fatal(err)

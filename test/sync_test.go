@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	neturl "net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -15,7 +13,7 @@ import (
 	"time"
 
 	"calshim/cmsclient"
-	"calshim/internal/cluster"
+	"calshim/internal/testkit/cluster"
 	"calshim/mapping"
 )
 
@@ -23,20 +21,6 @@ import (
 // rules, the bulk load's fidelity to wp/v2, every kind of change made behind calshim's back, and the
 // local snapshot (reset log, foreign or unreadable file, a sequence past the retention, WordPress
 // down at restart).
-
-// wpJSON is the URL of a REST path on the rig's WordPress.
-func wpJSON(path string) string { return wpEnv["WP_URL"] + "/wp-json" + path }
-
-// feedHead reads the change log's head as the service account.
-func feedHead(t *testing.T) map[string]any {
-	t.Helper()
-	r := call(t, http.MethodGet, wpJSON("/calshim/v1/changes"), as("reader"), lenient)
-	var h map[string]any
-	if r.status != http.StatusOK || json.Unmarshal(r.raw, &h) != nil {
-		t.Fatalf("change feed head: %d %s", r.status, r.raw)
-	}
-	return h
-}
 
 // The feed and the bulk load answer calshim's service account (and administrators) only.
 func TestSyncFeedNeedsTheServiceCredential(t *testing.T) {
@@ -89,28 +73,6 @@ func TestSyncBulkMatchesWPv2(t *testing.T) {
 			}
 		}
 	}
-}
-
-// wpGet reads a JSON answer of WordPress as the service account: a list, or the list under key.
-func wpGet(t *testing.T, path, key string) []json.RawMessage {
-	t.Helper()
-	r := call(t, http.MethodGet, wpJSON(path), as("reader"), lenient)
-	if r.status != http.StatusOK {
-		t.Fatalf("GET %s: %d %s", path, r.status, r.raw)
-	}
-	raw := r.raw
-	var items []json.RawMessage
-	if key != "" {
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &m); err != nil {
-			t.Fatal(err)
-		}
-		raw = m[key]
-	}
-	if err := json.Unmarshal(raw, &items); err != nil {
-		t.Fatalf("GET %s: %v", path, err)
-	}
-	return items
 }
 
 func decodeAll(t *testing.T, items []json.RawMessage) map[int]*mapping.Post {
@@ -231,28 +193,6 @@ func TestSyncScheduledEventPublishedByCron(t *testing.T) {
 	eventually(t, "published", func() bool { return get(t, "/events/"+id).status == http.StatusOK })
 }
 
-// wpPHP runs PHP code inside the rig's WordPress with php-cli as the web server's user (as WP-CLI
-// would), for changes no REST route makes, and returns what it printed.
-func wpPHP(t *testing.T, code string) []byte {
-	t.Helper()
-	return wpPHPConfigured(t, "", code)
-}
-
-// wpPHPConfigured is wpPHP with config run before WordPress loads, as wp-config.php is (constants).
-func wpPHPConfigured(t *testing.T, config, code string) []byte {
-	t.Helper()
-	u, _ := neturl.Parse(wpEnv["WP_URL"])
-	script := "$_SERVER['HTTP_HOST'] = '" + u.Hostname() + "'; $_SERVER['REQUEST_URI'] = '/'; " + config +
-		" require '/usr/share/wordpress/wp-load.php'; " + code
-	cmd := exec.Command("setpriv", "--reuid=www-data", "--regid=www-data", "--init-groups", "--", "php", "-r", script)
-	cmd.Dir = os.TempDir()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("php: %v\n%s", err, out)
-	}
-	return out
-}
-
 // A change of the site's time zone reaches the catalog (calshim dates new events in it).
 func TestSyncTimeZoneChange(t *testing.T) {
 	settings := wp(t, http.MethodGet, "/wp/v2/settings", nil)
@@ -263,59 +203,6 @@ func TestSyncTimeZoneChange(t *testing.T) {
 	eventually(t, "new time zone", func() bool { return readyz(t, shim)["timezone"] == "Europe/Berlin" })
 	restore()
 	eventually(t, "time zone restored", func() bool { return readyz(t, shim)["timezone"] == old })
-}
-
-// readyz returns calshim's /readyz body (nil when it does not answer).
-func readyz(t *testing.T, base string) map[string]any {
-	t.Helper()
-	res, err := http.Get(base + "/readyz")
-	if err != nil {
-		return nil
-	}
-	defer res.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(res.Body).Decode(&out)
-	if res.StatusCode != http.StatusOK {
-		return nil
-	}
-	return out
-}
-
-// syncShim starts a second calshim with the reader credential, a snapshot file and an upstream,
-// waits until it is ready and returns its URL, a stop function and its log file.
-func syncShim(t *testing.T, snapshot, upstream string) (string, func(), string) {
-	t.Helper()
-	logPath := filepath.Join(t.TempDir(), "calshim.log")
-	url, stop, err := launch(logPath, "CALSHIM_UPSTREAM_URL="+upstream,
-		"CALSHIM_UPSTREAM_USER="+wpEnv["CALSHIM_UPSTREAM_USER"],
-		"CALSHIM_UPSTREAM_APP_PASSWORD="+wpEnv["CALSHIM_UPSTREAM_APP_PASSWORD"],
-		"CALSHIM_CATALOG_SNAPSHOT="+snapshot, "CALSHIM_CATALOG_POLL_INTERVAL=1s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "second calshim ready", func() bool { return readyz(t, url) != nil })
-	return url, stop, logPath
-}
-
-func logHas(t *testing.T, path, text string) bool {
-	t.Helper()
-	b, _ := os.ReadFile(path)
-	return strings.Contains(string(b), text)
-}
-
-// newPublishedEvent creates a published event directly in WordPress and returns its ID; it is deleted
-// at the end of the test.
-func newPublishedEvent(t *testing.T, title string) string {
-	t.Helper()
-	day := time.Now().AddDate(0, 0, 4).Format("2006-01-02")
-	ev := wp(t, http.MethodPost, "/wp/v2/tribe_events", map[string]any{"title": title, "status": "publish",
-		"meta": map[string]any{"_EventStartDate": day + " 10:00:00", "_EventEndDate": day + " 11:00:00",
-			"_EventStartDateUTC": day + " 15:00:00", "_EventEndDateUTC": day + " 16:00:00"}})
-	id := strconv.Itoa(int(ev["id"].(float64)))
-	t.Cleanup(func() {
-		call(t, http.MethodDelete, wpJSON("/wp/v2/tribe_events/"+id+"?force=true"), as("admin"), lenient)
-	})
-	return id
 }
 
 // A restart from the snapshot is warm and current; a snapshot that cannot be read, or of another

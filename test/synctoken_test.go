@@ -105,8 +105,6 @@ func TestSyncTokenAgainstWordPress(t *testing.T) {
 	}
 }
 
-func sorted(ids ...int) []int { slices.Sort(ids); return ids }
-
 // Venues and organizers lists sync too: a venue trashed in WordPress is reported deleted.
 func TestSyncTokenVenues(t *testing.T) {
 	v := wp(t, http.MethodPost, "/wp/v2/tribe_venue",

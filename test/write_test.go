@@ -13,31 +13,6 @@ import (
 // Write tests create what they need far in the future (outside the archives' default window) and
 // trash it again, so the read tests' expectations stay true whatever the order.
 
-// send calls a v1 route as role with a JSON body (a Go value; nil sends none).
-func send(t testing.TB, role, method, path string, body any, opts ...reqOption) reply {
-	t.Helper()
-	opts = append(opts, as(role))
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		opts = append(opts, jsonBody(string(b)))
-	}
-	return call(t, method, v1+path, opts...)
-}
-
-func wantStatus(t *testing.T, r reply, status int) {
-	t.Helper()
-	if r.status != status {
-		t.Fatalf("status %d, want %d\n%s", r.status, status, r.raw)
-	}
-}
-
-func newEvent(title string) map[string]any {
-	return map[string]any{"title": title, "start_date": "2031-03-10 10:00:00", "end_date": "2031-03-10 12:00:00"}
-}
-
 func TestWriteEventLifecycle(t *testing.T) {
 	body := newEvent("Write Test Full Event")
 	body["description"] = "<p>Created by the write test.</p>"
@@ -261,17 +236,12 @@ func TestWriteTerms(t *testing.T) {
 
 func TestWriteEventImage(t *testing.T) {
 	media := sid(t, "media", "stage")
-	res, err := http.Get(wpEnv["WP_URL"] + "/wp-json/wp/v2/media/" + media)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var m struct {
 		SourceURL string `json:"source_url"`
 	}
-	if err := json.NewDecoder(res.Body).Decode(&m); err != nil || m.SourceURL == "" {
+	if err := json.Unmarshal(call(t, http.MethodGet, wpEnv["WP_URL"]+"/wp-json/wp/v2/media/"+media).raw, &m); err != nil || m.SourceURL == "" {
 		t.Fatalf("media %s: %v", media, err)
 	}
-	res.Body.Close()
 	for name, image := range map[string]string{"by ID": media, "by URL of an attachment": m.SourceURL} {
 		body := newEvent("Write Test Image " + name)
 		body["image"] = image

@@ -139,11 +139,11 @@ type Arg struct {
 	// placeholders below, resolved per request. Use DefaultValue to read it.
 	Default  any
 	Required bool
-	// Validate names the argument's validate_callback and Sanitize its sanitize_callback; the adapter
-	// holds the behaviour of each name. "" means none: a typed argument is then checked and cast by
-	// its type, as WordPress' rest_parse_request_arg does.
-	Validate string
-	Sanitize string
+	// Validate is the argument's validate_callback and Sanitize its sanitize_callback; the adapter
+	// holds the behaviour of each. 0 means none: a typed argument is then checked and cast by its
+	// type, as WordPress' rest_parse_request_arg does.
+	Validate Check
+	Sanitize Check
 	// Keys is the order of the schema keys in the index.
 	Keys keyOrder
 }

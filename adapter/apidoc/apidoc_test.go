@@ -10,11 +10,11 @@ import (
 
 	"calshim/adapter"
 	"calshim/adapter/apidoc"
-	"calshim/internal/jsontest"
+	"calshim/internal/testkit/jsontest"
 	"calshim/mapping"
 )
 
-// The recorded responses of the original (internal/testdata/examples/001-index.json and
+// The recorded responses of the original (internal/testkit/testdata/examples/001-index.json and
 // 003-doc.json).
 const (
 	recordedNS   = "tribe/events/v1"

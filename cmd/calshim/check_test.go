@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // checkFake runs `calshim check` against the fake as the reader, after intercept (nil: none) is

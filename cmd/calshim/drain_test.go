@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // On the first signal /readyz answers 503 at once while v1 requests are still served; the process

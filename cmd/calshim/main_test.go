@@ -7,7 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"calshim/config"
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // With upstream.language_param set, every language gets its own catalog, and each one's upstream

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // With ops_listen set, /metrics is served there and no longer on the public address; /healthz and

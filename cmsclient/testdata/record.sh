@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # record.sh — record the wp/v2 answers calshim's catalog reads, from the real WordPress rig, into
-# cmsclient/testdata/wp/ for the unit tests (served back by internal/wpfake).
+# cmsclient/testdata/wp/ for the unit tests (served back by internal/testkit/wpfake).
 #
 #   scripts/wp-up.sh && scripts/wp-seed.sh     # a freshly seeded rig: record the seed's data set only
 #   cmsclient/testdata/record.sh               # then review `git diff --stat` and commit

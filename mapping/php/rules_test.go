@@ -2,12 +2,13 @@ package php
 
 import (
 	"bytes"
-	"calshim/internal/phptest"
+	"calshim/internal/testkit/phptest"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os/exec"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -48,7 +49,7 @@ var values = []any{nil, true, false, num("0"), num("1"), num("-0"), num("0.0"), 
 
 func rules() []rule {
 	nines := strings.Repeat("9", 400)
-	return []rule{
+	return append([]rule{
 		{name: "Trim", php: `function ($v) { return trim($v); }`,
 			port:  func(v any) any { return Trim(str(v)) },
 			cases: cases(" a ", "a", "\x00a\x0b", "a", "\fa\f", "\fa\f", "\u00a0a", "\u00a0a", "\t\n\r", "")},
@@ -92,7 +93,7 @@ func rules() []rule {
 				return false
 			},
 			cases: cases("1", 1, "2.0", 2, "+3", 3, " 4 ", 4, "1e3", 1000, "0", false, "-1", false,
-				"1.5", false, "abc", false, "", false, "1e30", false, "0x1p4", false, "Inf", false,
+				"1.5", false, "abc", false, "", false, "1e30", false, "0x1p4", false, "0x1p1", false, "Inf", false,
 				"1_0", false, "9007199254740993", 9007199254740993,
 				"9223372036854775808", 9223372036854775807)},
 		{name: "IsNumeric", php: `'is_numeric'`,
@@ -179,6 +180,58 @@ func rules() []rule {
 				"opening_night_gala", []any{"opening_night_gala", true},
 				"~", []any{"", true}, "...", []any{"", true}, "Café", []any{"caf%c3%a9", true},
 				"a%2Fb", []any{"b", false})},
+	}, listRules()...)
+}
+
+// listRules are the readings of lists and request variables: tribe-common's list helpers,
+// WordPress' list parsers, and PHP's own reading of a query string.
+func listRules() []rule {
+	return []rule{
+		{name: "IsString", php: `'tribe_is_string'`,
+			port:  func(v any) any { return IsString(v) },
+			cases: append(cases("a", true, "", false, "0", false, " ", true), typed(IsString, values)...)},
+		{name: "ListToArray", php: `'list_to_array'`,
+			port: func(v any) any { return append([]any{}, ListToArray(v)...) },
+			cases: cases("1, 2 ,a", []any{1, 2, "a"}, "a%2Cb", []any{"a", "b"}, "", []any{}, "0", []any{},
+				"a+b,,c", []any{"a b", "c"}, "%zz", []any{"%zz"}, "1.5,1e3", []any{1.5, 1000},
+				[]any{" 1 ", "x", ""}, []any{1, "x"}, []any{}, []any{}, map[string]any{"b": "2", "a": "y"}, []any{"y", 2})},
+		{name: "ToList", php: `'to_list'`,
+			port: func(v any) any { return ToList(v) },
+			// A number is answered as it is, which a link's query writes as its text.
+			cases: append(cases("a", "a", "a, b", "a, b", []any{"a", "b"}, "a,b", []any{"1", num("2")}, "1,2",
+				map[string]any{"b": "x", "a": "y"}, "y,x"), ruleCase{in: num("7"), want: "7", php: 7})},
+		{name: "ParseIDList", wordpress: true, php: `function ($v) { return array_values(wp_parse_id_list($v)); }`,
+			port: func(v any) any { return append([]int{}, ParseIDList(v)...) },
+			cases: cases("1,2 3,,2", []any{1, 2, 3}, "-4,4,a", []any{4, 0}, "", []any{}, " 1.9\t1e3", []any{1, 1000},
+				[]any{true, "7", nil, []any{"8"}}, []any{1, 7}, []any{num("-3"), "3"}, []any{3},
+				map[string]any{"x": "5", "y": "6"}, []any{5, 6})},
+		{name: "ParseList", wordpress: true, php: `function ($v) { return array_values(wp_parse_list($v)); }`,
+			port: func(v any) any { return append([]string{}, slices.Collect(ParseList(str(v)))...) },
+			cases: append(cases("a, b,,c", []any{"a", "b", "c"}, " a\tb\n", []any{"a", "b"}, "", []any{},
+				",,", []any{}, "a.b,c", []any{"a.b", "c"}),
+				// PCRE's \s takes a vertical tab, which WordPress' REST server never meets in a _fields
+				// list it has read: calshim keeps Go's \s, as it always has.
+				ruleCase{in: "a\vb", want: []any{"a\vb"}, php: []any{"a", "b"}})},
+		{name: "VarName", php: `function ($v) { parse_str($v . '=1', $o); return array_key_first($o); }`,
+			port: func(v any) any { return VarName(str(v)) },
+			cases: cases("per.page", "per_page", "per page", "per_page", "per[page", "per_page", " page", "page",
+				"a[b.c", "a_b_c", "a\x00b", "a", "x]y", "x]y")},
+		{name: "ParseStr", wordpress: true, php: `function ($v) {
+				wp_parse_str($v, $o);
+				$r = array();
+				foreach ($o as $k => $x) { $r[] = array((string) $k, $x); }
+				return $r;
+			}`,
+			port: func(v any) any {
+				out := [][]string{}
+				for _, p := range ParseStr(str(v)) {
+					out = append(out, []string{p.Key, p.Value})
+				}
+				return out
+			},
+			cases: cases("a=1&b=2&a=3", []any{[]any{"a", "3"}, []any{"b", "2"}},
+				"per.page=2&&x=%20y+z", []any{[]any{"per_page", "2"}, []any{"x", " y z"}},
+				"=x&b=", []any{[]any{"b", ""}}, "", []any{})},
 	}
 }
 
@@ -244,12 +297,44 @@ function is_positive_int($value) { // Tribe__Validator__Base::is_positive_int
 	return is_numeric($value) && (int) $value == $value && (int) $value > 0;
 }
 
+function tribe_is_string($value) { // Tribe__Validator__Base::is_string
+	return ! empty($value) && is_string($value);
+}
+
+function list_to_array($value, $sep = ',') { // Tribe__Utils__Array::list_to_array
+	if (empty($value)) {
+		return array();
+	}
+	$value = is_array($value) ? $value : urldecode($value);
+	if ($value === '') {
+		return array();
+	}
+	if (! is_array($value)) {
+		$value = preg_split('/\\s*' . preg_quote($sep) . '\\s*/', $value);
+	}
+	$filtered = array();
+	foreach ($value as $v) {
+		if ('' !== $v) {
+			$filtered[] = is_numeric($v) ? $v + 0 : $v;
+		}
+	}
+	return $filtered;
+}
+
+function to_list($list, $sep = ',') { // Tribe__Utils__Array::to_list
+	if (empty($list)) {
+		return $list;
+	}
+	return is_array($list) ? implode($sep, $list) : $list;
+}
+
 function is_timestamp($timestamp) { // Tribe__Date_Utils::is_timestamp
 	return is_numeric($timestamp) && (int) $timestamp == $timestamp && date('U', $timestamp) == $timestamp;
 }
 `
 
-// wpPrelude loads WordPress' formatting functions alone, with the options they read.
+// wpPrelude loads WordPress' formatting functions alone, with the options they read, and takes
+// its list parsers out of functions.php (which would load the options from the database).
 const wpPrelude = `
 define('ABSPATH', '` + phptest.WordPress + `/');
 define('WPINC', 'wp-includes');
@@ -264,6 +349,10 @@ function reset_mbstring_encoding() {}
 function wp_allowed_protocols() {
 	return array('http', 'https', 'ftp', 'ftps', 'mailto', 'news', 'irc', 'irc6', 'ircs', 'gopher', 'nntp',
 		'feed', 'telnet', 'mms', 'rtsp', 'sms', 'svn', 'tel', 'fax', 'xmpp', 'webcal', 'urn');
+}
+foreach (array('absint', 'wp_parse_list', 'wp_parse_id_list') as $fn) {
+	preg_match('/^function ' . $fn . '\(.*?^}$/ms', file_get_contents(ABSPATH . WPINC . '/functions.php'), $m);
+	eval($m[0]);
 }
 add_filter('sanitize_title', 'sanitize_title_with_dashes', 10, 3); // default-filters.php
 `

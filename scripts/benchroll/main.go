@@ -1,5 +1,5 @@
 // Command benchroll measures a rolling restart of three calshim replicas behind haproxy
-// (internal/cluster, as test/replicas_test.go runs them): each replica in turn gets SIGTERM (the drain),
+// (internal/testkit/cluster, as test/replicas_test.go runs them): each replica in turn gets SIGTERM (the drain),
 // is started again as soon as it exits, from its snapshot file, and the next one follows once haproxy
 // sees it up. It prints how long the roll took and how long haproxy had fewer than three replicas up.
 // scripts/bench-load.sh runs it (ROLL=1); alone:
@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"calshim/internal/cluster"
+	"calshim/internal/testkit/cluster"
 )
 
 func main() {

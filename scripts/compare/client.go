@@ -3,7 +3,7 @@ package main
 import (
 	"bytes"
 	"calshim/adapter/shadow"
-	"calshim/internal/rigenv"
+	"calshim/internal/testkit/rigenv"
 	"context"
 	"io"
 	"net/http"

@@ -2,7 +2,7 @@ package main
 
 import (
 	"calshim/adapter/shadow"
-	"calshim/internal/rigenv"
+	"calshim/internal/testkit/rigenv"
 	"encoding/json"
 	"fmt"
 	"maps"

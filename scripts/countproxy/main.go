@@ -3,7 +3,7 @@
 //	countproxy PORT TARGET_URL COUNT_FILE
 //
 // It listens on 127.0.0.1:PORT and keeps the number of requests forwarded so far in COUNT_FILE. The
-// proxy is internal/cluster's (the Host header is the target's: Debian's WordPress picks its site by
+// proxy is internal/testkit/cluster's (the Host header is the target's: Debian's WordPress picks its site by
 // it).
 package main
 
@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"time"
 
-	"calshim/internal/cluster"
+	"calshim/internal/testkit/cluster"
 )
 
 func main() {

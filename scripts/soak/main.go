@@ -19,8 +19,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"calshim/internal/cluster"
-	"calshim/internal/rigenv"
+	"calshim/internal/testkit/cluster"
+	"calshim/internal/testkit/rigenv"
 )
 
 type soak struct {

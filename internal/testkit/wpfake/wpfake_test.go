@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"calshim/internal/wpfake"
+	"calshim/internal/testkit/wpfake"
 )
 
 // get fetches path (relative to the REST root) from the fake.

@@ -9,7 +9,7 @@ import (
 )
 
 // Example is one recorded response of the original (The Events Calendar 6.17.2): the request and what
-// it answered, as stored in internal/testdata/examples/<name>.json.
+// it answered, as stored in internal/testkit/testdata/examples/<name>.json.
 type Example struct {
 	Name          string            `json:"name"`
 	Method        string            `json:"method"`
@@ -24,7 +24,7 @@ type Example struct {
 func ExamplesDir() string {
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
-		return filepath.Join("internal", "testdata", "examples")
+		return filepath.Join("internal", "testkit", "testdata", "examples")
 	}
 
 	return filepath.Join(filepath.Dir(file), "..", "testdata", "examples")

@@ -19,7 +19,7 @@ func Dir() string {
 	if !ok {
 		return filepath.Join("cmsclient", "testdata", "wp")
 	}
-	return filepath.Join(filepath.Dir(file), "..", "..", "cmsclient", "testdata", "wp")
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "cmsclient", "testdata", "wp")
 }
 
 // Recording is one answer recorded from the real WordPress, as listed in manifest.tsv.

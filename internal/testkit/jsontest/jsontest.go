@@ -1,6 +1,6 @@
 // Package jsontest is the test support shared by calshim's packages: it decodes JSON keeping the order
 // of object members (the original's key order is part of its contract), compares such values, and reads
-// the recorded responses of the original (internal/testdata/examples).
+// the recorded responses of the original (internal/testkit/testdata/examples).
 package jsontest
 
 import (

@@ -1,0 +1,1066 @@
+<?php
+/**
+ * Calshim_Changes, one class of the calshim bridge plugin, loaded by ../calshim.php (see its
+ * header for what the plugin does and why).
+ *
+ * @package calshim
+ */
+
+defined( 'ABSPATH' ) || exit;
+
+/**
+ * Calshim_Changes is the change log calshim syncs from (h) and the two routes that serve it (i).
+ *
+ * Every write WordPress makes through its own APIs fires the hooks below, whoever calls them: the admin,
+ * wp/v2, TEC's own saves, WP-CLI, the cron publishing a scheduled post (wp_publish_post fires save_post). A
+ * request collects what it touched and writes one row per object at its end (the `shutdown` action, also run
+ * by WP-CLI and cron), so that calshim never reads an object whose meta or terms are still being saved: a
+ * row is only visible once everything the request did is. Writes that bypass WordPress (direct SQL) are not
+ * seen unless they call clean_post_cache() / clean_term_cache() for what they changed, as WordPress asks.
+ *
+ * Table {prefix}calshim_changes: seq (AUTO_INCREMENT, the sequence), kind (post, term, option), object_type
+ * (post type, taxonomy or option name), object_id, deleted, changed_ms (unix milliseconds). It is created on
+ * first use; its identity (option calshim_changes_log, a UUID) is created with it, so a reset or restored
+ * table is noticed by calshim. Rows older than the retention (7 days; filter calshim_changes_retention, in
+ * seconds) are pruned at most once an hour; the highest pruned sequence is the floor (option
+ * calshim_changes_floor): a `since` below it answers 410 calshim_changes_expired and calshim reloads.
+ */
+final class Calshim_Changes {
+
+	/** Version of the sync protocol, published in the REST index (`calshim.sync`). */
+	const PROTOCOL = 1;
+
+	const SCHEMA_OPTION = 'calshim_changes_schema';
+	const SCHEMA        = '1';
+	const LOG_OPTION    = 'calshim_changes_log';
+	const FLOOR_OPTION  = 'calshim_changes_floor';
+	const PRUNED_OPTION = 'calshim_changes_pruned_at';
+
+	/** Default retention of the log, in seconds (7 days): how long calshim may be away and still catch up. */
+	const RETENTION = 604800;
+
+	/**
+	 * How long a hole in the sequence may stay open before the feed steps over it, in milliseconds. Two
+	 * requests may take sequence numbers in one order and commit in the other; the feed stops before a hole
+	 * until it is that old, so the row that fills it is not skipped.
+	 */
+	const GAP_WAIT_MS = 3000;
+
+	/** Change rows per feed answer; more remain when the answer says `more`. */
+	const BATCH = 500;
+
+	/** Objects a request may collect before they are written (long WP-CLI imports). */
+	const FLUSH_AT = 1000;
+
+	/** Posts per bulk answer at most. */
+	const BULK_MAX = 5000;
+
+	/** Statuses the service credential reads (everything a caller may be shown, trash for 410 answers). */
+	const STATUSES = [ 'publish', 'future', 'draft', 'pending', 'private', 'trash' ];
+
+	const TAXONOMIES = [ Calshim_Bridge::CATEGORY, 'post_tag' ];
+
+	/** Options calshim reads (the REST index and what shapes links and dates). */
+	const OPTIONS = [ 'timezone_string', 'gmt_offset', 'tribe_events_calendar_options', 'posts_per_page', 'home',
+		'siteurl', 'permalink_structure', 'date_format', 'time_format', 'start_of_week', 'blogname' ];
+
+	/** @var array<string,array> Objects this request changed, by "kind:type:id". */
+	private static $pending = [];
+
+	/** wp/v2 fields calshim reads of a post (plus the term lists) and of a term; the rest is not computed. */
+	const POST_FIELDS = 'id,date,date_gmt,modified,modified_gmt,slug,status,type,link,author,featured_media,calshim';
+	const TERM_FIELDS = 'id,count,description,link,name,slug,taxonomy,parent,calshim';
+
+	/** Hooks everything up. */
+	public static function boot() {
+		foreach ( [ 'save_post', 'clean_post_cache', 'edit_attachment', 'add_attachment' ] as $hook ) {
+			add_action( $hook, [ __CLASS__, 'on_post' ], 10, 1 );
+		}
+		add_action( 'deleted_post', [ __CLASS__, 'on_deleted_post' ], 10, 2 );
+		add_action( 'delete_attachment', [ __CLASS__, 'on_delete_attachment' ], 10, 1 );
+		foreach ( [ 'added_post_meta', 'updated_post_meta', 'deleted_post_meta' ] as $hook ) {
+			add_action( $hook, [ __CLASS__, 'on_meta' ], 10, 2 );
+		}
+		add_action( 'set_object_terms', [ __CLASS__, 'on_object_terms' ], 10, 6 );
+		add_action( 'deleted_term_relationships', [ __CLASS__, 'on_removed_terms' ], 10, 3 );
+		add_action( 'created_term', [ __CLASS__, 'on_term' ], 10, 3 );
+		add_action( 'edited_term', [ __CLASS__, 'on_term' ], 10, 3 );
+		add_action( 'edited_term_taxonomy', [ __CLASS__, 'on_term_taxonomy' ], 10, 2 );
+		add_action( 'delete_term', [ __CLASS__, 'on_deleted_term' ], 10, 5 );
+		add_action( 'clean_term_cache', [ __CLASS__, 'on_clean_terms' ], 10, 2 );
+		add_action( 'added_option', [ __CLASS__, 'on_option' ], 10, 1 );
+		add_action( 'updated_option', [ __CLASS__, 'on_option' ], 10, 1 );
+		add_action( 'deleted_option', [ __CLASS__, 'on_option' ], 10, 1 );
+		add_action( 'shutdown', [ __CLASS__, 'flush' ], 1 );
+		add_action( 'rest_api_init', [ __CLASS__, 'register_routes' ] );
+	}
+
+	// ---------------------------------------------------------------------------------------------------------
+	// Recording
+	// ---------------------------------------------------------------------------------------------------------
+
+	/** Post types whose changes are logged: the three, and attachments (featured images). */
+	private static function tracked_type( $type ) {
+		return isset( Calshim_Bridge::META[ $type ] ) || 'attachment' === $type;
+	}
+
+	public static function on_post( $post_id ) {
+		self::touch_post( (int) $post_id, get_post_type( $post_id ), false );
+	}
+
+	public static function on_deleted_post( $post_id, $post = null ) {
+		$type = $post instanceof WP_Post ? $post->post_type : get_post_type( $post_id );
+		self::touch_post( (int) $post_id, $type, true );
+	}
+
+	/**
+	 * Deleting an attachment removes the _thumbnail_id rows that point to it in one statement, which
+	 * names no post: the posts that showed it are recorded here, before it goes.
+	 */
+	public static function on_delete_attachment( $attachment_id ) {
+		global $wpdb;
+		$ids = $wpdb->get_col( $wpdb->prepare( "SELECT post_id FROM {$wpdb->postmeta} WHERE meta_key = '_thumbnail_id' AND meta_value = %s", (string) (int) $attachment_id ) );
+		foreach ( $ids as $id ) {
+			self::touch_post( (int) $id, get_post_type( $id ), false );
+		}
+	}
+
+	public static function on_meta( $meta_ids, $object_id ) {
+		self::touch_post( (int) $object_id, get_post_type( $object_id ), false );
+	}
+
+	public static function on_object_terms( $object_id, $terms, $tt_ids, $taxonomy, $append = false, $old_tt_ids = [] ) {
+		self::touch_post( (int) $object_id, get_post_type( $object_id ), false );
+		// The terms' counts change with their posts.
+		foreach ( array_unique( array_merge( (array) $tt_ids, (array) $old_tt_ids ) ) as $tt_id ) {
+			self::on_term_taxonomy( $tt_id, $taxonomy );
+		}
+	}
+
+	public static function on_removed_terms( $object_id, $tt_ids, $taxonomy ) {
+		self::on_object_terms( $object_id, [], (array) $tt_ids, $taxonomy );
+	}
+
+	public static function on_term( $term_id, $tt_id, $taxonomy ) {
+		self::touch_term( (int) $term_id, $taxonomy, false );
+	}
+
+	public static function on_term_taxonomy( $tt_id, $taxonomy ) {
+		$taxonomy = is_object( $taxonomy ) && isset( $taxonomy->name ) ? $taxonomy->name : (string) $taxonomy;
+		if ( ! in_array( $taxonomy, self::TAXONOMIES, true ) ) {
+			return;
+		}
+		$term = get_term_by( 'term_taxonomy_id', (int) $tt_id, $taxonomy );
+		if ( $term instanceof WP_Term ) {
+			self::touch_term( (int) $term->term_id, $taxonomy, false );
+		}
+	}
+
+	public static function on_deleted_term( $term_id, $tt_id, $taxonomy, $deleted_term = null, $object_ids = [] ) {
+		self::touch_term( (int) $term_id, $taxonomy, true );
+		foreach ( (array) $object_ids as $object_id ) {
+			self::touch_post( (int) $object_id, get_post_type( $object_id ), false );
+		}
+	}
+
+	public static function on_clean_terms( $ids, $taxonomy ) {
+		if ( ! in_array( $taxonomy, self::TAXONOMIES, true ) ) {
+			return;
+		}
+		foreach ( (array) $ids as $id ) {
+			if ( term_exists( (int) $id, $taxonomy ) ) {
+				self::touch_term( (int) $id, $taxonomy, false );
+			}
+		}
+	}
+
+	public static function on_option( $name ) {
+		if ( in_array( $name, self::OPTIONS, true ) ) {
+			self::touch( 'option', $name, 0, false );
+		}
+	}
+
+	private static function touch_post( $id, $type, $deleted ) {
+		if ( $id > 0 && is_string( $type ) && self::tracked_type( $type ) ) {
+			self::touch( 'post', $type, $id, $deleted );
+		}
+	}
+
+	private static function touch_term( $id, $taxonomy, $deleted ) {
+		if ( $id > 0 && in_array( $taxonomy, self::TAXONOMIES, true ) ) {
+			self::touch( 'term', $taxonomy, $id, $deleted );
+		}
+	}
+
+	/**
+	 * Collects one changed object; the last change wins (an importer may delete an object and create it
+	 * again under the same ID).
+	 */
+	private static function touch( $kind, $type, $id, $deleted ) {
+		$key = $kind . ':' . $type . ':' . $id;
+		unset( self::$pending[ $key ] ); // re-added last, so rows keep the order of the changes
+		self::$pending[ $key ] = [ $kind, $type, $id, $deleted ];
+		if ( count( self::$pending ) >= self::FLUSH_AT ) {
+			self::flush();
+		}
+	}
+
+	/** Writes the collected changes, one row each, in one statement. */
+	public static function flush() {
+		if ( ! self::$pending ) {
+			return;
+		}
+		$rows           = self::$pending;
+		self::$pending  = [];
+		$written        = self::insert( $rows );
+		if ( ! $written ) {
+			// The table may be gone (a restored database): create it, with a new identity, and retry once.
+			self::create_table();
+			$written = self::insert( $rows );
+		}
+		self::maybe_prune();
+		if ( $written ) {
+			self::notify();
+		}
+	}
+
+	/** Seconds between two notices of one request before its end (a long WP-CLI import flushes often). */
+	const NOTIFY_GAP = 1;
+
+	/**
+	 * Push notice: tells the calshims configured (see notice_targets()) that the log grew, so that they poll
+	 * at once instead of at their next poll. The secret they share goes as a bearer token. One POST per URL,
+	 * non-blocking with a short timeout (WordPress' curl transport still waits up to a second for an address
+	 * that does not answer), once at the end of the request and at most once a NOTIFY_GAP before it. Polling
+	 * stays the guarantee: a lost notice delays a change until the next poll, nothing more.
+	 */
+	private static function notify() {
+		static $sent = 0.0;
+		$targets = self::notice_targets();
+		if ( ! $targets || ( ! doing_action( 'shutdown' ) && microtime( true ) - $sent < self::NOTIFY_GAP ) ) {
+			return;
+		}
+		$sent = microtime( true );
+		foreach ( $targets as $url => $secret ) {
+			wp_remote_post( $url, [
+				'blocking' => false,
+				'timeout'  => 0.5,
+				'headers'  => [ 'Authorization' => 'Bearer ' . $secret ],
+			] );
+		}
+	}
+
+	/**
+	 * The calshims to notify, URL => secret. URLs come from wp-config.php only, directly or as an allow-list,
+	 * so that whoever can write an option (an administrator, a plugin's settings page, an injected query)
+	 * can neither send notices anywhere nor learn a secret kept in wp-config.php:
+	 *
+	 *   - the constant CALSHIM_NOTIFY_URLS when defined, with the secret of the constant CALSHIM_NOTIFY_SECRET,
+	 *     else of the option calshim_notify_secret;
+	 *   - else the URLs of the option calshim_notify_urls whose origin (scheme://host:port) the constant
+	 *     CALSHIM_NOTIFY_ALLOWED_ORIGINS lists, with the secret of the option calshim_notify_secret only: a
+	 *     secret held in a constant never goes to a URL held in an option.
+	 *
+	 * Lists are arrays or strings separated by spaces, commas or new lines. Without a secret nobody is told.
+	 */
+	private static function notice_targets() {
+		$option_secret = (string) get_option( 'calshim_notify_secret', '' );
+		if ( defined( 'CALSHIM_NOTIFY_URLS' ) ) {
+			$urls   = self::url_list( CALSHIM_NOTIFY_URLS );
+			$secret = defined( 'CALSHIM_NOTIFY_SECRET' ) ? (string) CALSHIM_NOTIFY_SECRET : $option_secret;
+		} else {
+			$allowed = defined( 'CALSHIM_NOTIFY_ALLOWED_ORIGINS' ) ? array_map( [ __CLASS__, 'origin' ], self::url_list( CALSHIM_NOTIFY_ALLOWED_ORIGINS ) ) : [];
+			$urls    = array_filter( self::url_list( get_option( 'calshim_notify_urls', '' ) ), static function ( $url ) use ( $allowed ) {
+				$origin = self::origin( $url );
+				return '' !== $origin && in_array( $origin, $allowed, true );
+			} );
+			$secret  = $option_secret;
+		}
+		return '' === $secret ? [] : array_fill_keys( $urls, $secret );
+	}
+
+	/** A list setting as an array of strings. */
+	private static function url_list( $value ) {
+		return is_array( $value ) ? array_map( 'strval', array_values( $value ) ) : preg_split( '/[\s,]+/', (string) $value, -1, PREG_SPLIT_NO_EMPTY );
+	}
+
+	/** "scheme://host:port" of a URL, lower case, with the scheme's default port made explicit ("" if none). */
+	private static function origin( $url ) {
+		$parts = wp_parse_url( $url );
+		if ( ! is_array( $parts ) || empty( $parts['scheme'] ) || empty( $parts['host'] ) ) {
+			return '';
+		}
+		$scheme = strtolower( $parts['scheme'] );
+		$port   = isset( $parts['port'] ) ? (int) $parts['port'] : ( 'https' === $scheme ? 443 : 80 );
+		return $scheme . '://' . strtolower( $parts['host'] ) . ':' . $port;
+	}
+
+	private static function insert( array $rows ) {
+		global $wpdb;
+		if ( get_option( self::SCHEMA_OPTION ) !== self::SCHEMA ) {
+			self::create_table();
+		}
+		$now    = self::now_ms();
+		$values = [];
+		foreach ( $rows as list( $kind, $type, $id, $deleted ) ) {
+			$values[] = $wpdb->prepare( '(%s, %s, %d, %d, %d)', $kind, $type, $id, $deleted ? 1 : 0, $now );
+		}
+		$table = self::table();
+		$sql   = "INSERT INTO $table (kind, object_type, object_id, deleted, changed_ms) VALUES " . implode( ',', $values );
+		$suppress = $wpdb->suppress_errors( true );
+		$ok       = false !== $wpdb->query( $sql ); // phpcs:ignore WordPress.DB.PreparedSQL
+		$wpdb->suppress_errors( $suppress );
+		return $ok;
+	}
+
+	public static function table() {
+		global $wpdb;
+		return $wpdb->prefix . 'calshim_changes';
+	}
+
+	private static function now_ms() {
+		return (int) floor( microtime( true ) * 1000 );
+	}
+
+	/** Creates the table when absent; a new table is a new log, with a new identity and floor 0. */
+	private static function create_table() {
+		global $wpdb;
+		$table  = self::table();
+		$exists = $table === $wpdb->get_var( $wpdb->prepare( 'SHOW TABLES LIKE %s', $table ) );
+		if ( ! $exists ) {
+			$charset = $wpdb->get_charset_collate();
+			$wpdb->query( "CREATE TABLE IF NOT EXISTS $table ( seq BIGINT UNSIGNED NOT NULL AUTO_INCREMENT, kind VARCHAR(8) NOT NULL, object_type VARCHAR(64) NOT NULL, object_id BIGINT UNSIGNED NOT NULL, deleted TINYINT(1) NOT NULL DEFAULT 0, changed_ms BIGINT UNSIGNED NOT NULL, PRIMARY KEY (seq), KEY changed_ms (changed_ms) ) $charset" ); // phpcs:ignore WordPress.DB.PreparedSQL
+		}
+		if ( ! $exists || ! get_option( self::LOG_OPTION ) ) {
+			self::new_identity();
+		}
+		update_option( self::SCHEMA_OPTION, self::SCHEMA, true );
+	}
+
+	private static function new_identity() {
+		update_option( self::LOG_OPTION, wp_generate_uuid4(), true );
+		update_option( self::FLOOR_OPTION, 0, true );
+	}
+
+	/** Prunes rows past the retention, at most once an hour. */
+	private static function maybe_prune() {
+		if ( (int) get_option( self::PRUNED_OPTION, 0 ) > time() - HOUR_IN_SECONDS ) {
+			return;
+		}
+		update_option( self::PRUNED_OPTION, time(), true );
+		self::prune( (int) apply_filters( 'calshim_changes_retention', self::RETENTION ) );
+	}
+
+	/** Deletes the rows older than $keep seconds and raises the floor to the highest deleted sequence. */
+	public static function prune( $keep ) {
+		global $wpdb;
+		$table  = self::table();
+		$cutoff = self::now_ms() - max( 0, (int) $keep ) * 1000;
+		$max    = (int) $wpdb->get_var( $wpdb->prepare( "SELECT MAX(seq) FROM $table WHERE changed_ms <= %d", $cutoff ) ); // phpcs:ignore WordPress.DB.PreparedSQL
+		if ( $max <= (int) get_option( self::FLOOR_OPTION, 0 ) ) {
+			return;
+		}
+		$wpdb->query( $wpdb->prepare( "DELETE FROM $table WHERE seq <= %d", $max ) ); // phpcs:ignore WordPress.DB.PreparedSQL
+		update_option( self::FLOOR_OPTION, $max, true );
+	}
+
+	// ---------------------------------------------------------------------------------------------------------
+	// Routes
+	// ---------------------------------------------------------------------------------------------------------
+
+	public static function register_routes() {
+		$read = [ __CLASS__, 'may_read' ];
+		register_rest_route( 'calshim/v1', '/changes', [
+			'methods'             => 'GET',
+			'callback'            => [ __CLASS__, 'feed' ],
+			'permission_callback' => $read,
+			'args'                => [
+				'since' => [ 'type' => 'integer', 'minimum' => 0 ],
+				'ids'   => [ 'type' => 'string', 'enum' => [ 'true', 'false', '1', '0', 'count' ] ],
+			],
+		] );
+		register_rest_route( 'calshim/v1', '/changes/rows', [
+			'methods'             => 'GET',
+			'callback'            => [ __CLASS__, 'rows_route' ],
+			'permission_callback' => $read,
+			'args'                => [
+				'since' => [ 'type' => 'integer', 'minimum' => 0, 'required' => true ],
+				'until' => [ 'type' => 'integer', 'minimum' => 0, 'required' => true ],
+			],
+		] );
+		register_rest_route( 'calshim/v1', '/changes/prune', [
+			'methods'             => 'POST',
+			'callback'            => [ __CLASS__, 'prune_route' ],
+			'permission_callback' => static function () {
+				return current_user_can( 'manage_options' );
+			},
+			'args'                => [ 'keep' => [ 'type' => 'integer', 'minimum' => 0, 'required' => true ] ],
+		] );
+		register_rest_route( 'calshim/v1', '/changes/reset', [
+			'methods'             => 'POST',
+			'callback'            => [ __CLASS__, 'reset_route' ],
+			'permission_callback' => static function () {
+				return current_user_can( 'manage_options' );
+			},
+		] );
+		register_rest_route( 'calshim/v1', '/bulk', [
+			'methods'             => 'GET',
+			'callback'            => [ __CLASS__, 'bulk' ],
+			'permission_callback' => $read,
+			'args'                => [
+				'type' => [ 'type' => 'string', 'enum' => array_keys( Calshim_Bridge::META ), 'required' => true ],
+				'from' => [ 'type' => 'integer', 'minimum' => 0 ],
+				'to'   => [ 'type' => 'integer', 'minimum' => 0 ],
+			],
+		] );
+		register_rest_route( 'calshim/v1', '/media', [
+			'methods'             => 'GET',
+			'callback'            => [ __CLASS__, 'media_route' ],
+			'permission_callback' => $read,
+			'args'                => [
+				'include' => [ 'type' => 'array', 'items' => [ 'type' => 'integer' ], 'maxItems' => 100, 'required' => true ],
+			],
+		] );
+		register_rest_route( 'calshim/v1', '/posts/(?P<id>\d+)', [
+			'methods'             => 'GET',
+			'callback'            => [ __CLASS__, 'post_type_route' ],
+			'permission_callback' => $read,
+		] );
+	}
+
+	/**
+	 * GET /calshim/v1/posts/ID: the type of the post with that ID, of any type and status (get_post), or
+	 * 404. The original answers 400 for an ID of another post and 404 for no post at all; the catalog
+	 * holds only the calendar's posts, so calshim asks here once for an ID it does not know.
+	 */
+	public static function post_type_route( WP_REST_Request $request ) {
+		$post = get_post( (int) $request['id'] );
+		if ( ! $post ) {
+			return new WP_Error( 'calshim_no_post', 'No post has this ID.', [ 'status' => 404 ] );
+		}
+		return [ 'id' => $post->ID, 'type' => $post->post_type ];
+	}
+
+	/** Only calshim's service account (calshim_reader) and administrators read the log and the bulk load. */
+	public static function may_read() {
+		if ( current_user_can( Calshim_Bridge::READ_ALL_CAP ) || current_user_can( 'manage_options' ) ) {
+			return true;
+		}
+		return new WP_Error( 'rest_forbidden', 'Sorry, you are not allowed to do that.', [ 'status' => rest_authorization_required_code() ] );
+	}
+
+	/** POST /calshim/v1/changes/prune?keep=SECONDS: prunes now (operators; tests of an expired `since`). */
+	public static function prune_route( WP_REST_Request $request ) {
+		self::ensure_table();
+		self::prune( (int) $request->get_param( 'keep' ) );
+		return self::head_answer();
+	}
+
+	/**
+	 * POST /calshim/v1/changes/reset: starts a new log (new identity, empty table), e.g. after restoring a
+	 * database backup: every calshim then reloads everything.
+	 */
+	public static function reset_route() {
+		global $wpdb;
+		self::ensure_table();
+		$wpdb->query( 'TRUNCATE TABLE ' . self::table() ); // phpcs:ignore WordPress.DB.PreparedSQL
+		self::new_identity();
+		return self::head_answer();
+	}
+
+	public static function ensure_table() {
+		if ( get_option( self::SCHEMA_OPTION ) !== self::SCHEMA ) {
+			self::create_table();
+		}
+	}
+
+	/** The log's identity and position: what every feed answer starts with. */
+	private static function head_answer() {
+		global $wpdb;
+		$table = self::table();
+		$floor = (int) get_option( self::FLOOR_OPTION, 0 );
+		$max   = $wpdb->get_var( "SELECT MAX(seq) FROM $table" ); // phpcs:ignore WordPress.DB.PreparedSQL
+		if ( null !== $max && (int) $max < $floor ) {
+			// Sequences restarted below the floor (an emptied table): a new log.
+			self::new_identity();
+			$floor = 0;
+		}
+		$head = max( (int) $max, $floor );
+		return [
+			'log'    => (string) get_option( self::LOG_OPTION ),
+			'site'   => home_url(),
+			'head'   => $head,
+			'seq'    => $head,
+			'floor'  => $floor,
+			'now_ms' => self::now_ms(),
+		];
+	}
+
+	/**
+	 * GET /calshim/v1/changes?since=SEQ. Without since: the log's identity and head only. With since: the
+	 * changes after it (at most BATCH rows, `more` when others follow), with the changed posts, terms and
+	 * featured images in full as wp/v2 renders them (calshim reads them like its wp/v2 lists), the IDs changed
+	 * per type (an ID changed but absent from the items is gone for the caller: deleted, or out of the
+	 * statuses or language it reads), the deleted IDs, the options changed, the rows of posts (`rows`: seq, id,
+	 * type, deleted; what calshim answers its clients' sync tokens from), and `seq` to continue from. A
+	 * since past the head (a reset or restored log) or below the floor (pruned) answers 410: reload.
+	 * Query parameters other than since (e.g. a multilingual site's lang) are passed on to the wp/v2 reads.
+	 */
+	public static function feed( WP_REST_Request $request ) {
+		self::ensure_table();
+		$answer = self::head_answer();
+		$since  = $request->get_param( 'since' );
+		if ( null === $since ) {
+			return $answer;
+		}
+		$since = (int) $since;
+		if ( $since > $answer['head'] ) {
+			return self::gone( 'calshim_changes_unknown', 'The sequence is past the head of this change log (a reset or restored site): reload everything.', $answer );
+		}
+		if ( $since < $answer['floor'] ) {
+			return self::gone( 'calshim_changes_expired', 'The sequence is older than the retention of the change log: reload everything.', $answer );
+		}
+		$rows = self::rows( $since, $answer['now_ms'], $more );
+		$answer['seq']       = $rows ? (int) end( $rows )->seq : $since;
+		$answer['more']      = $more;
+		$answer['newest_ms'] = $rows ? (int) end( $rows )->changed_ms : 0;
+		$answer['rows']      = self::post_rows( $rows );
+		$answer              = array_merge( $answer, self::content( $rows, self::forwarded( $request ) ) );
+		$ids = $request->get_param( 'ids' );
+		if ( 'count' === $ids ) {
+			$answer['counts'] = self::id_counts();
+		} elseif ( $ids && 'false' !== $ids && '0' !== $ids ) {
+			$answer['ids'] = self::all_ids();
+		}
+		return $answer;
+	}
+
+	/** Rows of the rows route per answer at most. */
+	const ROWS_MAX = 5000;
+
+	/**
+	 * GET /calshim/v1/changes/rows?since=SEQ&until=SEQ: the log's post rows after since up to until, in
+	 * sequence order, as (seq, id, type, deleted) only, at most ROWS_MAX (`more` when others follow). calshim
+	 * answers a client's sync token older than what it followed itself with them (which posts changed since
+	 * the token's sequence); until is a sequence its catalog already passed, so no hole is still open below
+	 * it. A since below the floor (pruned) or past the head answers 410, as the feed does.
+	 */
+	public static function rows_route( WP_REST_Request $request ) {
+		global $wpdb;
+		self::ensure_table();
+		$answer = self::head_answer();
+		$since  = (int) $request->get_param( 'since' );
+		$until  = min( (int) $request->get_param( 'until' ), $answer['head'] );
+		if ( $since > $answer['head'] ) {
+			return self::gone( 'calshim_changes_unknown', 'The sequence is past the head of this change log (a reset or restored site).', $answer );
+		}
+		if ( $since < $answer['floor'] ) {
+			return self::gone( 'calshim_changes_expired', 'The sequence is older than the retention of the change log.', $answer );
+		}
+		$table = self::table();
+		$rows  = $wpdb->get_results( $wpdb->prepare( "SELECT seq, kind, object_type, object_id, deleted FROM $table WHERE seq > %d AND seq <= %d ORDER BY seq LIMIT %d", $since, $until, self::ROWS_MAX + 1 ) ); // phpcs:ignore WordPress.DB.PreparedSQL
+		$more  = count( $rows ) > self::ROWS_MAX;
+		$rows  = array_slice( $rows, 0, self::ROWS_MAX );
+		$answer['seq']  = $rows && $more ? (int) end( $rows )->seq : $until;
+		$answer['more'] = $more;
+		$answer['rows'] = self::post_rows( $rows );
+		return $answer;
+	}
+
+	/**
+	 * The rows of posts of the three types, as (seq, id, type, deleted), and of the calendar's terms, with
+	 * term true and the taxonomy as type: an event embeds its terms (their names and counts), so calshim
+	 * re-sends the events of a term that changed after a token, wherever its catalog read the term's new state.
+	 */
+	private static function post_rows( array $rows ) {
+		$out = [];
+		foreach ( $rows as $row ) {
+			$term = 'term' === $row->kind && in_array( $row->object_type, self::TAXONOMIES, true );
+			if ( $term || 'post' === $row->kind && isset( Calshim_Bridge::META[ $row->object_type ] ) ) {
+				$out[] = [ 'seq' => (int) $row->seq, 'id' => (int) $row->object_id, 'type' => $row->object_type, 'deleted' => ! empty( $row->deleted ), 'term' => $term ];
+			}
+		}
+		return $out;
+	}
+
+	private static function gone( $code, $message, array $head ) {
+		return new WP_Error( $code, $message, [ 'status' => 410, 'log' => $head['log'], 'head' => $head['head'], 'floor' => $head['floor'] ] );
+	}
+
+	/** Rows after $since in sequence order, stopping before a recent hole (see GAP_WAIT_MS). */
+	private static function rows( $since, $now_ms, &$more ) {
+		global $wpdb;
+		$table = self::table();
+		$rows  = $wpdb->get_results( $wpdb->prepare( "SELECT seq, kind, object_type, object_id, deleted, changed_ms FROM $table WHERE seq > %d ORDER BY seq LIMIT %d", $since, self::BATCH + 1 ) ); // phpcs:ignore WordPress.DB.PreparedSQL
+		$more  = count( $rows ) > self::BATCH;
+		$out   = [];
+		$next  = $since + 1;
+		foreach ( array_slice( $rows, 0, self::BATCH ) as $row ) {
+			if ( (int) $row->seq !== $next && (int) $row->changed_ms > $now_ms - self::GAP_WAIT_MS ) {
+				$more = false;
+				break;
+			}
+			$out[] = $row;
+			$next  = (int) $row->seq + 1;
+		}
+		return $out;
+	}
+
+	/** The request's query parameters that are not the feed's own, for the wp/v2 reads (e.g. lang). */
+	private static function forwarded( WP_REST_Request $request ) {
+		return array_diff_key( $request->get_query_params(), array_flip( [ 'since', 'ids', 'type', 'from', 'to', '_method' ] ) );
+	}
+
+	/**
+	 * The IDs of every post of the three types in the statuses calshim holds, by type: with `ids`, a feed
+	 * answer carries them so calshim can notice what was written around WordPress' APIs (direct SQL
+	 * imports and deletions fire no hook), now and then.
+	 */
+	private static function all_ids() {
+		global $wpdb;
+		$statuses = "'" . implode( "','", self::STATUSES ) . "'";
+		$out      = [];
+		// One query per type, read row by row (bulk_ids): wpdb's rows of a million posts exhaust PHP's memory.
+		foreach ( array_keys( Calshim_Bridge::META ) as $type ) {
+			$out[ $type ] = self::bulk_ids( $wpdb->prepare( "SELECT ID FROM {$wpdb->posts} WHERE post_type = %s AND post_status IN ($statuses) ORDER BY ID", $type ) ); // phpcs:ignore WordPress.DB.PreparedSQL
+		}
+		return $out;
+	}
+
+	/**
+	 * Per post type, how many posts calshim holds and the sum of their IDs: with `ids=count`, a cheap
+	 * check that calshim's catalog has the same posts (a direct SQL import or deletion changes it), before
+	 * asking for the full lists.
+	 */
+	private static function id_counts() {
+		global $wpdb;
+		$types    = "'" . implode( "','", array_map( 'esc_sql', array_keys( Calshim_Bridge::META ) ) ) . "'";
+		$statuses = "'" . implode( "','", self::STATUSES ) . "'";
+		$out      = array_fill_keys( array_keys( Calshim_Bridge::META ), [ 'count' => 0, 'sum' => 0 ] );
+		foreach ( $wpdb->get_results( "SELECT post_type, COUNT(*) n, SUM(ID) s FROM {$wpdb->posts} WHERE post_type IN ($types) AND post_status IN ($statuses) GROUP BY post_type", ARRAY_N ) as $row ) { // phpcs:ignore WordPress.DB.PreparedSQL
+			$out[ $row[0] ] = [ 'count' => (int) $row[1], 'sum' => (int) $row[2] ];
+		}
+		return $out;
+	}
+
+	/** What the rows changed, in full. */
+	private static function content( array $rows, array $forward ) {
+		$posts   = [];
+		$terms   = [];
+		$options = [];
+		$deleted = [ 'posts' => [], 'terms' => [], 'media' => [] ];
+		foreach ( $rows as $row ) {
+			$id = (int) $row->object_id;
+			if ( 'option' === $row->kind ) {
+				$options[ $row->object_type ] = true;
+			} elseif ( 'term' === $row->kind ) {
+				$terms[ $row->object_type ][ $id ] = ! empty( $row->deleted ); // the newest row wins
+			} else {
+				$posts[ $row->object_type ][ $id ] = ! empty( $row->deleted );
+			}
+		}
+		$out = [ 'posts' => new stdClass(), 'terms' => new stdClass(), 'options' => array_keys( $options ) ];
+		$featured = [];
+		foreach ( array_keys( Calshim_Bridge::META ) as $type ) {
+			if ( empty( $posts[ $type ] ) ) {
+				continue;
+			}
+			// Every changed ID is read, deleted ones too: an importer may have created it again since.
+			$digests = Calshim_Verify::digests( 'posts', array_keys( $posts[ $type ] ) );
+			$items   = self::read( '/wp/v2/' . self::rest_base( get_post_type_object( $type ), $type ), array_keys( $posts[ $type ] ),
+				$forward + [ 'status' => implode( ',', self::STATUSES ), '_fields' => self::POST_FIELDS . ',' . implode( ',', self::term_bases() ) ] );
+			foreach ( $items as $item ) {
+				if ( ! empty( $item['featured_media'] ) ) {
+					$featured[] = (int) $item['featured_media'];
+				}
+			}
+			$out['posts']->$type = [ 'changed' => array_keys( $posts[ $type ] ), 'items' => $items, 'digests' => $digests ];
+			$deleted['posts']    = array_merge( $deleted['posts'], self::gone_ids( $posts[ $type ], $items ) );
+		}
+		foreach ( self::TAXONOMIES as $taxonomy ) {
+			if ( empty( $terms[ $taxonomy ] ) ) {
+				continue;
+			}
+			$base    = self::rest_base( get_taxonomy( $taxonomy ), $taxonomy );
+			$digests = Calshim_Verify::digests( 'terms', array_keys( $terms[ $taxonomy ] ) );
+			$items   = self::read( '/wp/v2/' . $base, array_keys( $terms[ $taxonomy ] ), $forward + [ 'hide_empty' => false, '_fields' => self::TERM_FIELDS ] );
+			$out['terms']->$base = [ 'changed' => array_keys( $terms[ $taxonomy ] ), 'items' => $items, 'digests' => $digests ];
+			$deleted['terms']    = array_merge( $deleted['terms'], self::gone_ids( $terms[ $taxonomy ], $items ) );
+		}
+		$attachments      = isset( $posts['attachment'] ) ? $posts['attachment'] : [];
+		$deleted['media'] = array_keys( array_filter( $attachments ) );
+		$media_ids        = array_values( array_unique( array_merge( $featured, self::featured( array_keys( $attachments ) ) ) ) );
+		$out['media']     = [ 'changed' => array_keys( $attachments ), 'items' => self::media_items( $media_ids ) ];
+		$out['deleted']   = $deleted;
+		return $out;
+	}
+
+	/** The IDs whose newest change is a deletion and that are still gone (no item). */
+	private static function gone_ids( array $changed, array $items ) {
+		$found = array_flip( wp_list_pluck( $items, 'id' ) );
+		return array_values( array_filter( array_keys( array_filter( $changed ) ), static function ( $id ) use ( $found ) {
+			return ! isset( $found[ $id ] );
+		} ) );
+	}
+
+	/** REST bases of the two taxonomies (post_tag: tags). */
+	private static function term_bases() {
+		$bases = [];
+		foreach ( self::TAXONOMIES as $taxonomy ) {
+			$bases[] = self::rest_base( get_taxonomy( $taxonomy ), $taxonomy );
+		}
+		return $bases;
+	}
+
+	private static function rest_base( $object, $fallback ) {
+		return $object && ! empty( $object->rest_base ) ? $object->rest_base : $fallback;
+	}
+
+	/** The attachments among $ids that a post of the three types shows as its featured image. */
+	private static function featured( array $ids ) {
+		global $wpdb;
+		if ( ! $ids ) {
+			return [];
+		}
+		$ids   = implode( ',', array_map( 'intval', $ids ) );
+		$types = "'" . implode( "','", array_map( 'esc_sql', array_keys( Calshim_Bridge::META ) ) ) . "'";
+		return array_map( 'intval', $wpdb->get_col( "SELECT DISTINCT pm.meta_value FROM {$wpdb->postmeta} pm JOIN {$wpdb->posts} p ON p.ID = pm.post_id WHERE pm.meta_key = '_thumbnail_id' AND pm.meta_value IN ($ids) AND p.post_type IN ($types)" ) ); // phpcs:ignore WordPress.DB.PreparedSQL
+	}
+
+	/**
+	 * GET /calshim/v1/media?include=ID,...: the attachments with these IDs, whatever their status (see
+	 * media_items); calshim asks for the featured images of the posts it holds. wp/v2/media lists attachments
+	 * in the status inherit (or private) only, so one an importer or a test fixture wrote straight into the
+	 * database as `publish` was missing from calshim's catalog, while TEC shows it: its get_featured_image
+	 * reads the attachment by ID alone. Not filtered through featured(): that scans every _thumbnail_id row
+	 * (meta_value has no index), once per 100 IDs of a full load; the route answers the service role only.
+	 */
+	public static function media_route( WP_REST_Request $request ) {
+		return [ 'items' => self::media_items( array_map( 'intval', (array) $request->get_param( 'include' ) ) ) ];
+	}
+
+	/**
+	 * The attachments among $ids, of any status, in the fields calshim reads of wp/v2/media (id, source_url,
+	 * media_details), read with the functions TEC's get_featured_image and wp/v2 use: wp_get_attachment_url,
+	 * wp_get_attachment_metadata (absent for a row written without it: media_details is then empty, and
+	 * TEC's image has url, id and extension only). An ID of no attachment (deleted, another post) is left out.
+	 */
+	private static function media_items( array $ids ) {
+		_prime_post_caches( $ids, false, true );
+		$items = [];
+		foreach ( $ids as $id ) {
+			$post = get_post( $id );
+			if ( $post && 'attachment' === $post->post_type ) {
+				// wp_get_attachment_url is false only without a file and a guid: "" keeps the field a string.
+				$items[] = [ 'id' => $post->ID, 'source_url' => (string) wp_get_attachment_url( $post->ID ), 'media_details' => self::media_details( $post->ID ) ];
+			}
+		}
+		return $items;
+	}
+
+	/**
+	 * An attachment's metadata as wp/v2/media's media_details gives what calshim reads of it: width, height,
+	 * filesize, file, and the sizes in their stored order, each with mime_type and source_url
+	 * (wp_get_attachment_image_src, as TEC takes each size's url).
+	 */
+	private static function media_details( $id ) {
+		$meta = wp_get_attachment_metadata( $id );
+		if ( ! is_array( $meta ) ) {
+			return new stdClass();
+		}
+		$out = [];
+		foreach ( [ 'width', 'height', 'filesize' ] as $key ) {
+			if ( isset( $meta[ $key ] ) ) {
+				$out[ $key ] = (int) $meta[ $key ];
+			}
+		}
+		if ( isset( $meta['file'] ) ) {
+			$out['file'] = (string) $meta['file'];
+		}
+		$sizes = isset( $meta['sizes'] ) && is_array( $meta['sizes'] ) ? $meta['sizes'] : [];
+		foreach ( $sizes as $size => $data ) {
+			$src                   = wp_get_attachment_image_src( $id, $size );
+			$out['sizes'][ $size ] = [
+				'width'      => isset( $data['width'] ) ? (int) $data['width'] : 0,
+				'height'     => isset( $data['height'] ) ? (int) $data['height'] : 0,
+				'filesize'   => isset( $data['filesize'] ) ? (int) $data['filesize'] : 0,
+				'mime_type'  => isset( $data['mime-type'] ) ? (string) $data['mime-type'] : '',
+				'source_url' => $src ? $src[0] : '',
+			];
+		}
+		return $out ? $out : new stdClass();
+	}
+
+	/** Reads the items with the given IDs from a wp/v2 collection, 100 per internal request, as the caller. */
+	private static function read( $route, array $ids, array $query ) {
+		$items = [];
+		foreach ( array_chunk( $ids, 100 ) as $chunk ) {
+			$request = new WP_REST_Request( 'GET', $route );
+			$request->set_query_params( array_merge( $query, [ 'include' => $chunk, 'per_page' => 100, 'context' => 'view' ] ) );
+			$response = rest_do_request( $request );
+			if ( $response->is_error() ) {
+				continue; // nothing the caller may read: the IDs count as gone for it
+			}
+			$data = rest_get_server()->response_to_data( $response, false );
+			foreach ( (array) $data as $item ) {
+				unset( $item['_links'] );
+				$items[] = $item;
+			}
+		}
+		return $items;
+	}
+
+	/**
+	 * GET /calshim/v1/bulk?type=T: the IDs of every post of type T in the statuses calshim holds, ascending.
+	 * GET /calshim/v1/bulk?type=T&from=A&to=B: those posts with A <= ID <= B (at most BULK_MAX), rendered as
+	 * wp/v2 renders them for calshim (the fields it reads, the `calshim` field, the term IDs), read with a
+	 * few direct queries for the whole page instead of one WP_Query and field pass per post. Start a load by
+	 * reading the feed's head: what changes meanwhile is then replayed by the feed.
+	 */
+	public static function bulk( WP_REST_Request $request ) {
+		global $wpdb;
+		$type     = (string) $request->get_param( 'type' );
+		$statuses = "'" . implode( "','", self::STATUSES ) . "'";
+		if ( null === $request->get_param( 'from' ) || null === $request->get_param( 'to' ) ) {
+			return [ 'ids' => self::bulk_ids( $wpdb->prepare( "SELECT ID FROM {$wpdb->posts} WHERE post_type = %s AND post_status IN ($statuses) ORDER BY ID", $type ) ) ]; // phpcs:ignore WordPress.DB.PreparedSQL
+		}
+		$digests = Calshim_Verify::range_digests( $type, (int) $request->get_param( 'from' ), (int) $request->get_param( 'to' ) );
+		$rows    = $wpdb->get_results( $wpdb->prepare( "SELECT * FROM {$wpdb->posts} WHERE post_type = %s AND post_status IN ($statuses) AND ID BETWEEN %d AND %d ORDER BY ID LIMIT %d", $type, (int) $request->get_param( 'from' ), (int) $request->get_param( 'to' ), self::BULK_MAX ) ); // phpcs:ignore WordPress.DB.PreparedSQL
+		$posts = array_map( static function ( $row ) {
+			return new WP_Post( $row );
+		}, $rows );
+		$taxonomies = array_values( array_intersect( get_object_taxonomies( $type ), self::TAXONOMIES ) );
+		$page       = self::bulk_page( $taxonomies, self::prime_caches( $posts, $type, $taxonomies ) );
+		$items      = [];
+		foreach ( $posts as $post ) {
+			$items[] = self::bulk_item( $post, $page, $request );
+		}
+		wp_reset_postdata();
+		return [ 'items' => $items, 'digests' => $digests ];
+	}
+
+	/**
+	 * The IDs a query selects, as ints, read row by row: wpdb's get_col also keeps every row as an object
+	 * (about 400 bytes each), which exhausted a 256 MB PHP at a million events; an array of ints takes 16
+	 * bytes per ID. Through get_col when the connection is not mysqli.
+	 */
+	private static function bulk_ids( $sql ) {
+		global $wpdb;
+		$dbh = $wpdb->dbh;
+		if ( ! ( $dbh instanceof mysqli ) ) {
+			return array_map( 'intval', $wpdb->get_col( $sql ) ); // phpcs:ignore WordPress.DB.PreparedSQL
+		}
+		$result = mysqli_query( $dbh, $sql, MYSQLI_USE_RESULT ); // phpcs:ignore WordPress.DB.RestrictedFunctions
+		if ( false === $result ) {
+			return array_map( 'intval', $wpdb->get_col( $sql ) ); // phpcs:ignore WordPress.DB.PreparedSQL
+		}
+		$ids = [];
+		while ( $row = mysqli_fetch_row( $result ) ) { // phpcs:ignore WordPress.DB.RestrictedFunctions, WordPress.CodeAnalysis.AssignmentInCondition
+			$ids[] = (int) $row[0];
+		}
+		mysqli_free_result( $result ); // phpcs:ignore WordPress.DB.RestrictedFunctions
+		return $ids;
+	}
+
+	/**
+	 * What every post of a bulk page shares, worked out once: the REST base of each taxonomy, whether its
+	 * term IDs can be read straight from the primed cache (no plugin filters the terms), the site's time
+	 * zone, and whether the caller may read every post (else edit_post decides per post).
+	 */
+	private static function bulk_page( array $taxonomies, $primed ) {
+		$bases = [];
+		$plain = $primed && ! has_filter( 'get_the_terms' ) && ! has_filter( 'get_term' );
+		foreach ( $taxonomies as $taxonomy ) {
+			$bases[ $taxonomy ] = self::rest_base( get_taxonomy( $taxonomy ), $taxonomy );
+			$plain              = $plain && ! has_filter( 'get_' . $taxonomy );
+		}
+		return [
+			'bases'       => $bases,
+			'plain_terms' => $plain,
+			'zone'        => wp_timezone(),
+			'read_all'    => current_user_can( Calshim_Bridge::READ_ALL_CAP ),
+		];
+	}
+
+	/**
+	 * Fills the caches a bulk page reads, with what update_post_caches() would put there: the posts, every
+	 * meta row of each (in meta_id order) and their term IDs of $taxonomies (ordered by name). It reads the
+	 * rows straight off the connection: wpdb builds an object per row first, and update_object_term_cache()
+	 * a WP_Term per relationship, which cost a page of 2,500 events more than all its queries. Where a
+	 * plugin filters those reads, or the database is not MySQL, core's functions do it (returns false).
+	 */
+	private static function prime_caches( array $posts, $type, array $taxonomies ) {
+		update_post_cache( $posts );
+		$ids = array_map( 'intval', wp_list_pluck( $posts, 'ID' ) );
+		if ( ! self::plain_reads() ) {
+			update_object_term_cache( $ids, $type );
+			update_postmeta_cache( $ids );
+			return false;
+		}
+		self::prime_meta( self::uncached( $ids, [ 'post_meta' ] ) );
+		self::prime_terms( self::uncached( $ids, self::relationship_groups( $taxonomies ) ), $taxonomies );
+		return true;
+	}
+
+	/** Filters through which a plugin may change what the caches of a bulk page hold (core's own aside). */
+	const CACHE_FILTERS = [ 'update_post_metadata_cache', 'wp_get_object_terms_args', 'get_object_terms', 'wp_get_object_terms',
+		'get_terms_defaults', 'get_terms_args', 'list_terms_exclusions', 'get_terms_fields', 'terms_clauses', 'terms_pre_query',
+		'get_terms_orderby' ];
+
+	/** Whether the direct reads give what core's would: a mysqli connection, no plugin on CACHE_FILTERS. */
+	private static function plain_reads() {
+		global $wpdb, $wp_filter;
+		if ( ! isset( $wpdb->dbh ) || ! $wpdb->dbh instanceof mysqli ) {
+			return false;
+		}
+		foreach ( self::CACHE_FILTERS as $hook ) {
+			$n = 0;
+			foreach ( isset( $wp_filter[ $hook ] ) ? $wp_filter[ $hook ]->callbacks : [] as $callbacks ) {
+				$n += count( $callbacks );
+			}
+			// Core's only callback there renames post format terms, a taxonomy calshim never reads.
+			$core = 'wp_get_object_terms' === $hook && has_filter( $hook, '_post_format_wp_get_object_terms' ) ? 1 : 0;
+			if ( $n > $core ) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/** The IDs missing from any of the cache groups (a persistent object cache may hold the others). */
+	private static function uncached( array $ids, array $groups ) {
+		$missing = [];
+		foreach ( $groups as $group ) {
+			foreach ( wp_cache_get_multiple( $ids, $group ) as $id => $value ) {
+				if ( false === $value ) {
+					$missing[ $id ] = (int) $id;
+				}
+			}
+		}
+		return array_values( $missing );
+	}
+
+	private static function relationship_groups( array $taxonomies ) {
+		return array_map( static function ( $taxonomy ) {
+			return $taxonomy . '_relationships';
+		}, $taxonomies );
+	}
+
+	/** update_meta_cache( 'post', $ids ) with one read of the rows: key => values, in meta_id order. */
+	private static function prime_meta( array $ids ) {
+		global $wpdb;
+		if ( ! $ids ) {
+			return;
+		}
+		$meta = array_fill_keys( $ids, [] );
+		$sql  = "SELECT post_id, meta_key, meta_value FROM {$wpdb->postmeta} WHERE " . self::id_in( 'post_id', $ids ) . ' ORDER BY post_id, meta_id';
+		foreach ( self::fetch_rows( $sql ) as $row ) {
+			$meta[ (int) $row[0] ][ $row[1] ][] = $row[2];
+		}
+		foreach ( $meta as $id => $rows ) {
+			wp_cache_add( $id, $rows, 'post_meta' );
+		}
+	}
+
+	/**
+	 * update_object_term_cache() for $taxonomies with one read of the relationships: per taxonomy and post,
+	 * the term IDs ordered by name as wp_get_object_terms() orders them; the terms themselves are cached too.
+	 */
+	private static function prime_terms( array $ids, array $taxonomies ) {
+		global $wpdb;
+		if ( ! $ids || ! $taxonomies ) {
+			return;
+		}
+		$relations = array_fill_keys( $taxonomies, array_fill_keys( $ids, [] ) );
+		$in        = "'" . implode( "','", array_map( 'esc_sql', $taxonomies ) ) . "'";
+		$sql       = "SELECT tr.object_id, tt.taxonomy, tt.term_id FROM {$wpdb->term_relationships} tr JOIN {$wpdb->term_taxonomy} tt ON tt.term_taxonomy_id = tr.term_taxonomy_id JOIN {$wpdb->terms} t ON t.term_id = tt.term_id WHERE " . self::id_in( 'tr.object_id', $ids ) . " AND tt.taxonomy IN ($in) ORDER BY t.name ASC";
+		$terms     = [];
+		foreach ( self::fetch_rows( $sql ) as $row ) {
+			$relations[ $row[1] ][ (int) $row[0] ][] = (int) $row[2];
+			$terms[ (int) $row[2] ]                 = true;
+		}
+		foreach ( $relations as $taxonomy => $by_post ) {
+			foreach ( $by_post as $id => $term_ids ) {
+				wp_cache_add( $id, $term_ids, $taxonomy . '_relationships' );
+			}
+		}
+		_prime_term_caches( array_keys( $terms ), false );
+	}
+
+	/**
+	 * "$column IN (...)" for many IDs as lists of fewer than 1,000 joined by OR: MariaDB turns a longer list
+	 * into a derived table to join with, and then sorts the page's 30,000 meta rows (values included) for the
+	 * ORDER BY, where shorter lists are one index range scan that already yields them in order.
+	 */
+	private static function id_in( $column, array $ids ) {
+		$lists = array_map( static function ( $chunk ) use ( $column ) {
+			return "$column IN (" . implode( ',', array_map( 'intval', $chunk ) ) . ')';
+		}, array_chunk( $ids, 999 ) );
+		return '(' . implode( ' OR ', $lists ) . ')';
+	}
+
+	/** The rows of a query as lists of strings, as wpdb's ARRAY_N gives them, without wpdb's row objects. */
+	private static function fetch_rows( $sql ) {
+		global $wpdb;
+		$result = mysqli_query( $wpdb->dbh, $sql ); // phpcs:ignore WordPress.DB.RestrictedFunctions
+		if ( ! $result instanceof mysqli_result ) {
+			return $wpdb->get_results( $sql, ARRAY_N ); // phpcs:ignore WordPress.DB.PreparedSQL -- wpdb reports the error
+		}
+		$rows = $result->fetch_all( MYSQLI_NUM );
+		$result->free();
+		return $rows;
+	}
+
+	/** One post as WP_REST_Posts_Controller::prepare_item_for_response renders the fields calshim reads. */
+	private static function bulk_item( WP_Post $post, array $page, WP_REST_Request $request ) {
+		$GLOBALS['post'] = $post; // as wp/v2 does: content filters may read the global post
+		setup_postdata( $post );
+		$zone = $page['zone'];
+		$item = [
+			'id'             => $post->ID,
+			'date'           => self::rfc3339( $post->post_date, $zone ),
+			'date_gmt'       => self::rfc3339( self::gmt( $post->post_date_gmt, $post->post_date ), $zone ),
+			'modified'       => self::rfc3339( $post->post_modified, $zone ),
+			'modified_gmt'   => self::rfc3339( self::gmt( $post->post_modified_gmt, $post->post_modified ), $zone ),
+			'slug'           => $post->post_name,
+			'status'         => $post->post_status,
+			'type'           => $post->post_type,
+			'link'           => get_permalink( $post ),
+			'author'         => (int) $post->post_author,
+			'featured_media' => (int) get_post_thumbnail_id( $post ),
+		];
+		foreach ( $page['bases'] as $taxonomy => $base ) {
+			$item[ $base ] = self::term_ids( $post, $taxonomy, $page['plain_terms'] );
+		}
+		$privileged      = $page['read_all'] || current_user_can( 'edit_post', $post->ID );
+		$item['calshim'] = Calshim_Bridge::post_fields( $post, $privileged, $request );
+		return $item;
+	}
+
+	/**
+	 * The post's term IDs of a taxonomy as wp/v2 lists them (get_the_terms()); $plain: straight from the
+	 * relationship cache prime_terms() filled, which holds the same IDs in the same order, without
+	 * building and sanitizing a WP_Term for each.
+	 */
+	private static function term_ids( WP_Post $post, $taxonomy, $plain ) {
+		$cached = $plain ? wp_cache_get( $post->ID, $taxonomy . '_relationships' ) : false;
+		if ( is_array( $cached ) ) {
+			return array_map( static function ( $term ) {
+				return (int) ( is_object( $term ) ? $term->term_id : $term ); // older caches hold objects
+			}, $cached );
+		}
+		$terms = get_the_terms( $post, $taxonomy );
+		return is_array( $terms ) ? array_values( wp_list_pluck( $terms, 'term_id' ) ) : [];
+	}
+
+	/** mysql_to_rfc3339() with the site's time zone made once per page instead of once per date. */
+	private static function rfc3339( $date, DateTimeZone $zone ) {
+		$datetime = empty( $date ) ? false : date_create( $date, $zone );
+		return false === $datetime ? false : $datetime->format( 'Y-m-d\TH:i:s' );
+	}
+
+	/** wp/v2's GMT date of a post: the stored one, or one made from the local date when never set. */
+	private static function gmt( $gmt, $local ) {
+		return '0000-00-00 00:00:00' === $gmt ? get_gmt_from_date( $local ) : $gmt;
+	}
+}
