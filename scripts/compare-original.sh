@@ -20,6 +20,7 @@
 #   MIRROR           mirrored repositories for build.sh, when the original is not installed yet
 #   CALSHIM_PORT     port of the calshim started here (default 8090); ORIGINAL_URL (default from wp.env)
 #   OUT              where reports go (default /work): harness-report-<seed>.txt/.json, harness-writes.*
+#   KEEP_ORIGINAL=1  leave the original active afterwards (by default a run that activated it deactivates it)
 # What it does: installs/activates the original if /wp-json/tribe/events/v1/ does not answer (build.sh with
 # MIRROR when no build exists), optionally reseeds, builds calshim from this checkout and starts it on
 # CALSHIM_PORT (the rig's reader credential, 1 s polls), runs the Go driver (scripts/compare) once per seed,
@@ -44,8 +45,10 @@ original_up() {
   [ "$(curl -s -o /dev/null -w '%{http_code}' "$ORIGINAL_URL/wp-json/tribe/events/v1/")" = 200 ]
 }
 
+ACTIVATED=0
 ensure_original() {
   original_up && return 0
+  ACTIVATED=1
   local build=${TEC_BUILD_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/original-plugin}/the-events-calendar
   if [ ! -f "$build/the-events-calendar.php" ]; then
     [ -n "${MIRROR:-}" ] || { echo "compare: no original build: set MIRROR (see $ORIGINAL_DIR/README.md)" >&2; exit 1; }
@@ -107,10 +110,18 @@ while [ $# -gt 0 ]; do
   shift
 done
 
+# The original stays active only for this run (KEEP_ORIGINAL=1 keeps it): the rig's other users, the tests
+# first, expect calshim alone (scripts/wp-up.sh deactivates what it finds active anyway).
+finish() {
+  stop_calshim
+  if [ "$ACTIVATED" = 1 ] && [ "${KEEP_ORIGINAL:-0}" != 1 ]; then
+    SITE=$ORIGINAL_URL "$ORIGINAL_DIR/install.sh" deactivate || true
+  fi
+}
+trap finish EXIT
 ensure_original
 [ "$SEED" = 1 ] && reseed
 start_calshim
-trap stop_calshim EXIT
 
 (cd "$ROOT" && "$GO" build -o bin/compare ./scripts/compare)
 DRIVER=("$ROOT/bin/compare" -calshim "http://127.0.0.1:$PORT" -original "$ORIGINAL_URL" -env "$STATE/wp.env")

@@ -228,6 +228,14 @@ $options = [
 	'start_of_week'      => 1,
 	'uploads_use_yearmonth_folders' => 1,
 ];
+// The rig runs calshim alone: a regular plugin left active by an earlier run (compare-original.sh activates the
+// rebuilt original) changes what WordPress answers and registers, so every run starts without one.
+require_once ABSPATH . 'wp-admin/includes/plugin.php';
+$active = get_option( 'active_plugins', [] );
+if ( $active ) {
+	deactivate_plugins( $active, true );
+	fwrite( STDERR, 'wp-up: deactivated ' . implode( ', ', $active ) . " (the rig runs calshim alone)\n" );
+}
 $flush = false;
 foreach ( $options as $k => $v ) {
 	if ( (string) get_option( $k ) !== (string) $v ) {
@@ -300,8 +308,10 @@ chmod 644 "$STATE"/*.php
 # --- 5. install and configure --------------------------------------------------------------------------------
 (cd /tmp && asweb php "$STATE/wp-install.php" "$WP_HOST") >>"$STATE/setup.log" 2>&1 \
   || die "wp_install failed (see $STATE/setup.log)"
-setup_out=$(cd /tmp && asweb php "$STATE/wp-setup.php" "$WP_HOST" 2>>"$STATE/setup.log") \
-  || die "site setup failed (see $STATE/setup.log)"
+setup_out=$(cd /tmp && asweb php "$STATE/wp-setup.php" "$WP_HOST" 2>"$STATE/setup.err") \
+  || { cat "$STATE/setup.err" >>"$STATE/setup.log"; die "site setup failed (see $STATE/setup.log)"; }
+grep '^wp-up: ' "$STATE/setup.err" >&2 || true
+cat "$STATE/setup.err" >>"$STATE/setup.log"
 get() { printf '%s\n' "$setup_out" | sed -n "s/^$1=//p"; }
 
 env_tmp=$(mktemp)
