@@ -379,10 +379,19 @@ func syncShim(t *testing.T, snapshot, upstream string) (string, func(), string) 
 	return url, stop, logPath
 }
 
+// logHas tells whether the log at path shows text within 10 s: calshim may answer /readyz before it has
+// written the line that says how it got ready (a loaded machine showed the gap).
 func logHas(t *testing.T, path, text string) bool {
 	t.Helper()
-	b, _ := os.ReadFile(path)
-	return strings.Contains(string(b), text)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		b, _ := os.ReadFile(path)
+		if strings.Contains(string(b), text) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
 }
 
 // newPublishedEvent creates a published event directly in WordPress and returns its ID; it is deleted

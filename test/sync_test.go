@@ -290,7 +290,7 @@ func TestSyncSincePastRetention(t *testing.T) {
 	}
 	url, stop, logPath := syncShim(t, snap, upstream)
 	defer stop()
-	if !logHas(t, logPath, "calshim_changes_expired") && !logHas(t, logPath, "older than the retention") {
+	if !logHas(t, logPath, "older than the retention") && !logHas(t, logPath, "calshim_changes_expired") {
 		t.Errorf("expired sequence not reported in the log")
 	}
 	if got := get(t, "/events/"+id, to(url), lenient).status; got != http.StatusOK {
