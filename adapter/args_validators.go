@@ -3,7 +3,6 @@ package adapter
 import (
 	"encoding/json"
 	"net/url"
-	"slices"
 	"strings"
 
 	"calshim/adapter/apidoc"
@@ -267,54 +266,4 @@ func isImageAttachment(r *request, id int) bool {
 	}
 	mime, err := r.cms.MediaMimeType(r.gc.Request.Context(), id)
 	return err == nil && strings.HasPrefix(mime, "image/")
-}
-
-// validLink is the validator of an event's venue / organizer argument: empty; a CSV or list of IDs
-// of that type; or objects, each {id} of that type or a creation payload with a non-empty name.
-func (k linkedKind) validLink(r *request, v any) bool {
-	if php.Empty(v) || allEmpty(v) {
-		return true
-	}
-
-	if m, ok := v.(map[string]any); ok {
-		return k.validObject(r, m)
-	}
-
-	for _, item := range items(v) {
-		if m, ok := item.(map[string]any); ok {
-			if !k.validObject(r, m) {
-				return false
-			}
-		} else if !isPostOf(r, item, k.typ(r)) {
-			return false
-		}
-	}
-
-	return true
-}
-
-func (k linkedKind) validObject(r *request, m map[string]any) bool {
-	if id, ok := Params(m).given("id"); ok {
-		return isPostOf(r, id, k.typ(r))
-	}
-	name, _ := Params(m).text(k.name)
-	return name != ""
-}
-
-// allEmpty reports whether v is a list or object whose members are all empty: the original's
-// validator filters them out first (array_filter) and then finds nothing to check.
-func allEmpty(v any) bool {
-	var members []any
-	switch x := v.(type) {
-	case []any:
-		members = x
-	case map[string]any:
-		for _, m := range x {
-			members = append(members, m)
-		}
-	default:
-		return false
-	}
-
-	return !slices.ContainsFunc(members, func(m any) bool { return !php.Empty(m) })
 }
