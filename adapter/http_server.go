@@ -46,7 +46,7 @@ type Options struct {
 	// requests being answered may hold at once (0: DefaultMemoryBudget; http_envelope.go).
 	MaxBody, MemoryBudget int
 	// WriteMaxUpstream caps the requests one write makes of WordPress and image hosts
-	// (write_budget.go); 0: DefaultWriteMaxUpstream.
+	// (write_tx.go); 0: DefaultWriteMaxUpstream.
 	WriteMaxUpstream int
 	// NotifySecret, when set, serves POST /calshim/notify to push notices carrying it (sync_notify.go).
 	NotifySecret string
