@@ -12,9 +12,6 @@ import (
 	"calshim/mapping/php"
 )
 
-// cap is the general capability of an action on this kind, e.g. edit_tribe_venues.
-func (k linkedKind) cap(action string) string { return action + "_tribe_" + k.collection }
-
 // create answers POST /venues and /organizers: 201 with the new one, or with an existing one of the
 // same name (and description, when given) — the original's duplicate avoidance.
 func (k linkedKind) create(s *Server, r *request) (*response, error) {
