@@ -173,7 +173,7 @@ func ownTable() []route {
 			{methods: readable, h: icalSingle, args: apidoc.Events.ID},
 		}},
 
-		// The probes, the metrics (ops_metrics.go) and the plugin's push notices (sync_notify.go).
+		// The probes, the metrics (ops_log.go) and the plugin's push notices (sync_notify.go).
 		{pattern: "/healthz", hidden: true, at: onProbes, endpoints: []endpoint{
 			{methods: readable, serve: healthz},
 		}},

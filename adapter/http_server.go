@@ -43,7 +43,7 @@ type Options struct {
 	// ImageMaxBytes caps a fetched image; 0 = 10 MiB.
 	ImageMaxBytes int64
 	// MaxBody bounds a write's body in bytes (0: DefaultMaxBody); MemoryBudget is the bytes the
-	// requests being answered may hold at once (0: DefaultMemoryBudget; http_envelope.go).
+	// requests being answered may hold at once (0: DefaultMemoryBudget; http_request.go).
 	MaxBody, MemoryBudget int
 	// WriteMaxUpstream caps the requests one write makes of WordPress and image hosts
 	// (write_tx.go); 0: DefaultWriteMaxUpstream.
@@ -90,11 +90,11 @@ type Server struct {
 	// others remembers whether IDs the catalog does not hold belong to another post (read_events.go), so
 	// requests for unknown IDs cost WordPress one request per ID and minute, whatever their URLs.
 	others  *gocache.Cache
-	metrics *metrics // Prometheus collectors, served at /metrics (ops_metrics.go)
+	metrics *metrics // Prometheus collectors, served at /metrics (ops_log.go)
 	// siteIndexes caches the upstream's REST index for the REST root's answer (restindex.go).
 	siteIndexes siteIndexes
 	limits      *limits     // per-client limits and refused credentials (limits.go)
-	budget      *memBudget  // the requests' memory budget (http_envelope.go)
+	budget      *memBudget  // the requests' memory budget (http_request.go)
 	access      *zap.Logger // the access log (AccessLogger)
 	// events keeps events rendered for anonymous lists (listedEvent); nil when off.
 	events *memo.Memo[mapping.Raw]
@@ -194,7 +194,7 @@ type request struct {
 	// cms is the upstream client of the request's catalog: reads with its service credential, writes
 	// with the caller's (write_tx.go).
 	cms *cmsclient.Client
-	// mem is what the request holds of the memory budget until it is answered (http_envelope.go).
+	// mem is what the request holds of the memory budget until it is answered (http_request.go).
 	mem hold
 }
 
