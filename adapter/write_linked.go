@@ -405,3 +405,14 @@ func organizerList(v any) ([]any, bool) {
 	}
 	return []any{v}, true
 }
+
+// isPostOf reports whether v is the ID of a post of the given type in the catalog.
+func isPostOf(r *request, v any, postType string) bool {
+	s, ok := php.Scalar(v)
+	if !ok {
+		return false
+	}
+	n, ok := php.PositiveInt(strings.TrimSpace(s))
+	p, exists := r.snap.Post(n)
+	return ok && exists && p.Type() == postType
+}
