@@ -111,6 +111,25 @@ type Server struct {
 	shadowed map[string]string
 }
 
+// catalogs are the default catalog and the language variants' (the same one may serve several).
+func (s *Server) catalogs() []*catalog.Catalog {
+	out := []*catalog.Catalog{s.cat}
+	for _, c := range s.opt.Catalogs {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// catalog returns the catalog serving a language variant.
+func (s *Server) catalog(lang string) *catalog.Catalog {
+	if c, ok := s.opt.Catalogs[lang]; ok {
+		return c
+	}
+	return s.cat
+}
+
 // request is one v1 call as handlers see it.
 type request struct {
 	gc     *gin.Context

@@ -4,7 +4,6 @@ package adapter
 
 import (
 	"net/http"
-	"slices"
 	"strconv"
 	"time"
 
@@ -195,25 +194,6 @@ func (s *Server) answer(gc *gin.Context, rt *route, r *request, release func()) 
 	}
 	out.keys = keys
 	return out, err
-}
-
-// catalogs are the default catalog and the language variants' (the same one may serve several).
-func (s *Server) catalogs() []*catalog.Catalog {
-	out := []*catalog.Catalog{s.cat}
-	for _, c := range s.opt.Catalogs {
-		if !slices.Contains(out, c) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// catalog returns the catalog serving a language variant.
-func (s *Server) catalog(lang string) *catalog.Catalog {
-	if c, ok := s.opt.Catalogs[lang]; ok {
-		return c
-	}
-	return s.cat
 }
 
 // match finds the route of a path below a namespace.
