@@ -218,14 +218,6 @@ func (s *Server) serveFixed(g *gin.Engine, ops bool) {
 // mayEvents is the general permission of the event routes' writes.
 func mayEvents(v *viewer, action string) bool { return v.can(action + "_tribe_events") }
 
-// writeAction is the action whose permission a write method needs.
-func writeAction(method string) string {
-	if method == http.MethodDelete {
-		return "delete"
-	}
-	return "edit"
-}
-
 // may is the general permission of a venue or organizer route's writes.
 func (k linkedKind) may(v *viewer, action string) bool { return v.can(k.cap(action)) }
 
