@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"calshim/adapter/apidoc"
+	"calshim/catalog"
 	"calshim/mapping"
 	"calshim/mapping/php"
 )
@@ -256,4 +257,59 @@ func (r *request) readArgs() (Params, error) {
 func checkArgs(r *request) error {
 	_, err := parseArgs(r, routeSpecs(r))
 	return err
+}
+
+// validators are the validate_callbacks the route table declares (apidoc.Arg.Validate), after the
+// original's Tribe__Validator__Base, Tribe__Events__Validator__Base and Archive_Base.
+var validators = map[apidoc.Check]validateFunc{
+	apidoc.PositiveInt:         verdict(isPositiveInt),
+	apidoc.PositiveIntList:     verdict(isPositiveIntList),
+	apidoc.Time:                verdict(isTime),
+	apidoc.String:              verdict(func(_ *request, v any) bool { return php.IsString(v) }),
+	apidoc.EventCategory:       verdict(isTermOf(categoriesOf)),
+	apidoc.PostTag:             verdict(isTermOf(tagsOf)),
+	apidoc.VenueIDList:         verdict(isLinkedList(func(t catalog.Types) string { return t.Venue })),
+	apidoc.OrganizerIDList:     verdict(isLinkedList(organizerType)),
+	apidoc.EventID:             verdict(isEventID),
+	apidoc.EventStatusList:     verdict(statusList("edit_tribe_events")),
+	apidoc.VenueStatusList:     verdict(statusList("edit_tribe_venues")),
+	apidoc.OrganizerStatusList: verdict(statusList("edit_tribe_organizers")),
+	apidoc.SupportsTicketed:    supportsTicketed,
+
+	// The validators of the writes' fields.
+	apidoc.NonEmptyString: verdict(nonEmptyString),
+	apidoc.AnyString:      verdict(anyString),
+	apidoc.UserID:         verdict(isUserID),
+	apidoc.PostStatus:     verdict(isPostStatus),
+	apidoc.Timezone:       verdict(isTimezone),
+	apidoc.URLOrEmpty:     verdict(isURLOrEmpty),
+	apidoc.Image:          verdict(isImage),
+	apidoc.ImageOrEmpty:   verdict(isImageOrEmpty),
+	apidoc.VenueLink:      verdict(venues.validLink),
+	apidoc.OrganizerLink:  verdict(organizers.validLink),
+	apidoc.CategoryParent: verdict(isCategoryParent),
+}
+
+// sanitizers are the sanitize_callbacks the route table declares (apidoc.Arg.Sanitize).
+var sanitizers = map[apidoc.Check]sanitizeFunc{
+	// Archive_Base::sanitize_per_page: intval capped at the maximum; empty values become false,
+	// which the archives then replace with the default.
+	apidoc.PerPage: func(r *request, v any) (any, error) {
+		if php.Empty(v) {
+			return false, nil
+		}
+		return php.Int(v), nil
+	},
+	// Tribe__Utils__Array::list_to_array.
+	apidoc.ListToArray: func(_ *request, v any) (any, error) { return php.ListToArray(v), nil },
+}
+
+// verdict turns a boolean validator into a validate_callback.
+func verdict(f func(r *request, v any) bool) validateFunc {
+	return func(r *request, v any) error {
+		if f(r, v) {
+			return nil
+		}
+		return errFalse
+	}
 }

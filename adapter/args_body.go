@@ -22,7 +22,7 @@ import (
 // nginx's client_max_body_size default.
 const DefaultMaxBody = 1 << 20
 
-// What decoding a body costs in memory beyond its bytes, for the memory budget (http_envelope.go):
+// What decoding a body costs in memory beyond its bytes, for the memory budget (http_request.go):
 // Go's JSON decoder makes each value an interface, a string or number a string header besides its
 // bytes, and containers grow by doubling, about 110 bytes per value at worst ([0,0,0,…] allocates 55
 // times its bytes); a form or multipart body is at most maxBodyParts variables of PHP's array.

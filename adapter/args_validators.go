@@ -3,45 +3,17 @@ package adapter
 import (
 	"encoding/json"
 	"net/url"
-	"slices"
 	"strings"
 
-	"calshim/adapter/apidoc"
 	"calshim/catalog"
 	"calshim/mapping"
 	"calshim/mapping/php"
 )
 
-// validators are the validate_callbacks the route table declares (apidoc.Arg.Validate), after the
-// original's Tribe__Validator__Base, Tribe__Events__Validator__Base and Archive_Base.
-var validators = map[apidoc.Check]validateFunc{
-	apidoc.PositiveInt:         verdict(isPositiveInt),
-	apidoc.PositiveIntList:     verdict(isPositiveIntList),
-	apidoc.Time:                verdict(isTime),
-	apidoc.String:              verdict(func(_ *request, v any) bool { return php.IsString(v) }),
-	apidoc.EventCategory:       verdict(isTermOf(categoriesOf)),
-	apidoc.PostTag:             verdict(isTermOf(tagsOf)),
-	apidoc.VenueIDList:         verdict(isLinkedList(func(t catalog.Types) string { return t.Venue })),
-	apidoc.OrganizerIDList:     verdict(isLinkedList(organizerType)),
-	apidoc.EventID:             verdict(isEventID),
-	apidoc.EventStatusList:     verdict(statusList("edit_tribe_events")),
-	apidoc.VenueStatusList:     verdict(statusList("edit_tribe_venues")),
-	apidoc.OrganizerStatusList: verdict(statusList("edit_tribe_organizers")),
-	apidoc.SupportsTicketed:    supportsTicketed,
-
-	// The validators of the writes' fields.
-	apidoc.NonEmptyString: verdict(nonEmptyString),
-	apidoc.AnyString:      verdict(anyString),
-	apidoc.UserID:         verdict(isUserID),
-	apidoc.PostStatus:     verdict(isPostStatus),
-	apidoc.Timezone:       verdict(isTimezone),
-	apidoc.URLOrEmpty:     verdict(isURLOrEmpty),
-	apidoc.Image:          verdict(isImage),
-	apidoc.ImageOrEmpty:   verdict(isImageOrEmpty),
-	apidoc.VenueLink:      verdict(venues.validLink),
-	apidoc.OrganizerLink:  verdict(organizers.validLink),
-	apidoc.CategoryParent: verdict(isCategoryParent),
-}
+// The validate and sanitize callbacks that the tables of args.go (validators, sanitizers) name, after
+// the original's Tribe__Validator__Base, Tribe__Events__Validator__Base and Archive_Base; a callback
+// that belongs to one resource's writes lives with them (validLink in write_linked.go, isImage in
+// write_image.go).
 
 // isCategoryParent: a category's parent must be an existing category.
 func isCategoryParent(r *request, v any) bool {
@@ -49,30 +21,6 @@ func isCategoryParent(r *request, v any) bool {
 	n, ok := php.PositiveInt(s)
 	t, exists := r.snap.Term(n)
 	return ok && exists && categories.owns(r, t)
-}
-
-// sanitizers are the sanitize_callbacks the route table declares (apidoc.Arg.Sanitize).
-var sanitizers = map[apidoc.Check]sanitizeFunc{
-	// Archive_Base::sanitize_per_page: intval capped at the maximum; empty values become false,
-	// which the archives then replace with the default.
-	apidoc.PerPage: func(r *request, v any) (any, error) {
-		if php.Empty(v) {
-			return false, nil
-		}
-		return php.Int(v), nil
-	},
-	// Tribe__Utils__Array::list_to_array.
-	apidoc.ListToArray: func(_ *request, v any) (any, error) { return php.ListToArray(v), nil },
-}
-
-// verdict turns a boolean validator into a validate_callback.
-func verdict(f func(r *request, v any) bool) validateFunc {
-	return func(r *request, v any) error {
-		if f(r, v) {
-			return nil
-		}
-		return errFalse
-	}
 }
 
 func isPositiveInt(_ *request, v any) bool {
@@ -218,17 +166,6 @@ func isURLOrEmpty(_ *request, v any) bool {
 	return err == nil && u.Scheme != "" && u.Host != ""
 }
 
-// isPostOf reports whether v is the ID of a post of the given type in the catalog.
-func isPostOf(r *request, v any, postType string) bool {
-	s, ok := php.Scalar(v)
-	if !ok {
-		return false
-	}
-	n, ok := php.PositiveInt(strings.TrimSpace(s))
-	p, exists := r.snap.Post(n)
-	return ok && exists && p.Type() == postType
-}
-
 // isImage is the validator of an event's image: the ID of an image attachment, or an http(s) URL
 // when the caller may upload files (the original: a contributor sending a URL gets 400). An empty
 // string fails.
@@ -267,54 +204,4 @@ func isImageAttachment(r *request, id int) bool {
 	}
 	mime, err := r.cms.MediaMimeType(r.gc.Request.Context(), id)
 	return err == nil && strings.HasPrefix(mime, "image/")
-}
-
-// validLink is the validator of an event's venue / organizer argument: empty; a CSV or list of IDs
-// of that type; or objects, each {id} of that type or a creation payload with a non-empty name.
-func (k linkedKind) validLink(r *request, v any) bool {
-	if php.Empty(v) || allEmpty(v) {
-		return true
-	}
-
-	if m, ok := v.(map[string]any); ok {
-		return k.validObject(r, m)
-	}
-
-	for _, item := range items(v) {
-		if m, ok := item.(map[string]any); ok {
-			if !k.validObject(r, m) {
-				return false
-			}
-		} else if !isPostOf(r, item, k.typ(r)) {
-			return false
-		}
-	}
-
-	return true
-}
-
-func (k linkedKind) validObject(r *request, m map[string]any) bool {
-	if id, ok := Params(m).given("id"); ok {
-		return isPostOf(r, id, k.typ(r))
-	}
-	name, _ := Params(m).text(k.name)
-	return name != ""
-}
-
-// allEmpty reports whether v is a list or object whose members are all empty: the original's
-// validator filters them out first (array_filter) and then finds nothing to check.
-func allEmpty(v any) bool {
-	var members []any
-	switch x := v.(type) {
-	case []any:
-		members = x
-	case map[string]any:
-		for _, m := range x {
-			members = append(members, m)
-		}
-	default:
-		return false
-	}
-
-	return !slices.ContainsFunc(members, func(m any) bool { return !php.Empty(m) })
 }

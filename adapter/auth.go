@@ -236,3 +236,11 @@ func (v *viewer) jsonLDReadable(p *mapping.Post) bool {
 	}
 	return v.can("read")
 }
+
+// writeAction is the action whose permission a write method needs.
+func writeAction(method string) string {
+	if method == http.MethodDelete {
+		return "delete"
+	}
+	return "edit"
+}

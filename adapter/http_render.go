@@ -108,6 +108,7 @@ func (s *Server) send(gc *gin.Context, out *rendered) {
 
 	corsHeaders(gc)
 	sequenceCORS(gc)
+	s.keepForShadow(gc, out)
 	if notModified(gc, out) {
 		delete(h, "Content-Length")
 		gc.Status(http.StatusNotModified)

@@ -8,89 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"calshim/adapter/apidoc"
-	"calshim/catalog"
 	"calshim/mapping"
-)
-
-// route is one route of the table (routeTable): where it is served, its endpoints, and what the
-// server needs to know of it beyond them.
-type route struct {
-	// pattern is the route's WordPress-style regex below the namespace, as the original registers it
-	// ("" for the namespace itself; {id} matches digits only, {slug} anything but "/"), or the path
-	// of a route served outside the namespaces.
-	pattern string
-	docPath string // the route's path in /doc ("/events/{id}"); "" when /doc does not describe it
-	// hidden routes are calshim's own: the namespace index and /doc leave them out, so that both stay
-	// the original's.
-	hidden    bool
-	at        servedAt
-	endpoints []endpoint // in the original's registration order (the index and Allow show it)
-	// may reports whether a caller passes the general permission of a write action ("edit" or
-	// "delete") on the route's resource, as WordPress judges the Allow header before it knows the
-	// object; nil for read-only routes.
-	may func(v *viewer, action string) bool
-	// scans is how many posts or terms a GET of a list scans besides what its arguments ask for
-	// (workEstimate); nil for the routes that are no list.
-	scans func(snap *catalog.Snapshot, p Params) int
-	// shows is what the route's answers show, for the edge caches' keys (edgecache.go); the zero
-	// value for the routes that answer no collection's objects.
-	shows shown
-
-	re    *regexp.Regexp // the pattern anchored at both ends, case-insensitive, as WordPress matches
-	order []string       // the endpoints' methods in registration order, for the Allow header
-}
-
-// shown is the collection ("events") a route answers from, and whether it answers one object of it
-// (a single route) or a page of them (a list).
-type shown struct {
-	collection string
-	single     bool
-}
-
-// endpoint is one handler of a route: the methods it answers, its declared arguments and its /doc
-// description.
-type endpoint struct {
-	methods []string
-	h       handler                          // the handler of a route below the namespaces
-	serve   func(s *Server, gc *gin.Context) // the handler of a route served at its own path
-	args    []apidoc.Arg
-	doc     *apidoc.Operation // nil when /doc does not describe the endpoint
-	specs   []argSpec         // args with their named validators and sanitizers (parseArgs)
-}
-
-// servedAt says where a route is served.
-type servedAt uint8
-
-const (
-	inNamespaces servedAt = iota // below every served namespace, through dispatch
-	onProbes                     // at its path on the public handler and the operations handler
-	onOps                        // on the operations handler, or the public one when there is none
-	onNotify                     // on the public handler when Options.NotifySecret is set
-	onOpsOnly                    // on the operations handler only, never the public one
-)
-
-// on reports whether a route served outside the namespaces is served on the operations handler
-// (ops) or the public one.
-func (a servedAt) on(opt Options, ops bool) bool {
-	switch a {
-	case onProbes:
-		return true
-	case onOps:
-		return ops || !opt.opsApart
-	case onNotify:
-		return !ops && opt.NotifySecret != ""
-	case onOpsOnly:
-		return ops
-	}
-	return false
-}
-
-// Methods of the endpoint kinds (WP_REST_Server::READABLE, CREATABLE, EDITABLE, DELETABLE).
-var (
-	readable  = []string{http.MethodGet}
-	creatable = []string{http.MethodPost}
-	editable  = []string{http.MethodPost, http.MethodPut, http.MethodPatch}
-	deletable = []string{http.MethodDelete}
 )
 
 // routeTable is every route: the v1 routes in the original's registration order, the namespace
@@ -173,7 +91,7 @@ func ownTable() []route {
 			{methods: readable, h: icalSingle, args: apidoc.Events.ID},
 		}},
 
-		// The probes, the metrics (ops_metrics.go) and the plugin's push notices (sync_notify.go).
+		// The probes, the metrics (ops_log.go) and the plugin's push notices (sync_notify.go).
 		{pattern: "/healthz", hidden: true, at: onProbes, endpoints: []endpoint{
 			{methods: readable, serve: healthz},
 		}},
@@ -260,16 +178,6 @@ func compile(routes []route) []route {
 	return routes
 }
 
-// endpoint returns the route's endpoint answering method; nil when none does.
-func (rt *route) endpoint(method string) *endpoint {
-	for i := range rt.endpoints {
-		if slices.Contains(rt.endpoints[i].methods, method) {
-			return &rt.endpoints[i]
-		}
-	}
-	return nil
-}
-
 // DocRoutes returns the routes the namespace index and /doc describe, in registration order.
 func DocRoutes() []apidoc.Route { return documented(routeTable()) }
 
@@ -309,14 +217,6 @@ func (s *Server) serveFixed(g *gin.Engine, ops bool) {
 
 // mayEvents is the general permission of the event routes' writes.
 func mayEvents(v *viewer, action string) bool { return v.can(action + "_tribe_events") }
-
-// writeAction is the action whose permission a write method needs.
-func writeAction(method string) string {
-	if method == http.MethodDelete {
-		return "delete"
-	}
-	return "edit"
-}
 
 // may is the general permission of a venue or organizer route's writes.
 func (k linkedKind) may(v *viewer, action string) bool { return v.can(k.cap(action)) }

@@ -4,109 +4,17 @@ package adapter
 
 import (
 	"net/http"
-	"slices"
 	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	gocache "github.com/patrickmn/go-cache"
-	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
-	"calshim/adapter/apidoc"
-	"calshim/adapter/shadow"
 	"calshim/catalog"
-	"calshim/cmsclient"
 	"calshim/internal/memo"
 	"calshim/mapping"
 )
-
-// Options configures the HTTP side.
-type Options struct {
-	RESTRoot   string   // path of the REST root, e.g. "/wp-json"
-	Namespaces []string // served namespaces: the canonical one ("cal/events/v1") first, then aliases
-	// Languages are the language segments served before the REST root ("de" → /de/wp-json/...); the
-	// default language has no segment.
-	Languages []string
-	// Catalogs holds one catalog per language segment when the upstream CMS is multilingual; languages
-	// without one (all of them when it is not) use the default catalog.
-	Catalogs map[string]*catalog.Catalog
-	// Translate returns the translation function of a language for the descriptions of the namespace
-	// index and /doc; nil (or a nil result) means English.
-	Translate  func(lang string) func(string) string
-	MaxPerPage int // per_page cap (the original: 50)
-	// ICalMaxEvents caps the events of one iCalendar feed answer (0: DefaultICalMaxEvents).
-	ICalMaxEvents int
-	// ImageAllowPrivate lets image URLs of writes point at loopback and private addresses (off: such
-	// URLs are refused, so a caller cannot make calshim fetch from its own network).
-	ImageAllowPrivate bool
-	// ImageMaxBytes caps a fetched image; 0 = 10 MiB.
-	ImageMaxBytes int64
-	// MaxBody bounds a write's body in bytes (0: DefaultMaxBody); MemoryBudget is the bytes the
-	// requests being answered may hold at once (0: DefaultMemoryBudget; http_envelope.go).
-	MaxBody, MemoryBudget int
-	// WriteMaxUpstream caps the requests one write makes of WordPress and image hosts
-	// (write_budget.go); 0: DefaultWriteMaxUpstream.
-	WriteMaxUpstream int
-	// NotifySecret, when set, serves POST /calshim/notify to push notices carrying it (sync_notify.go).
-	NotifySecret string
-	// CacheTTL, CacheMaxEntries and CacheMaxBytes bound the cache of rendered anonymous GET answers
-	// (http_respcache.go; 0 entries: off).
-	CacheTTL        time.Duration
-	CacheMaxEntries int
-	CacheMaxBytes   int // 0 with CacheMaxEntries > 0: no byte bound (tests)
-	// EventCacheBytes bounds the events rendered for anonymous lists and kept for the next list
-	// that shows them (listedEvent); 0: none kept.
-	EventCacheBytes int
-	// Now is the clock (tests inject one); nil = time.Now.
-	Now func() time.Time
-	// LoadWait: a request reaching calshim while its catalog loads waits this long for it (0: 503 at
-	// once); SequenceWait bounds the wait for X-Calshim-Min-Seq (sync_replicas.go).
-	LoadWait, SequenceWait time.Duration
-	// Draining, when it reports true, makes /readyz answer 503 (the process is stopping).
-	Draining func() bool
-	// Limits are the per-client limits (limits.go).
-	Limits LimitOptions
-	// Registry receives calshim's metrics and is served at /metrics, with what others registered on
-	// it (the upstream client's, the catalogs'); nil: a registry of the server's own.
-	Registry *prometheus.Registry
-	// Edge lets caches in front of calshim keep anonymous answers until it purges them (edgecache.go).
-	Edge EdgeOptions
-	// Shadow compares a sample of anonymous GETs with the original's answers (ops_shadow.go); URL "": off.
-	Shadow shadow.Options
-	// opsApart leaves /metrics to the operations handler (NewServers).
-	opsApart bool
-}
-
-// Server holds the dependencies of the handlers.
-type Server struct {
-	cat    *catalog.Catalog
-	log    *zap.Logger
-	opt    Options
-	routes []route    // the route table's routes below the namespaces (http_routes.go)
-	cache  *respCache // rendered anonymous GET responses, keyed by request and catalog version; nil: off
-	// viewers caches who a credential belongs to (auth.go); writes and authenticated reads need it.
-	viewers *viewers
-	// others remembers whether IDs the catalog does not hold belong to another post (read_events.go), so
-	// requests for unknown IDs cost WordPress one request per ID and minute, whatever their URLs.
-	others  *gocache.Cache
-	metrics *metrics // Prometheus collectors, served at /metrics (ops_metrics.go)
-	// siteIndexes caches the upstream's REST index for the REST root's answer (restindex.go).
-	siteIndexes siteIndexes
-	limits      *limits     // per-client limits and refused credentials (limits.go)
-	budget      *memBudget  // the requests' memory budget (http_envelope.go)
-	access      *zap.Logger // the access log (AccessLogger)
-	// events keeps events rendered for anonymous lists (listedEvent); nil when off.
-	events *memo.Memo[mapping.Raw]
-	edge   *edge // nil when edge caching is off
-	// fixed are the route table's routes served at their own paths; docs what the namespace index
-	// and /doc describe.
-	fixed []route
-	docs  []apidoc.Route
-	// shadow compares sampled answers with the original's, shadowed the routes it may (ops_shadow.go).
-	shadow   *shadow.Live
-	shadowed map[string]string
-}
 
 // AccessLogger names the logger of the access log's lines (one per request), so that calshim can
 // buffer them apart from the other lines.
@@ -177,50 +85,6 @@ func newServer(cat *catalog.Catalog, log *zap.Logger, opt Options) (*Server, *gi
 	s.newShadow(g)
 	return s, g
 }
-
-// request is one v1 call as handlers see it.
-type request struct {
-	gc     *gin.Context
-	route  *route // the matched route
-	method string
-	params Params
-	vars   map[string]string // path variables (id, slug)
-	snap   *catalog.Snapshot
-	root   string // URL the namespace is appended to, as the client addressed it (see address)
-	ns     string // namespace the client used
-	lang   string // language variant, "" for the default
-	now    time.Time
-	viewer *viewer // the caller; nil when anonymous (auth.go)
-	// cms is the upstream client of the request's catalog: reads with its service credential, writes
-	// with the caller's (write_tx.go).
-	cms *cmsclient.Client
-	// mem is what the request holds of the memory budget until it is answered (http_envelope.go).
-	mem hold
-}
-
-// base is the namespace URL every rest_url of the response is built on.
-func (r *request) base() string { return r.root + "/" + r.ns }
-
-// ctx returns the rendering context for this request.
-func (r *request) ctx(single bool) *mapping.Context {
-	return &mapping.Context{Site: r.snap.Site, Base: r.base(), Single: single, Lookup: r.snap,
-		Unlocked: func(p *mapping.Post) bool {
-			pw, ok := r.params.str("password")
-			return ok && p.Password() != "" && pw == p.Password() || r.editContext(p)
-		},
-		Readable: r.viewer.jsonLDReadable, MayRead: r.viewer.mayRead, Now: func() time.Time { return r.now }}
-}
-
-// response is what a handler answers on success.
-type response struct {
-	status int
-	body   any
-	// total and totalPages become X-TEC-Total / X-TEC-TotalPages when set (archives).
-	total, totalPages *int
-	headers           []header // further headers (e.g. Location of a created term)
-}
-
-type handler func(s *Server, r *request) (*response, error)
 
 func (s *Server) dispatch(gc *gin.Context) {
 	addr, ok := s.resolve(gc.Request)
@@ -330,25 +194,6 @@ func (s *Server) answer(gc *gin.Context, rt *route, r *request, release func()) 
 	}
 	out.keys = keys
 	return out, err
-}
-
-// catalogs are the default catalog and the language variants' (the same one may serve several).
-func (s *Server) catalogs() []*catalog.Catalog {
-	out := []*catalog.Catalog{s.cat}
-	for _, c := range s.opt.Catalogs {
-		if !slices.Contains(out, c) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// catalog returns the catalog serving a language variant.
-func (s *Server) catalog(lang string) *catalog.Catalog {
-	if c, ok := s.opt.Catalogs[lang]; ok {
-		return c
-	}
-	return s.cat
 }
 
 // match finds the route of a path below a namespace.

@@ -31,11 +31,25 @@ func (s *Server) newShadow(h http.Handler) {
 	s.shadow = shadow.New(opt)
 }
 
+// shadowSent is the gin context key of a sampled answer kept as it was sent (keepForShadow).
+const shadowSent = "calshim.shadowSent"
+
+// keepForShadow keeps a sampled GET's answer as send writes it, so that the comparison reads the
+// bytes the client got instead of rendering the answer again; shadowAfter then decides whether
+// the request may go to the original.
+func (s *Server) keepForShadow(gc *gin.Context, out *rendered) {
+	if gc.Request.Method != http.MethodGet || !s.shadow.Sample() {
+		return
+	}
+	gc.Set(shadowSent, shadow.Sent(out.status, gc.Writer.Header(), out.body))
+}
+
 // shadowAfter offers the request just answered to the shadow (from the access log, once the
 // answer is written); pattern is the route it matched.
 func (s *Server) shadowAfter(gc *gin.Context, pattern string) {
 	route, ok := s.shadowed[pattern]
-	if !ok || !s.shadow.Sample() {
+	sent, sampled := gc.Get(shadowSent)
+	if !ok || !sampled {
 		return
 	}
 	req := gc.Request
@@ -53,7 +67,7 @@ func (s *Server) shadowAfter(gc *gin.Context, pattern string) {
 	}
 	s.shadow.Offer(shadow.Query{Route: route, Target: req.URL.RequestURI(), Path: addr.route,
 		Query: shadow.WithoutParam(req.URL.RawQuery, "rest_route"), NS: addr.ns, Origin: origin,
-		ID: firstValue(gc.Writer.Header()["X-Request-Id"])}, root)
+		ID: firstValue(gc.Writer.Header()["X-Request-Id"]), Sent: sent.(*shadow.Answer)}, root)
 }
 
 // anonymousRead reports whether a request may be sent to the original as well: a GET (not turned

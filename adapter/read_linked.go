@@ -253,3 +253,6 @@ func distinct(l []string) int {
 	}
 	return len(seen)
 }
+
+// cap is the general capability of an action on this kind, e.g. edit_tribe_venues.
+func (k linkedKind) cap(action string) string { return action + "_tribe_" + k.collection }

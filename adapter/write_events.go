@@ -282,3 +282,48 @@ func termID(e *apiError) int {
 	}
 	return 0
 }
+
+// eventWrite reads a validated event write's arguments into mapping's typed form.
+func eventWrite(in Params) mapping.EventWrite {
+	return mapping.EventWrite{
+		Title: argOf(in.raw("title")), Description: argOf(in.raw("description")),
+		Excerpt: argOf(in.raw("excerpt")), Slug: argOf(in.raw("slug")),
+		Author: argOf(in.integer("author")), Status: argOf(in.raw("status")),
+		Date: argOf(in.raw("date")), DateUTC: argOf(in.raw("date_utc")),
+		Start: argOf(in.text("start_date")), End: argOf(in.text("end_date")),
+		Timezone: argOf(in.text("timezone")), Website: argOf(in.text("website")),
+		Image: argOf(in.text("image")), AllDay: argOf(in.truthy("all_day")),
+		ShowMap: argOf(in.truthy("show_map")), ShowMapLink: argOf(in.truthy("show_map_link")),
+		HideFromListings: argOf(in.truthy("hide_from_listings")), Featured: argOf(in.truthy("featured")),
+		Sticky:     argOf(in.truthy("sticky")),
+		Cost:       in.listArg("cost", costRows),
+		Categories: in.listArg("categories", termArgs), Tags: in.listArg("tags", termArgs),
+		Venue: venueLinks(in), Organizers: organizerLinks(in),
+	}
+}
+
+// argOf is an argument read by a Params reader in mapping's form.
+func argOf[T any](v T, given bool) mapping.Arg[T] { return mapping.Arg[T]{V: v, OK: given} }
+
+// costRows are the cost's rows (an array gives one row each), without the empty ones.
+func costRows(v any) []string {
+	rows := []string{}
+	for _, item := range costItems(v) {
+		if s, ok := php.Scalar(item); ok && s != "" {
+			rows = append(rows, s)
+		}
+	}
+	return rows
+}
+
+// costItems is the cost as rows: an array's or an object's members (PHP casts either to an array),
+// or the value itself (a cost string is not CSV).
+func costItems(v any) []any {
+	switch x := v.(type) {
+	case []any:
+		return x
+	case map[string]any:
+		return php.ArrayValues(x)
+	}
+	return []any{v}
+}

@@ -2,16 +2,15 @@ package adapter
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
 	"go.uber.org/zap"
 
 	"calshim/mapping"
+	"calshim/mapping/php"
 )
-
-// cap is the general capability of an action on this kind, e.g. edit_tribe_venues.
-func (k linkedKind) cap(action string) string { return action + "_tribe_" + k.collection }
 
 // create answers POST /venues and /organizers: 201 with the new one, or with an existing one of the
 // same name (and description, when given) — the original's duplicate avoidance.
@@ -278,4 +277,142 @@ func (t *tx) unlink(k linkedKind, id int) {
 		t.limit++
 		_, _ = t.savePost(w.Type, w.ID, w.Body(nil))
 	}
+}
+
+// How an event names its venue and organizers (the original: Linked_Post_Base::insert, called by
+// Single_Event::prepare_postarr): IDs, {id} objects, creation payloads; their validation and their
+// reading into mapping's typed form, beside the save they lead to (saveLinked).
+
+// validLink is the validator of an event's venue / organizer argument: empty; a CSV or list of IDs
+// of that type; or objects, each {id} of that type or a creation payload with a non-empty name.
+func (k linkedKind) validLink(r *request, v any) bool {
+	if php.Empty(v) || allEmpty(v) {
+		return true
+	}
+
+	if m, ok := v.(map[string]any); ok {
+		return k.validObject(r, m)
+	}
+
+	for _, item := range items(v) {
+		if m, ok := item.(map[string]any); ok {
+			if !k.validObject(r, m) {
+				return false
+			}
+		} else if !isPostOf(r, item, k.typ(r)) {
+			return false
+		}
+	}
+
+	return true
+}
+
+func (k linkedKind) validObject(r *request, m map[string]any) bool {
+	if id, ok := Params(m).given("id"); ok {
+		return isPostOf(r, id, k.typ(r))
+	}
+	name, _ := Params(m).text(k.name)
+	return name != ""
+}
+
+// allEmpty reports whether v is a list or object whose members are all empty: the original's
+// validator filters them out first (array_filter) and then finds nothing to check.
+func allEmpty(v any) bool {
+	var members []any
+	switch x := v.(type) {
+	case []any:
+		members = x
+	case map[string]any:
+		for _, m := range x {
+			members = append(members, m)
+		}
+	default:
+		return false
+	}
+
+	return !slices.ContainsFunc(members, func(m any) bool { return !php.Empty(m) })
+}
+
+// linkItem reads one entry of a venue or organizer argument. An empty id is no id, as for the
+// original (Linked_Post_Base::insert).
+func linkItem(k linkedKind, item any) mapping.LinkItem {
+	m, isObj := item.(map[string]any)
+	if !isObj {
+		s, _ := php.Scalar(item)
+		return mapping.LinkItem{ID: strings.TrimSpace(s), HasID: true}
+	}
+	if id, ok := Params(m).given("id"); ok && !php.Empty(id) {
+		s, _ := php.Scalar(id)
+		return mapping.LinkItem{Object: true, ID: strings.TrimSpace(s), HasID: true}
+	}
+	name, _ := Params(m).text(k.name)
+	return mapping.LinkItem{Object: true, Name: name, Payload: linkedWrite(k, Params(m))}
+}
+
+// venueLinks reads an event's venue: an ID, an {id} object or a creation payload. Lists (even of
+// one ID or object) and CSV strings are malformed, as in the original (Linked_Post_Base::insert
+// takes a list for creation data without a name); empty leaves the venue as it is.
+func venueLinks(in Params) mapping.Links {
+	v, ok := in.given("venue")
+	if !ok || php.Empty(v) {
+		return mapping.Links{}
+	}
+	_, isList := v.([]any)
+	if s, _ := php.Scalar(v); isList || strings.Contains(s, ",") {
+		return mapping.Links{Given: true, Malformed: true}
+	}
+	return mapping.Links{Given: true, Items: []mapping.LinkItem{linkItem(venues, v)}}
+}
+
+// organizerLinks reads an event's organizers in the order given: IDs, {id} objects, creation
+// payloads; empty entries are skipped (Linked_Post_Base::insert: nothing to link). "" or [] removes
+// them all; a CSV string is malformed, and an unwrapped object is a list of its members.
+func organizerLinks(in Params) mapping.Links {
+	v, ok := in.given("organizer")
+	if !ok {
+		return mapping.Links{}
+	}
+	list, ok := organizerList(v)
+	if !ok {
+		return mapping.Links{Given: true, Malformed: true}
+	}
+	l := mapping.Links{Given: true}
+	for _, item := range list {
+		if !php.Empty(item) {
+			l.Items = append(l.Items, linkItem(organizers, item))
+		}
+	}
+	return l
+}
+
+// organizerList is an event's organizer argument as a list of entries; ok is false for a CSV
+// string, which the original fails on.
+func organizerList(v any) ([]any, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		// An unwrapped object is a list of entries to the original (Single_Organizer::insert casts
+		// it to an array): its members are taken one by one, empty ones skipped.
+		return php.ArrayValues(x), true
+	case []any:
+		return x, true
+	}
+
+	if s, _ := php.Scalar(v); strings.Contains(s, ",") {
+		return nil, false
+	}
+	if php.Empty(v) {
+		return nil, true
+	}
+	return []any{v}, true
+}
+
+// isPostOf reports whether v is the ID of a post of the given type in the catalog.
+func isPostOf(r *request, v any, postType string) bool {
+	s, ok := php.Scalar(v)
+	if !ok {
+		return false
+	}
+	n, ok := php.PositiveInt(strings.TrimSpace(s))
+	p, exists := r.snap.Post(n)
+	return ok && exists && p.Type() == postType
 }

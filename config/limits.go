@@ -23,7 +23,7 @@ type Limits struct {
 	TrustedProxies []string
 
 	// MaxBodyBytes bounds a write's body; MemoryBudget is the bytes the requests being answered
-	// may hold at once (adapter/http_envelope.go).
+	// may hold at once (adapter/http_request.go).
 	MaxBodyBytes int
 	MemoryBudget int
 

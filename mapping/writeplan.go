@@ -31,7 +31,7 @@ type EventWrite struct {
 	Venue, Organizers                    Links
 }
 
-// Links is an event's venue or organizer argument as entries (adapter/write_event_links.go reads
+// Links is an event's venue or organizer argument as entries (adapter/write_linked.go reads
 // its shapes). Given but without entries removes them all.
 type Links struct {
 	Given bool

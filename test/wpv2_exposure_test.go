@@ -87,6 +87,7 @@ func exposureFixtures(t *testing.T) []exposed {
 		if status == "future" {
 			body["date"] = later + "T09:00:00"
 		}
+		body["meta"] = registeredForm(t, collection, meta)
 		id := strconv.Itoa(int(wp(t, http.MethodPost, "/wp/v2/"+collection, body)["id"].(float64)))
 		wpDeleteLater(t, "/wp/v2/"+collection+"/"+id)
 		out = append(out, exposed{name: name, collection: collection, v1: v1 + id, key: key, id: id})
@@ -114,6 +115,56 @@ func exposureFixtures(t *testing.T) []exposed {
 	public := out[len(out)-1]
 	eventually(t, "the public event in calshim", func() bool { return get(t, public.v1).status == http.StatusOK })
 	return out
+}
+
+// registeredForm puts each meta value in the form the active registration of the key takes, as
+// wp/v2's schema of the collection declares it (OPTIONS): the calshim plugin registers _EventCost
+// and the linked IDs as arrays, The Events Calendar (when it is active) some of them as single
+// values, and WordPress refuses the other form (400 rest_invalid_type). A key the schema does not
+// declare keeps its value.
+func registeredForm(t *testing.T, collection string, meta map[string]any) map[string]any {
+	t.Helper()
+	schema, _ := wp(t, http.MethodOptions, "/wp/v2/"+collection, nil)["schema"].(map[string]any)
+	props, _ := schema["properties"].(map[string]any)
+	metaSchema, _ := props["meta"].(map[string]any)
+	keys, _ := metaSchema["properties"].(map[string]any)
+	out := map[string]any{}
+	for k, v := range meta {
+		out[k] = v
+		decl, _ := keys[k].(map[string]any)
+		if decl == nil {
+			continue
+		}
+		list, isList := v.([]string)
+		switch typ := schemaType(decl["type"]); {
+		case typ == "array" && !isList:
+			out[k] = []any{v}
+		case typ == "integer" && isList && len(list) > 0:
+			n, err := strconv.Atoi(list[0])
+			if err != nil {
+				t.Fatalf("%s: %q is no integer for %s's registration", k, list[0], collection)
+			}
+			out[k] = n
+		case typ != "array" && typ != "" && isList && len(list) > 0:
+			out[k] = list[0]
+		}
+	}
+	return out
+}
+
+// schemaType is a JSON schema's type: "string", or the first not null of ["string", "null"].
+func schemaType(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []any:
+		for _, e := range x {
+			if s, ok := e.(string); ok && s != "null" {
+				return s
+			}
+		}
+	}
+	return ""
 }
 
 // v1Refuses reports whether calshim's v1 refuses the post to role ("" anonymous) or blanks its content.

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// One write costs WordPress a bounded number of requests (adapter/write_budget.go), on a calshim of
+// One write costs WordPress a bounded number of requests (adapter/write_tx.go), on a calshim of
 // its own behind a counting proxy (no polls: what the proxy counts is what the writes cause). An
 // update by slug naming 5,000 new organizers, categories or tags answers 400
 // calshim_write_too_large without one request to WordPress (each used to create them all, two

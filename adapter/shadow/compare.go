@@ -41,6 +41,9 @@ type Query struct {
 	NS     string // the namespace the client used on calshim ("cal/events/v1" or the original's)
 	Origin string // scheme://host the client addressed calshim at (the live shadow asks itself there)
 	ID     string // the client's request ID, which calshim's own request of the comparison carries
+	// Sent is calshim's answer as the client got it (the live shadow keeps the bytes it sent): the
+	// first comparison uses it instead of asking Calshim again; nil: Calshim is asked.
+	Sent *Answer
 }
 
 // Side answers a query: calshim (in-process or over HTTP) or the original.
@@ -80,7 +83,10 @@ func (c *Comparer) Check(ctx context.Context, q Query, norm *Normalizer) *Result
 	call := Call{Route: q.Route, Role: "anon"}
 	call.Query, _ = url.ParseQuery(q.Query)
 
-	orig, cal := c.Original.Ask(ctx, q), c.Calshim.Ask(ctx, q)
+	orig, cal := c.Original.Ask(ctx, q), q.Sent
+	if cal == nil {
+		cal = c.Calshim.Ask(ctx, q)
+	}
 	res.Asked++
 	res.Original, res.Calshim = orig, cal
 	if failed(orig) {

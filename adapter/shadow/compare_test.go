@@ -2,6 +2,7 @@ package shadow
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -174,5 +175,47 @@ func TestCompareURLForm(t *testing.T) {
 		if res.Outcome != want || (want == Intended && res.Granted[0] != "url-form") {
 			t.Errorf("%s: %s %v, want %s", cal, res.Outcome, res.Granted, want)
 		}
+	}
+}
+
+// The answer already sent is compared as it is: calshim is asked only for the re-check after the
+// freshness bound, never for the first comparison.
+func TestCompareSentAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		sent      string
+		want      Outcome
+		calAsked  int32
+		origAsked int
+	}{
+		{name: "the same bytes", sent: `{"title":"New"}`, want: Same, calAsked: 0, origAsked: 1},
+		{name: "a difference then gone", sent: `{"title":"Old"}`, want: Noise, calAsked: 1, origAsked: 3},
+	} {
+		var asked atomic.Int32
+		cal := sideFunc(func(Query) *Answer {
+			asked.Add(1)
+			return answer(200, `{"title":"New"}`)
+		})
+		c := &Comparer{Original: fixed(answer(200, `{"title":"New"}`)), Calshim: cal, Fresh: time.Millisecond}
+		q := evQuery
+		q.Sent = Sent(200, http.Header{"Content-Type": {"application/json; charset=UTF-8"}}, []byte(tc.sent))
+		res := check(t, c, q)
+		if res.Outcome != tc.want || asked.Load() != tc.calAsked || res.Asked != tc.origAsked {
+			t.Errorf("%s: %s, calshim asked %d times, the original %d; want %s, %d, %d", tc.name,
+				res.Outcome, asked.Load(), res.Asked, tc.want, tc.calAsked, tc.origAsked)
+		}
+	}
+}
+
+// A sent answer is a copy (the sender's buffer is reused) and one over MaxBody is not compared.
+func TestSentAnswer(t *testing.T) {
+	buf := []byte(`{"id":1}`)
+	a := Sent(200, http.Header{"X-Tec-Total": {"1"}, "Cache-Control": {"no"}}, buf)
+	buf[1] = 'X'
+	if string(a.Body) != `{"id":1}` || a.Headers["X-Tec-Total"] != "1" || len(a.Headers) != 1 {
+		t.Errorf("Sent = %q %v, want its own copy and the compared headers", a.Body, a.Headers)
+	}
+	if big := Sent(200, nil, make([]byte, MaxBody+1)); big.Err == "" || big.Body != nil {
+		t.Errorf("an answer over MaxBody: %+v, want an error and no body", big.Err)
 	}
 }

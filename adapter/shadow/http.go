@@ -1,8 +1,8 @@
 package shadow
 
 import (
+	"bytes"
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -65,14 +65,31 @@ func get(ctx context.Context, client *http.Client, u string) *Answer {
 // read takes an answer's status, compared headers and body (at most MaxBody bytes).
 func read(status int, h http.Header, body io.Reader) *Answer {
 	data, err := io.ReadAll(io.LimitReader(body, MaxBody+1))
-	if err == nil && len(data) > MaxBody {
-		err = errors.New("answer larger than the comparison's limit")
-	}
 	if err != nil {
 		return &Answer{Status: status, Err: "reading the answer: " + err.Error()}
 	}
 
-	return &Answer{Status: status, Headers: Headers(h), Body: data}
+	return sized(status, h, data)
+}
+
+// Sent is an answer calshim has just sent, kept for its comparison (Query.Sent): a copy, since the
+// sender's buffer goes back to its pool.
+func Sent(status int, h http.Header, body []byte) *Answer {
+	a := sized(status, h, body)
+	if a.Err == "" {
+		a.Body = bytes.Clone(body)
+	}
+
+	return a
+}
+
+// sized is an answer's status, compared headers and body; a body over MaxBody is not compared.
+func sized(status int, h http.Header, body []byte) *Answer {
+	if len(body) > MaxBody {
+		return &Answer{Status: status, Err: "reading the answer: answer larger than the comparison's limit"}
+	}
+
+	return &Answer{Status: status, Headers: Headers(h), Body: body}
 }
 
 // NewClient is an HTTP client for comparisons: no redirects followed (a 301 is an answer), no

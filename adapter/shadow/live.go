@@ -160,10 +160,10 @@ func Internal(ctx context.Context) context.Context {
 // IsInternal reports whether ctx is a comparison's own request.
 func IsInternal(ctx context.Context) bool { return ctx.Value(internalKey{}) != nil }
 
-// Handler is calshim's side of a live comparison: the same URL asked of calshim's own handler,
-// anonymously, from its own client address (so it takes nothing from the client's allowances).
-// Anonymous answers depend on the URL alone, so this is the client's answer (the response cache's
-// entry, unless the catalog changed since).
+// Handler is calshim's side of a live comparison's re-check: the same URL asked of calshim's own
+// handler, anonymously, from its own client address (so it takes nothing from the client's
+// allowances). The first comparison reads the answer the client got (Query.Sent); anonymous answers
+// depend on the URL alone, so asking again later is the client's answer at that time.
 type Handler struct {
 	H http.Handler
 }

@@ -62,7 +62,7 @@ func limitMemory(ctx context.Context, cfg config.Config, catalogs map[string]*ca
 	runtime.GC() // what is live now is the catalogs (the load's garbage is gone)
 	posts := postCount(catalogs)
 	perPost := float64(heapLive()) / float64(max(posts, 1))
-	// The requests' memory budget bounds what requests in flight hold (adapter's http_envelope.go).
+	// The requests' memory budget bounds what requests in flight hold (adapter's http_request.go).
 	budgets := int64(cfg.ResponseCache.MaxBytes + cfg.ResponseCache.EventBytes + cfg.Limits.MemoryBudget)
 	ceiling := int64(cgroupShare * float64(cgroupLimit(cgroupMemoryFiles)))
 	limit := func(posts int) int64 {

@@ -113,7 +113,7 @@ type Site struct {
 }
 
 // Do sends r to the site and reads the whole answer; a transport error becomes Response.Err.
-func (s *Site) Do(r *Request) *Response {
+func (s *Site) Do(r *Request) *shadow.Answer {
 	ctx, cancel := context.WithTimeout(context.Background(), s.Timeout)
 	defer cancel()
 
@@ -124,7 +124,7 @@ func (s *Site) Do(r *Request) *Response {
 
 	req, err := http.NewRequestWithContext(ctx, r.Method, r.URL(s.Base, s.NS(r)), body)
 	if err != nil {
-		return &Response{Err: err.Error()}
+		return &shadow.Answer{Err: err.Error()}
 	}
 
 	if r.CType != "" {
@@ -136,16 +136,16 @@ func (s *Site) Do(r *Request) *Response {
 
 	resp, err := s.Client.Do(req)
 	if err != nil {
-		return &Response{Err: err.Error()}
+		return &shadow.Answer{Err: err.Error()}
 	}
 	defer resp.Body.Close()
 
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return &Response{Status: resp.StatusCode, Err: "reading body: " + err.Error()}
+		return &shadow.Answer{Status: resp.StatusCode, Err: "reading body: " + err.Error()}
 	}
 
-	return &Response{Status: resp.StatusCode, Headers: shadow.Headers(resp.Header), Body: data}
+	return &shadow.Answer{Status: resp.StatusCode, Headers: shadow.Headers(resp.Header), Body: data}
 }
 
 // sortedKeys returns the keys of a string map in order.

@@ -8,11 +8,14 @@ package main
 import (
 	"flag"
 	"fmt"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
 	"sync"
 	"time"
+
+	"calshim/adapter/shadow"
 )
 
 type options struct {
@@ -75,7 +78,7 @@ func main() {
 	if o.merge != "" {
 		rep, err := mergeReports(strings.Split(o.merge, ","))
 		if err == nil {
-			err = emit(o, rep, append(append([]*Deliberate{}, deliberates...), writeDeliberates...))
+			err = emit(o, rep, append(append([]*shadow.Deliberate{}, shadow.Reads...), writeDeliberates...))
 		}
 		if err != nil {
 			fail(err)
@@ -146,7 +149,7 @@ func runReads(o *options, orig, cal *Site) error {
 
 	rep := buildReport("random GETs", o.seed, world.Summary(), results)
 
-	return emit(o, rep, deliberates)
+	return emit(o, rep, shadow.Reads)
 }
 
 // sendAll sends every request to both sites, o.concurrency at a time; results keep the requests'
@@ -171,8 +174,8 @@ func sendAll(o *options, orig, cal *Site, reqs []*Request) []*Result {
 					return
 				}
 
-				results[i] = compareOne(reqs[i], orig, cal, newNormalizer(calHost, origHost, reqs[i].NS),
-					deliberates)
+				results[i] = compareOne(reqs[i], orig, cal, shadow.NewNormalizer(calHost, origHost, nsPath(reqs[i].NS)),
+					shadow.Reads)
 
 				mu.Lock()
 				done++
@@ -189,7 +192,7 @@ func sendAll(o *options, orig, cal *Site, reqs []*Request) []*Result {
 // compareOne sends r to both sites and compares. A difference is checked once more after a
 // pause: others share the rig, and calshim sees a change up to a poll interval after WordPress
 // does. If the second pair agrees, the request counts as transient, not as a difference.
-func compareOne(r *Request, orig, cal *Site, norm *Normalizer, table []*Deliberate) *Result {
+func compareOne(r *Request, orig, cal *Site, norm *shadow.Normalizer, table []*shadow.Deliberate) *Result {
 	res := compareOnce(r, orig, cal, norm, table)
 	if len(res.Diffs) == 0 {
 		return res
@@ -204,15 +207,15 @@ func compareOne(r *Request, orig, cal *Site, norm *Normalizer, table []*Delibera
 	return again
 }
 
-func compareOnce(r *Request, orig, cal *Site, norm *Normalizer, table []*Deliberate) *Result {
+func compareOnce(r *Request, orig, cal *Site, norm *shadow.Normalizer, table []*shadow.Deliberate) *Result {
 	a := orig.Do(r)
 	b := cal.Do(r)
 
-	diffs := compareResponses(a, b, norm)
+	diffs := shadow.Compare(a, b, norm)
 	kept, names := filterDeliberate(r, diffs, table)
 
-	return &Result{Req: r, Diffs: kept, Deliberate: names, StatusA: statusLabel(a),
-		StatusB: statusLabel(b)}
+	return &Result{Req: r, Diffs: kept, Deliberate: names, StatusA: shadow.StatusLabel(a),
+		StatusB: shadow.StatusLabel(b)}
 }
 
 func progress(o *options, done, total int, res *Result) {
@@ -229,7 +232,7 @@ func progress(o *options, done, total int, res *Result) {
 }
 
 // emit prints the report (top clusters) and writes the files asked for (all clusters).
-func emit(o *options, rep *Report, table []*Deliberate) error {
+func emit(o *options, rep *Report, table []*shadow.Deliberate) error {
 	rep.printText(os.Stdout, o.top, table)
 
 	if o.textOut != "" {
@@ -258,4 +261,10 @@ func writeAccessLog(path string, reqs []*Request) error {
 	}
 
 	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// filterDeliberate splits diffs into the reported ones and the names of the deliberate ones.
+func filterDeliberate(r *Request, diffs []shadow.Diff, table []*shadow.Deliberate) ([]shadow.Diff, []string) {
+	q, _ := url.ParseQuery(r.Query)
+	return shadow.Table(table).Grant(shadow.Call{Route: r.Route, Role: r.Role, Query: q}, diffs)
 }

@@ -7,12 +7,14 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"calshim/adapter/shadow"
 )
 
 // Result is one request with what differed.
 type Result struct {
 	Req        *Request
-	Diffs      []Diff
+	Diffs      []shadow.Diff
 	Deliberate []string
 	StatusA    string
 	StatusB    string
@@ -56,12 +58,12 @@ type Report struct {
 
 // Sample is one differing request with its differences (the JSON report keeps them all, capped).
 type Sample struct {
-	Request string `json:"request"`
-	Diffs   []Diff `json:"diffs"`
+	Request string        `json:"request"`
+	Diffs   []shadow.Diff `json:"diffs"`
 }
 
 // clusterKey is the identity of a cluster.
-func clusterKey(route string, d Diff) string {
+func clusterKey(route string, d shadow.Diff) string {
 	return route + "\x00" + d.GPath + "\x00" + d.Kind
 }
 
@@ -86,8 +88,8 @@ func buildReport(title string, seed uint64, world string, results []*Result) *Re
 		if a.Count != b.Count {
 			return a.Count > b.Count
 		}
-		return clusterKey(a.Route, Diff{GPath: a.Path, Kind: a.Kind}) <
-			clusterKey(b.Route, Diff{GPath: b.Path, Kind: b.Kind})
+		return clusterKey(a.Route, shadow.Diff{GPath: a.Path, Kind: a.Kind}) <
+			clusterKey(b.Route, shadow.Diff{GPath: b.Path, Kind: b.Kind})
 	})
 
 	return rep
@@ -133,7 +135,7 @@ func addResult(rep *Report, routes map[string]*RouteStat, clusters map[string]*C
 	}
 }
 
-func addToCluster(clusters map[string]*Cluster, key string, r *Request, d Diff, first bool) {
+func addToCluster(clusters map[string]*Cluster, key string, r *Request, d shadow.Diff, first bool) {
 	c := clusters[key]
 	if c == nil {
 		c = &Cluster{Route: r.Route, Path: d.GPath, Kind: d.Kind}
@@ -166,7 +168,7 @@ func uniq(l []string) []string {
 }
 
 // printText writes the human report: totals per route, deliberate counts, then the clusters.
-func (rep *Report) printText(w io.Writer, top int, table []*Deliberate) {
+func (rep *Report) printText(w io.Writer, top int, table []*shadow.Deliberate) {
 	fmt.Fprintf(w, "== %s (seed %d)\n", rep.Title, rep.Seed)
 	fmt.Fprintf(w, "world: %s\n", rep.World)
 	fmt.Fprintf(w, "requests %d, differing %d (%.1f%%); transient (differed once, then agreed) %d\n\n",

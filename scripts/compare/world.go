@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"calshim/adapter/shadow"
 )
 
 // Obj is a post or term known to the original: enough to address it and to name it.
@@ -76,7 +78,7 @@ func collect(s *Site, into []Obj, path, key, query string) ([]Obj, error) {
 			return into, nil
 		}
 
-		n, err := ParseJSON(resp.Body)
+		n, err := shadow.Parse(resp.Body)
 		if err != nil {
 			return nil, fmt.Errorf("discover %s: %v", path, err)
 		}
@@ -97,7 +99,7 @@ func collect(s *Site, into []Obj, path, key, query string) ([]Obj, error) {
 	return into, nil
 }
 
-func objOf(it *Node, key string) Obj {
+func objOf(it *shadow.Node, key string) Obj {
 	o := Obj{}
 	fmt.Sscan(lit(it.Get("id")), &o.ID)
 	o.Slug = lit(it.Get("slug"))
@@ -105,7 +107,7 @@ func objOf(it *Node, key string) Obj {
 	o.Start = lit(it.Get("start_date"))
 
 	for _, k := range []string{"name", "title", "venue", "organizer"} {
-		if v := it.Get(k); v != nil && v.Kind == KString {
+		if v := it.Get(k); v != nil && v.Kind == shadow.KString {
 			o.Name = v.Lit
 			break
 		}
@@ -114,7 +116,7 @@ func objOf(it *Node, key string) Obj {
 	return o
 }
 
-func lit(n *Node) string {
+func lit(n *shadow.Node) string {
 	if n == nil {
 		return ""
 	}
@@ -129,8 +131,8 @@ func discoverMedia(s *Site) []int {
 		return nil
 	}
 
-	n, err := ParseJSON(body)
-	if err != nil || n.Kind != KArray {
+	n, err := shadow.Parse(body)
+	if err != nil || n.Kind != shadow.KArray {
 		return nil
 	}
 

@@ -18,7 +18,7 @@ import (
 
 // writeDeliberates are the deliberate differences of writes (docs/compatibility.md); a step names the one it
 // exercises.
-var writeDeliberates = []*Deliberate{
+var writeDeliberates = []*shadow.Deliberate{
 	{Name: "update-only-given", Reason: "updates change only the fields given (the original " +
 		"resets omitted fields: status, post date, flags, website, cost, image, organizers...)",
 		Path: regexp.MustCompile(`^\$\.(date|date_utc|status|website|all_day|show_map|show_map_link|` +
@@ -44,7 +44,7 @@ type run struct {
 	seeds   map[string]int // "kind.key" → ID
 	env     map[string]string
 	created map[string][2]string // step name → ID, slug
-	answers []*Response
+	answers []*shadow.Answer
 	tok     *tokens
 	order   []tokenRef // created objects in order of appearance
 }
@@ -167,7 +167,7 @@ func (r *run) play(steps []Step) {
 		resp := r.site.Do(req)
 		r.answers = append(r.answers, resp)
 
-		n, err := ParseJSON(resp.Body)
+		n, err := shadow.Parse(resp.Body)
 		if err != nil {
 			continue
 		}
@@ -188,14 +188,14 @@ var childKind = map[string]string{
 
 // scan names every new ID of a step's answer after the step and its rank in the answer, so that the
 // two runs' objects pair up even when one run created less.
-func (r *run) scan(n *Node, kind, step string, seen *int) {
+func (r *run) scan(n *shadow.Node, kind, step string, seen *int) {
 	switch n.Kind {
-	case KArray:
+	case shadow.KArray:
 		for _, v := range n.Vals {
 			r.scan(v, kind, step, seen)
 		}
-	case KObject:
-		if id := n.Get("id"); kind != "" && id != nil && id.Kind == KNumber {
+	case shadow.KObject:
+		if id := n.Get("id"); kind != "" && id != nil && id.Kind == shadow.KNumber {
 			r.tokenFor(kind, id.Lit, step, seen)
 		}
 		for i, k := range n.Keys {
@@ -235,8 +235,8 @@ var kindBase = map[string]string{
 
 // readBack reads every created object as the administrator through reader (the writer or the
 // original).
-func (r *run) readBack(reader *Site, ns string) map[string]*Response {
-	out := map[string]*Response{}
+func (r *run) readBack(reader *Site, ns string) map[string]*shadow.Answer {
+	out := map[string]*shadow.Answer{}
 	for _, ref := range r.order {
 		path := kindBase[ref.kind] + strconv.Itoa(ref.id)
 		req := &Request{Method: "GET", Path: path, Role: "admin", NS: ns}
@@ -277,9 +277,9 @@ var recentKeys = map[string]bool{
 
 // normalise rewrites the run's IDs into tokens, recent creation/modification dates into <recent>
 // and numeric slug suffixes into -#.
-func (r *run) normalise(n *Node, key string, kind string, now time.Time) {
+func (r *run) normalise(n *shadow.Node, key string, kind string, now time.Time) {
 	switch n.Kind {
-	case KNumber:
+	case shadow.KNumber:
 		sp := space(kind)
 		if key == "additional_data" {
 			sp = "term"
@@ -287,16 +287,16 @@ func (r *run) normalise(n *Node, key string, kind string, now time.Time) {
 		isID := key == "id" || key == "term_id" || key == "additional_data"
 		if isID || (key == "parent" && sp == "term") {
 			if t, ok := r.tok.ids[sp+":"+n.Lit]; ok {
-				n.Kind, n.Lit = KString, "<"+t+">"
+				n.Kind, n.Lit = shadow.KString, "<"+t+">"
 			}
 		}
-	case KString:
+	case shadow.KString:
 		n.Lit = r.normaliseString(key, n.Lit, now)
-	case KArray:
+	case shadow.KArray:
 		for _, v := range n.Vals {
 			r.normalise(v, key, kind, now)
 		}
-	case KObject:
+	case shadow.KObject:
 		r.sameAsID(n, "term_taxonomy_id")
 		for i, k := range n.Keys {
 			ck := childKind[k]
@@ -310,8 +310,8 @@ func (r *run) normalise(n *Node, key string, kind string, now time.Time) {
 
 // sameAsID names a numeric field that equals its object's id like the id ("<token>"): each run's new
 // terms get their term_taxonomy_id from the same counter as their id.
-func (r *run) sameAsID(n *Node, field string) {
-	var id, f *Node
+func (r *run) sameAsID(n *shadow.Node, field string) {
+	var id, f *shadow.Node
 	for i, k := range n.Keys {
 		switch k {
 		case "id":
@@ -321,12 +321,12 @@ func (r *run) sameAsID(n *Node, field string) {
 		}
 	}
 
-	if id == nil || f == nil || id.Kind != KNumber || f.Kind != KNumber || id.Lit != f.Lit {
+	if id == nil || f == nil || id.Kind != shadow.KNumber || f.Kind != shadow.KNumber || id.Lit != f.Lit {
 		return
 	}
 
 	if t, ok := r.tok.ids["term:"+f.Lit]; ok {
-		f.Kind, f.Lit = KString, "<"+t+">"
+		f.Kind, f.Lit = shadow.KString, "<"+t+">"
 	}
 }
 
@@ -408,14 +408,14 @@ func runWrites(o *options, orig, cal *Site) error {
 		"%d steps, %d objects created on the original, "+
 			"%d on calshim", len(steps), len(a.order), len(b.order)), results)
 
-	return emit(o, rep, append(append([]*Deliberate{}, deliberates...), writeDeliberates...))
+	return emit(o, rep, append(append([]*shadow.Deliberate{}, shadow.Reads...), writeDeliberates...))
 }
 
 // playRun holds a run with its read-backs.
 type playRun struct {
 	*run
-	ownBack  map[string]*Response
-	origBack map[string]*Response
+	ownBack  map[string]*shadow.Answer
+	origBack map[string]*shadow.Answer
 }
 
 // playOn replays the sequence on writer and reads back through writer and through the original.
@@ -467,7 +467,7 @@ func loadSeeds(path string) (map[string]int, error) {
 func compareRuns(steps []Step, a, b *playRun, calHost, origHost string) []*Result {
 	var results []*Result
 	now := time.Now()
-	norm := newNormalizer(calHost, origHost, "cal")
+	norm := shadow.NewNormalizer(calHost, origHost, nsPath("cal"))
 	tainted := map[string]string{}
 
 	for i, s := range steps {
@@ -483,7 +483,7 @@ func compareRuns(steps []Step, a, b *playRun, calHost, origHost string) []*Resul
 
 	results = append(results, compareBacks("stored, read by the original", a, b,
 		a.origBack, b.origBack,
-		newNormalizer(calHost, origHost, "tribe"), tainted, now)...)
+		shadow.NewNormalizer(calHost, origHost, nsPath("tribe")), tainted, now)...)
 
 	return append(results, compareBacks("stored, read by the writer", a, b, a.ownBack, b.ownBack, norm,
 		tainted, now)...)
@@ -492,13 +492,13 @@ func compareRuns(steps []Step, a, b *playRun, calHost, origHost string) []*Resul
 // excuse moves the differences a step's deliberate difference explains under its name: every
 // difference but a status one, or only those at its Path when it has one; a status difference only
 // when it is the pair of statuses it declares.
-func excuse(diffs []Diff, name string, names []string) ([]Diff, []string) {
+func excuse(diffs []shadow.Diff, name string, names []string) ([]shadow.Diff, []string) {
 	d := writeDeliberate(name)
 	if d == nil {
 		return diffs, names
 	}
 
-	var kept []Diff
+	var kept []shadow.Diff
 	for _, df := range diffs {
 		if explains(d, df) {
 			names = append(names, name)
@@ -510,7 +510,7 @@ func excuse(diffs []Diff, name string, names []string) ([]Diff, []string) {
 	return kept, names
 }
 
-func writeDeliberate(name string) *Deliberate {
+func writeDeliberate(name string) *shadow.Deliberate {
 	for _, d := range writeDeliberates {
 		if d.Name == name {
 			return d
@@ -520,7 +520,7 @@ func writeDeliberate(name string) *Deliberate {
 	return nil
 }
 
-func explains(d *Deliberate, df Diff) bool {
+func explains(d *shadow.Deliberate, df shadow.Diff) bool {
 	if df.Kind == "status" {
 		return d.Statuses[0] != "" && df.A == d.Statuses[0] && df.B == d.Statuses[1]
 	}
@@ -544,7 +544,7 @@ func stepDeliberate(s Step, tainted map[string]string) string {
 	return ""
 }
 
-func compareBacks(title string, a, b *playRun, backA, backB map[string]*Response, norm *Normalizer,
+func compareBacks(title string, a, b *playRun, backA, backB map[string]*shadow.Answer, norm *shadow.Normalizer,
 	tainted map[string]string, now time.Time) []*Result {
 	refs := append([]tokenRef{}, a.order...)
 	for _, ref := range b.order {
@@ -557,10 +557,10 @@ func compareBacks(title string, a, b *playRun, backA, backB map[string]*Response
 	for _, ref := range refs {
 		ra, rb := backA[ref.token], backB[ref.token]
 		if ra == nil {
-			ra = &Response{Err: "not created on the original's run"}
+			ra = &shadow.Answer{Err: "not created on the original's run"}
 		}
 		if rb == nil {
-			rb = &Response{Err: "not created on calshim's run"}
+			rb = &shadow.Answer{Err: "not created on calshim's run"}
 		}
 
 		req := &Request{Method: "GET", Path: kindBase[ref.kind] + "<" + ref.token + ">", Role: "admin",
@@ -581,18 +581,18 @@ func compareBacks(title string, a, b *playRun, backA, backB map[string]*Response
 }
 
 // compareWrite compares two answers after each run's IDs, dates and slugs were normalised.
-func compareWrite(req *Request, ra, rb *Response, a, b *run, norm *Normalizer, kind string,
+func compareWrite(req *Request, ra, rb *shadow.Answer, a, b *run, norm *shadow.Normalizer, kind string,
 	now time.Time) *Result {
-	res := &Result{Req: req, StatusA: statusLabel(ra), StatusB: statusLabel(rb)}
+	res := &Result{Req: req, StatusA: shadow.StatusLabel(ra), StatusB: shadow.StatusLabel(rb)}
 	if ra.Err != "" || rb.Err != "" || ra.Status != rb.Status {
-		res.Diffs = compareResponses(ra, rb, norm)
+		res.Diffs = shadow.Compare(ra, rb, norm)
 		return res
 	}
 
 	res.Diffs = shadow.CompareHeaders(ra.Headers, rb.Headers, norm)
 
-	na, errA := ParseJSON(ra.Body)
-	nb, errB := ParseJSON(rb.Body)
+	na, errA := shadow.Parse(ra.Body)
+	nb, errB := shadow.Parse(rb.Body)
 	if errA != nil || errB != nil {
 		res.Diffs = append(res.Diffs, shadow.CompareBodies(ra.Body, rb.Body, norm)...)
 		return res
@@ -604,7 +604,7 @@ func compareWrite(req *Request, ra, rb *Response, a, b *run, norm *Normalizer, k
 	shadow.DiffNodes("$", na, nb, &res.Diffs)
 
 	var names []string
-	res.Diffs, names = filterDeliberate(req, res.Diffs, deliberates)
+	res.Diffs, names = filterDeliberate(req, res.Diffs, shadow.Reads)
 	res.Deliberate = append(res.Deliberate, names...)
 
 	return res
@@ -635,15 +635,15 @@ func sweepList(wp *Site, base, path, field string) int {
 		return 0
 	}
 
-	list, err := ParseJSON(body)
-	if err != nil || list.Kind != KArray {
+	list, err := shadow.Parse(body)
+	if err != nil || list.Kind != shadow.KArray {
 		return 0
 	}
 
 	n := 0
 	for _, it := range list.Vals {
 		name := it.Get(field)
-		if name != nil && name.Kind == KObject {
+		if name != nil && name.Kind == shadow.KObject {
 			name = name.Get("raw")
 		}
 		if !strings.HasPrefix(strings.ToLower(lit(name)), "harness") {

@@ -6,10 +6,11 @@ package jsontest
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
+
+	"calshim/adapter/shadow"
 )
 
 // Object is a decoded JSON object whose members keep their order.
@@ -87,21 +88,15 @@ func (o Object) MarshalJSON() ([]byte, error) {
 }
 
 // Decode decodes one JSON value: objects become Object, arrays []any, numbers json.Number, and strings,
-// bools and null string, bool and nil. Data after the value is an error.
+// bools and null string, bool and nil. Data after the value is an error. The decoding is the live
+// shadow's (shadow.Parse), the one ordered-JSON decoder of calshim; this is its tests' view of it.
 func Decode(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-
-	v, err := decodeValue(dec)
+	n, err := shadow.Parse(b)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("jsontest: %w", err)
 	}
 
-	if dec.More() {
-		return nil, errors.New("jsontest: data after the value")
-	}
-
-	return v, nil
+	return valueOf(n), nil
 }
 
 // MustDecode is Decode that fails the test on an error.
@@ -116,57 +111,30 @@ func MustDecode(tb testing.TB, b []byte) any {
 	return v
 }
 
-func decodeValue(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-
-	switch tok {
-	case json.Delim('{'):
-		return decodeObject(dec)
-	case json.Delim('['):
-		return decodeList(dec)
-	}
-
-	return tok, nil
-}
-
-func decodeObject(dec *json.Decoder) (Object, error) {
-	o := Object{}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return nil, err
+// valueOf is a decoded node as Decode answers it.
+func valueOf(n *shadow.Node) any {
+	switch n.Kind {
+	case shadow.KObject:
+		o := make(Object, 0, len(n.Keys))
+		for i, k := range n.Keys {
+			o = append(o, Member{k, valueOf(n.Vals[i])})
 		}
-
-		v, err := decodeValue(dec)
-		if err != nil {
-			return nil, err
+		return o
+	case shadow.KArray:
+		l := make([]any, 0, len(n.Vals))
+		for _, v := range n.Vals {
+			l = append(l, valueOf(v))
 		}
-
-		o = append(o, Member{key.(string), v})
+		return l
+	case shadow.KNumber:
+		return json.Number(n.Lit)
+	case shadow.KString:
+		return n.Lit
+	case shadow.KBool:
+		return n.Lit == "true"
 	}
 
-	_, err := dec.Token() // the closing brace
-
-	return o, err
-}
-
-func decodeList(dec *json.Decoder) ([]any, error) {
-	l := []any{}
-	for dec.More() {
-		v, err := decodeValue(dec)
-		if err != nil {
-			return nil, err
-		}
-
-		l = append(l, v)
-	}
-
-	_, err := dec.Token() // the closing bracket
-
-	return l, err
+	return nil
 }
 
 // At walks a decoded value along a path of keys (strings for objects, ints for lists); nil when a step
