@@ -30,8 +30,8 @@ func TestSyncBulkDigestsMatchChecksums(t *testing.T) {
 	pick := func(xs []string) string { return xs[rng.IntN(len(xs))] }
 	type post struct {
 		Title, Content, Excerpt, Password, Name, Status, DateGMT string
-		Meta                                                      [][2]any
-		Terms                                                     int
+		Meta                                                     [][2]any
+		Terms                                                    int
 	}
 	var posts []post
 	for i := range 12 {
