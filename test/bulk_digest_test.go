@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ func TestSyncBulkDigestsMatchChecksums(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
 	texts := []string{"", "plain", "Café déjà vu", "日本語のイベント", "emoji 😀🎉", "sep\x1fin\x1fside", "quote ' \" \\ back",
 		"<p>html &amp; <b>bold</b></p>", "  spaces  ", "tab\tnew\nline"}
-	long := append(texts[:len(texts):len(texts)], strings.Repeat("long text ", 300))
+	long := slices.Concat(texts, []string{strings.Repeat("long text ", 300)})
 	keys := []string{"_EventCost", "_eventcost", "_EVENTSTARTDATE", "_EventStartDate ", "_EventVenueID", "_ecp_custom_3",
 		"_ECP_Custom_9", "_thumbnail_id", "unrelated_key", "_EventCostX", "NULL"}
 	values := []any{"", "12", "€6.50", "日本", "sep\x1fx", nil}
