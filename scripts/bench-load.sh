@@ -200,7 +200,7 @@ fi
 
 declare -A prev
 [ -f "$LAST" ] && while IFS=$'\t' read -r k v; do prev[$k]=$v; done <"$LAST"
-row() { printf '| %s | %s | %s |\n' "$1" "${prev[$2]:-}" "${fig[$2]}"; }
+row() { printf '| %s | %s | %s |\n' "$1" "${prev[$2]:-}" "${fig[$2]:-}"; }
 echo
 echo "| $N events, WordPress on $WP_SERVER | previous (${prev[label]:-none}) | now ($LABEL) |"
 echo "|---|---|---|"

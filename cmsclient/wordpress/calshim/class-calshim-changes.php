@@ -870,9 +870,7 @@ final class Calshim_Changes {
 		}
 		$in        = "'" . implode( "','", array_map( 'esc_sql', self::TAXONOMIES ) ) . "'";
 		$relations = self::fetch_rows( "SELECT tr.object_id, tt.term_id FROM {$wpdb->term_relationships} tr JOIN {$wpdb->term_taxonomy} tt ON tt.term_taxonomy_id = tr.term_taxonomy_id WHERE " . self::id_in( 'tr.object_id', $ids ) . " AND tt.taxonomy IN ($in)" );
-		return Calshim_Verify::digest_rows( $posts, array_filter( $meta, static function ( $row ) {
-			return ! empty( $row[4] );
-		} ), $relations );
+		return Calshim_Verify::digest_rows( $posts, $meta, $relations );
 	}
 
 	/**

@@ -157,8 +157,8 @@ final class Calshim_Verify {
 	/**
 	 * digests() of posts from their rows, computed in PHP as rows() computes them in SQL (the same MD5 of the
 	 * same bytes, NULLs skipped as CONCAT_WS skips them): $posts the wp_posts rows (objects), $meta
-	 * [post_id, meta_id, meta_key, meta_value] for the rows digested_meta() selects, $relations [object_id,
-	 * term_id] for the relationships to terms of the two taxonomies. Only when the connection's character set
+	 * [post_id, meta_id, meta_key, meta_value, whether digested_meta() selects it] for their meta rows,
+	 * $relations [object_id, term_id] for the relationships to terms of the two taxonomies. Only when the connection's character set
 	 * is the tables' (hashable()): PHP hashes the bytes it receives, MariaDB those it stores.
 	 *
 	 * @return object JSON object, ID => hex, in the order of $posts
@@ -168,26 +168,28 @@ final class Calshim_Verify {
 		foreach ( $posts as $post ) {
 			$fields = [];
 			foreach ( self::POST_DIGEST_COLUMNS as $column ) {
-				$fields[] = $post->$column;
+				$fields[] = $post->$column; // NOT NULL columns
 			}
-			$acc[ (int) $post->ID ] = self::md5_64( $fields );
+			$acc[ (int) $post->ID ] = unpack( 'N2', md5( implode( "\x1f", $fields ), true ) );
 		}
 		foreach ( $meta as $row ) {
 			$id = (int) $row[0];
-			if ( isset( $acc[ $id ] ) ) {
-				$acc[ $id ] = self::xor_64( $acc[ $id ], self::md5_64( [ 'm', $row[0], $row[1], $row[2], $row[3] ] ) );
+			if ( isset( $acc[ $id ] ) && ! empty( $row[4] ) ) {
+				$h = unpack( 'N2', md5( "m\x1f$row[0]\x1f$row[1]" . ( null === $row[2] ? '' : "\x1f$row[2]" ) . ( null === $row[3] ? '' : "\x1f$row[3]" ), true ) );
+				$acc[ $id ] = [ 1 => $acc[ $id ][1] ^ $h[1], 2 => $acc[ $id ][2] ^ $h[2] ];
 			}
 		}
 		foreach ( $relations as $row ) {
 			$id = (int) $row[0];
 			if ( isset( $acc[ $id ] ) ) {
-				$acc[ $id ] = self::xor_64( $acc[ $id ], self::md5_64( [ 't', $row[0], $row[1] ] ) );
+				$h = unpack( 'N2', md5( "t\x1f$row[0]\x1f$row[1]", true ) );
+				$acc[ $id ] = [ 1 => $acc[ $id ][1] ^ $h[1], 2 => $acc[ $id ][2] ^ $h[2] ];
 			}
 		}
 		$out = [];
 		foreach ( $acc as $id => $halves ) {
 			// LOWER(HEX(n)) of the unsigned 64-bit n: no leading zeros, "0" for zero.
-			$out[ $id ] = $halves[0] ? dechex( $halves[0] ) . sprintf( '%08x', $halves[1] ) : dechex( $halves[1] );
+			$out[ $id ] = $halves[1] ? dechex( $halves[1] ) . sprintf( '%08x', $halves[2] ) : dechex( $halves[2] );
 		}
 		return (object) $out;
 	}
@@ -204,18 +206,6 @@ final class Calshim_Verify {
 			}
 		}
 		return true;
-	}
-
-	/** The first 64 bits of MD5(CONCAT_WS(CHAR(31), ...$fields)) as two 32-bit halves (PHP's ints are signed). */
-	private static function md5_64( array $fields ) {
-		$hex = md5( implode( "\x1f", array_filter( $fields, static function ( $field ) {
-			return null !== $field;
-		} ) ) );
-		return [ hexdec( substr( $hex, 0, 8 ) ), hexdec( substr( $hex, 8, 8 ) ) ];
-	}
-
-	private static function xor_64( array $a, array $b ) {
-		return [ $a[0] ^ $b[0], $a[1] ^ $b[1] ];
 	}
 
 	/** The highest ID of $kind calshim holds (0: none). */
