@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	"calshim/mapping"
 )
@@ -130,42 +132,111 @@ func wpDate(s *string) string {
 // that wp/v2 shows no more than v1): a catalog loaded without the service credential leaves it out.
 var ErrWithheld = errors.New("the calshim field is withheld from this credential (password-protected post)")
 
+// postWire is what DecodePost reads of a wp/v2 post.
+type postWire struct {
+	ID            int     `json:"id"`
+	Type          string  `json:"type"`
+	Author        int     `json:"author"`
+	Status        string  `json:"status"`
+	Date          *string `json:"date"`
+	DateGMT       *string `json:"date_gmt"`
+	Modified      *string `json:"modified"`
+	ModifiedGMT   *string `json:"modified_gmt"`
+	Slug          string  `json:"slug"`
+	Link          string  `json:"link"`
+	FeaturedMedia int     `json:"featured_media"`
+	Content       struct {
+		Protected bool `json:"protected"`
+	} `json:"content"`
+	Calshim *struct {
+		Title       string              `json:"title"`
+		Content     string              `json:"content"`
+		Excerpt     string              `json:"excerpt"`
+		ExcerptText string              `json:"excerpt_text"`
+		Password    string              `json:"password"`
+		Protected   bool                `json:"protected"`
+		MenuOrder   int                 `json:"menu_order"`
+		Parent      int                 `json:"parent"`
+		PostDateGMT *string             `json:"post_date_gmt"`
+		ModifiedGMT *string             `json:"post_modified_gmt"`
+		Meta        map[string][]string `json:"meta"`
+		Version     string              `json:"version"`
+	} `json:"calshim"`
+}
+
+// termList is a post's term IDs under one taxonomy's key, read in the post's own decoding pass: Set
+// when the key is there and holds a list of IDs (or null); anything else leaves it unset, as if absent.
+type termList struct {
+	IDs []int
+	Set bool
+}
+
+func (l *termList) UnmarshalJSON(b []byte) error {
+	var ids []int
+	if json.Unmarshal(b, &ids) == nil {
+		l.IDs, l.Set = ids, true
+	}
+	return nil
+}
+
+// postDecoders holds, per list of taxonomy keys, a struct type made at run time: postWire embedded and one
+// termList field per key, so that a post and its term lists are decoded in one pass over its JSON (a
+// second pass into a map of every key cost half of a bulk page's decoding).
+var postDecoders sync.Map // strings.Join(taxonomies, "\x00") -> reflect.Type, or nil: decode in two passes
+
+var wireKeys = func() []string {
+	var keys []string
+	for f := range reflect.TypeFor[postWire]().Fields() {
+		keys = append(keys, f.Tag.Get("json"))
+	}
+	return keys
+}()
+
+// postDecoder is the struct type for taxonomies, or nil when one pass would not read what two do: a key
+// that encoding/json would match with one of postWire's (it folds case) or with another of the list.
+func postDecoder(taxonomies []string) reflect.Type {
+	key := strings.Join(taxonomies, "\x00")
+	if t, ok := postDecoders.Load(key); ok {
+		t, _ := t.(reflect.Type)
+		return t
+	}
+	fields := []reflect.StructField{{Name: "Wire", Type: reflect.TypeFor[postWire](), Anonymous: true}}
+	seen := wireKeys
+	for i, tax := range taxonomies {
+		for _, k := range seen {
+			if strings.EqualFold(k, tax) {
+				postDecoders.Store(key, nil)
+				return nil
+			}
+		}
+		seen = append(seen[:len(seen):len(seen)], tax)
+		fields = append(fields, reflect.StructField{Name: "T" + strconv.Itoa(i), Type: reflect.TypeFor[termList](),
+			Tag: reflect.StructTag(`json:"` + tax + `"`)})
+	}
+	for _, tax := range taxonomies {
+		// A key encoding/json cannot name a field with (quotes, backslashes, commas) is read in two passes.
+		if strings.ContainsAny(tax, "\"\\,") {
+			postDecoders.Store(key, nil)
+			return nil
+		}
+	}
+	t := reflect.StructOf(fields)
+	postDecoders.Store(key, t)
+	return t
+}
+
 // DecodePost decodes one wp/v2 post carrying the calshim plugin field. taxonomies are the REST bases
 // of the taxonomies to read term IDs from (e.g. "tribe_events_cat", "tags"); terms are stored under
 // the base name.
 func DecodePost(raw json.RawMessage, taxonomies ...string) (*mapping.Post, error) {
-	var w struct {
-		ID            int     `json:"id"`
-		Type          string  `json:"type"`
-		Author        int     `json:"author"`
-		Status        string  `json:"status"`
-		Date          *string `json:"date"`
-		DateGMT       *string `json:"date_gmt"`
-		Modified      *string `json:"modified"`
-		ModifiedGMT   *string `json:"modified_gmt"`
-		Slug          string  `json:"slug"`
-		Link          string  `json:"link"`
-		FeaturedMedia int     `json:"featured_media"`
-		Content       struct {
-			Protected bool `json:"protected"`
-		} `json:"content"`
-		Calshim *struct {
-			Title       string              `json:"title"`
-			Content     string              `json:"content"`
-			Excerpt     string              `json:"excerpt"`
-			ExcerptText string              `json:"excerpt_text"`
-			Password    string              `json:"password"`
-			Protected   bool                `json:"protected"`
-			MenuOrder   int                 `json:"menu_order"`
-			Parent      int                 `json:"parent"`
-			PostDateGMT *string             `json:"post_date_gmt"`
-			ModifiedGMT *string             `json:"post_modified_gmt"`
-			Meta        map[string][]string `json:"meta"`
-			Version     string              `json:"version"`
-		} `json:"calshim"`
-	}
-	if err := json.Unmarshal(raw, &w); err != nil {
-		return nil, fmt.Errorf("cmsclient: decode post: %w", err)
+	return decodePost(raw, postDecoder(taxonomies), taxonomies)
+}
+
+// decodePost is DecodePost in one pass with t (postDecoder's), in two without.
+func decodePost(raw json.RawMessage, t reflect.Type, taxonomies []string) (*mapping.Post, error) {
+	w, lists, err := readPost(raw, t, taxonomies)
+	if err != nil {
+		return nil, err
 	}
 	if w.Calshim == nil {
 		if w.Content.Protected {
@@ -188,19 +259,44 @@ func DecodePost(raw json.RawMessage, taxonomies ...string) (*mapping.Post, error
 	p := &mapping.Post{ID: w.ID, Author: w.Author, Text: text.Pack(), FeaturedMedia: w.FeaturedMedia,
 		Protected: w.Calshim.Protected, MenuOrder: w.Calshim.MenuOrder, Parent: w.Calshim.Parent,
 		Meta: mapping.NewMeta(w.Calshim.Meta), Terms: map[string][]int{}, Version: w.Calshim.Version}
-	if len(taxonomies) > 0 {
-		var tax map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &tax); err != nil {
-			return nil, fmt.Errorf("cmsclient: decode post %d: %w", w.ID, err)
-		}
-		for _, t := range taxonomies {
-			var ids []int
-			if r, ok := tax[t]; ok && json.Unmarshal(r, &ids) == nil {
-				p.Terms[t] = ids
-			}
+	for i, l := range lists {
+		if l.Set {
+			p.Terms[taxonomies[i]] = l.IDs
 		}
 	}
 	return p, nil
+}
+
+// readPost reads a post's wire fields and its term lists, one per taxonomy, in one pass with t or in two.
+func readPost(raw json.RawMessage, t reflect.Type, taxonomies []string) (*postWire, []termList, error) {
+	lists := make([]termList, len(taxonomies))
+	if t != nil {
+		v := reflect.New(t)
+		if err := json.Unmarshal(raw, v.Interface()); err != nil {
+			return nil, nil, fmt.Errorf("cmsclient: decode post: %w", err)
+		}
+		for i := range lists {
+			lists[i] = v.Elem().Field(1 + i).Interface().(termList)
+		}
+		return v.Elem().Field(0).Addr().Interface().(*postWire), lists, nil
+	}
+	w := new(postWire)
+	if err := json.Unmarshal(raw, w); err != nil {
+		return nil, nil, fmt.Errorf("cmsclient: decode post: %w", err)
+	}
+	if len(taxonomies) == 0 {
+		return w, lists, nil
+	}
+	var tax map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &tax); err != nil {
+		return nil, nil, fmt.Errorf("cmsclient: decode post %d: %w", w.ID, err)
+	}
+	for i, name := range taxonomies {
+		if r, ok := tax[name]; ok {
+			_ = lists[i].UnmarshalJSON(r)
+		}
+	}
+	return w, lists, nil
 }
 
 // DecodeTerm decodes one wp/v2 term carrying the calshim plugin field.

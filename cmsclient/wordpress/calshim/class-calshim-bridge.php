@@ -435,8 +435,11 @@ final class Calshim_Bridge {
 		return $response;
 	}
 
-	/** The `calshim` field of $post, for a caller who may see its password and content or not ($privileged). */
-	public static function post_fields( WP_Post $post, $privileged, $request ) {
+	/**
+	 * The `calshim` field of $post, for a caller who may see its password and content or not ($privileged).
+	 * $terms: its term IDs per taxonomy as get_the_terms() lists them, when the caller has them (a bulk page).
+	 */
+	public static function post_fields( WP_Post $post, $privileged, $request, array $terms = null ) {
 		$protected  = '' !== $post->post_password;
 		$can_see    = $privileged || ! self::password_withheld( $post, $request );
 
@@ -451,6 +454,7 @@ final class Calshim_Bridge {
 			$text = self::excerpt_text( $post );
 		}
 
+		$meta = self::meta_rows( $post );
 		return [
 			'title'         => trim( apply_filters( 'the_title', $post->post_title, $post->ID ) ),
 			'content'       => $content,
@@ -462,8 +466,8 @@ final class Calshim_Bridge {
 			'parent'        => (int) $post->post_parent,
 			'post_date_gmt' => $post->post_date_gmt,
 			'post_modified_gmt' => $post->post_modified_gmt,
-			'meta'          => self::meta_rows( $post ),
-			'version'       => Calshim_Precondition::post_version( $post ),
+			'meta'          => $meta,
+			'version'       => Calshim_Precondition::post_version( $post, $meta, $terms ),
 		];
 	}
 

@@ -52,13 +52,20 @@ final class Calshim_Precondition {
 		add_action( 'shutdown', [ __CLASS__, 'release_all' ], PHP_INT_MAX );
 	}
 
-	/** The version of a post's stored state (see above). */
-	public static function post_version( WP_Post $post ) {
-		$state = [ self::columns( $post, self::POST_COLUMNS ), (array) Calshim_Bridge::meta_rows( $post ),
+	/**
+	 * The version of a post's stored state (see above). $meta: Calshim_Bridge::meta_rows( $post ), and $terms
+	 * its term IDs per taxonomy as get_the_terms() gives them, when the caller has them already.
+	 */
+	public static function post_version( WP_Post $post, $meta = null, array $terms = null ) {
+		$state = [ self::columns( $post, self::POST_COLUMNS ), (array) ( null === $meta ? Calshim_Bridge::meta_rows( $post ) : $meta ),
 			(string) get_post_meta( $post->ID, '_thumbnail_id', true ) ];
 		foreach ( array_intersect( get_object_taxonomies( $post->post_type ), Calshim_Changes::TAXONOMIES ) as $taxonomy ) {
-			$terms = get_the_terms( $post, $taxonomy );
-			$ids   = is_array( $terms ) ? array_map( 'intval', wp_list_pluck( $terms, 'term_id' ) ) : [];
+			if ( isset( $terms[ $taxonomy ] ) ) {
+				$ids = array_map( 'intval', $terms[ $taxonomy ] );
+			} else {
+				$listed = get_the_terms( $post, $taxonomy );
+				$ids    = is_array( $listed ) ? array_map( 'intval', wp_list_pluck( $listed, 'term_id' ) ) : [];
+			}
 			sort( $ids );
 			$state[] = [ $taxonomy, $ids ];
 		}

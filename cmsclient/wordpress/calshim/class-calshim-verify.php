@@ -117,6 +117,7 @@ final class Calshim_Verify {
 	/**
 	 * SQL selecting (id, type, n, h): one row per source row of the objects of $kind whose ID is $ids (an SQL
 	 * "BETWEEN …" or "IN (…)"); n is 1 on the object's own row. An object's digest is BIT_XOR(h) of its rows.
+	 * digest_rows() computes the same digests in PHP from rows already read (a bulk page).
 	 */
 	private static function rows( $kind, $ids ) {
 		global $wpdb;
@@ -125,16 +126,86 @@ final class Calshim_Verify {
 		if ( 'terms' === $kind ) {
 			return "SELECT t.term_id id, tt.taxonomy type, 1 n, " . self::h( "CONCAT_WS($sep, t.term_id, t.name, t.slug, t.term_group, tt.term_taxonomy_id, tt.taxonomy, tt.description, tt.parent, tt.count)" ) . " h FROM {$wpdb->terms} t JOIN {$wpdb->term_taxonomy} tt ON tt.term_id = t.term_id WHERE tt.taxonomy IN ($taxa) AND t.term_id $ids";
 		}
-		$posts = self::held_posts();
-		$keys  = [ '_thumbnail_id' ];
+		$posts   = self::held_posts();
+		$columns = implode( ', ', array_map( static function ( $column ) {
+			return "p.$column";
+		}, self::POST_DIGEST_COLUMNS ) );
+		return "SELECT p.ID id, p.post_type type, 1 n, " . self::h( "CONCAT_WS($sep, $columns)" ) . " h FROM {$wpdb->posts} p WHERE $posts AND p.ID $ids"
+			. " UNION ALL SELECT p.ID, p.post_type, 0, " . self::h( "CONCAT_WS($sep, 'm', m.post_id, m.meta_id, m.meta_key, m.meta_value)" ) . " FROM {$wpdb->postmeta} m JOIN {$wpdb->posts} p ON p.ID = m.post_id WHERE $posts AND m.post_id $ids AND " . self::digested_meta( 'm' )
+			. " UNION ALL SELECT p.ID, p.post_type, 0, " . self::h( "CONCAT_WS($sep, 't', tr.object_id, tt.term_id)" ) . " FROM {$wpdb->term_relationships} tr JOIN {$wpdb->term_taxonomy} tt ON tt.term_taxonomy_id = tr.term_taxonomy_id JOIN {$wpdb->posts} p ON p.ID = tr.object_id WHERE $posts AND tr.object_id $ids AND tt.taxonomy IN ($taxa)";
+	}
+
+	/** The wp_posts columns of a post's own row in its digest, in order. */
+	const POST_DIGEST_COLUMNS = [ 'ID', 'post_type', 'post_status', 'post_name', 'post_title', 'post_content', 'post_excerpt',
+		'post_password', 'post_author', 'post_parent', 'menu_order', 'post_date', 'post_date_gmt', 'post_modified', 'post_modified_gmt' ];
+
+	/**
+	 * SQL condition on wp_postmeta $alias: the meta rows in a post's digest (the keys calshim maps,
+	 * _thumbnail_id, the additional fields), compared as the database compares them (its collation).
+	 */
+	public static function digested_meta( $alias ) {
+		global $wpdb;
+		$keys = [ '_thumbnail_id' ];
 		foreach ( Calshim_Bridge::META as $type_keys ) {
 			$keys = array_merge( $keys, array_keys( $type_keys ) );
 		}
 		$keys   = "'" . implode( "','", array_map( 'esc_sql', array_unique( $keys ) ) ) . "'";
 		$custom = esc_sql( $wpdb->esc_like( Calshim_Bridge::CUSTOM_FIELD_PREFIX ) ) . '%';
-		return "SELECT p.ID id, p.post_type type, 1 n, " . self::h( "CONCAT_WS($sep, p.ID, p.post_type, p.post_status, p.post_name, p.post_title, p.post_content, p.post_excerpt, p.post_password, p.post_author, p.post_parent, p.menu_order, p.post_date, p.post_date_gmt, p.post_modified, p.post_modified_gmt)" ) . " h FROM {$wpdb->posts} p WHERE $posts AND p.ID $ids"
-			. " UNION ALL SELECT p.ID, p.post_type, 0, " . self::h( "CONCAT_WS($sep, 'm', m.post_id, m.meta_id, m.meta_key, m.meta_value)" ) . " FROM {$wpdb->postmeta} m JOIN {$wpdb->posts} p ON p.ID = m.post_id WHERE $posts AND m.post_id $ids AND (m.meta_key IN ($keys) OR m.meta_key LIKE '$custom')"
-			. " UNION ALL SELECT p.ID, p.post_type, 0, " . self::h( "CONCAT_WS($sep, 't', tr.object_id, tt.term_id)" ) . " FROM {$wpdb->term_relationships} tr JOIN {$wpdb->term_taxonomy} tt ON tt.term_taxonomy_id = tr.term_taxonomy_id JOIN {$wpdb->posts} p ON p.ID = tr.object_id WHERE $posts AND tr.object_id $ids AND tt.taxonomy IN ($taxa)";
+		return "($alias.meta_key IN ($keys) OR $alias.meta_key LIKE '$custom')";
+	}
+
+	/**
+	 * digests() of posts from their rows, computed in PHP as rows() computes them in SQL (the same MD5 of the
+	 * same bytes, NULLs skipped as CONCAT_WS skips them): $posts the wp_posts rows (objects), $meta
+	 * [post_id, meta_id, meta_key, meta_value, whether digested_meta() selects it] for their meta rows,
+	 * $relations [object_id, term_id] for the relationships to terms of the two taxonomies. Only when the connection's character set
+	 * is the tables' (hashable()): PHP hashes the bytes it receives, MariaDB those it stores.
+	 *
+	 * @return object JSON object, ID => hex, in the order of $posts
+	 */
+	public static function digest_rows( array $posts, array $meta, array $relations ) {
+		$acc = [];
+		foreach ( $posts as $post ) {
+			$fields = [];
+			foreach ( self::POST_DIGEST_COLUMNS as $column ) {
+				$fields[] = $post->$column; // NOT NULL columns
+			}
+			$acc[ (int) $post->ID ] = unpack( 'N2', md5( implode( "\x1f", $fields ), true ) );
+		}
+		foreach ( $meta as $row ) {
+			$id = (int) $row[0];
+			if ( isset( $acc[ $id ] ) && ! empty( $row[4] ) ) {
+				$h = unpack( 'N2', md5( "m\x1f$row[0]\x1f$row[1]" . ( null === $row[2] ? '' : "\x1f$row[2]" ) . ( null === $row[3] ? '' : "\x1f$row[3]" ), true ) );
+				$acc[ $id ] = [ 1 => $acc[ $id ][1] ^ $h[1], 2 => $acc[ $id ][2] ^ $h[2] ];
+			}
+		}
+		foreach ( $relations as $row ) {
+			$id = (int) $row[0];
+			if ( isset( $acc[ $id ] ) ) {
+				$h = unpack( 'N2', md5( "t\x1f$row[0]\x1f$row[1]", true ) );
+				$acc[ $id ] = [ 1 => $acc[ $id ][1] ^ $h[1], 2 => $acc[ $id ][2] ^ $h[2] ];
+			}
+		}
+		$out = [];
+		foreach ( $acc as $id => $halves ) {
+			// LOWER(HEX(n)) of the unsigned 64-bit n: no leading zeros, "0" for zero.
+			$out[ $id ] = $halves[1] ? dechex( $halves[1] ) . sprintf( '%08x', $halves[2] ) : dechex( $halves[2] );
+		}
+		return (object) $out;
+	}
+
+	/** Whether digest_rows() hashes the bytes MariaDB would: the connection's character set is every digested column's. */
+	public static function hashable() {
+		global $wpdb;
+		foreach ( [ $wpdb->posts => [ 'post_name', 'post_title', 'post_content', 'post_excerpt', 'post_password', 'post_type', 'post_status' ],
+			$wpdb->postmeta => [ 'meta_key', 'meta_value' ] ] as $table => $columns ) {
+			foreach ( $columns as $column ) {
+				if ( $wpdb->get_col_charset( $table, $column ) !== $wpdb->charset ) {
+					return false;
+				}
+			}
+		}
+		return true;
 	}
 
 	/** The highest ID of $kind calshim holds (0: none). */
