@@ -30,6 +30,10 @@ type fakeFeed struct {
 	// noMedia: a plugin older than the media route (404).
 	noMedia     bool
 	rowRequests int // changes/rows requests answered
+	// touch: the plugin logs what the checksums find (changes/touch, touchAnswer); touched counts
+	// the rows it wrote so.
+	touch   bool
+	touched int
 }
 
 func newFakeFeed(fake *wpfake.Server) *fakeFeed {
@@ -59,6 +63,11 @@ func (f *fakeFeed) serve(w http.ResponseWriter, r *http.Request) bool {
 		f.bulkAnswer(w, q.Get("type"), q.Get("from"), q.Get("to"))
 	case "/wp-json/calshim/v1/checksums":
 		f.checksumAnswer(w, q)
+	case "/wp-json/calshim/v1/changes/touch":
+		if !f.touch {
+			return false
+		}
+		f.touchAnswer(w, r)
 	case "/wp-json/calshim/v1/media":
 		if f.noMedia {
 			return false
@@ -71,7 +80,8 @@ func (f *fakeFeed) serve(w http.ResponseWriter, r *http.Request) bool {
 }
 
 func (f *fakeFeed) changesAnswer(w http.ResponseWriter, sinceArg, ids string) {
-	head := map[string]any{"log": f.log, "site": "http://cms", "head": f.seq, "seq": f.seq, "floor": f.floor}
+	head := map[string]any{"log": f.log, "site": "http://cms", "head": f.seq, "seq": f.seq, "floor": f.floor,
+		"touch": f.touch}
 	if sinceArg == "" {
 		writeJSON(w, http.StatusOK, head)
 		return
