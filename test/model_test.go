@@ -71,6 +71,7 @@ func TestModelState(t *testing.T) {
 	for i := 0; i < steps && !w.enough(); i++ {
 		w.step(i)
 	}
+	w.script(steps)
 	w.checkAll(len(w.history), true)
 	w.measureFreshness(5)
 }
