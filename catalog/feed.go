@@ -200,13 +200,17 @@ func (c *Catalog) readPages(ctx context.Context, typ string, live []int, want fu
 // pollFeed applies what changed since the catalog's sequence, reloading everything when the log
 // cannot continue from it. The first poll after a start from the snapshot file (catchingUp) also
 // counts every post and compares the checksums of the whole catalog: what changed around the log
-// while calshim was stopped is repaired then, while the file's state is served.
-func (c *Catalog) pollFeed(ctx context.Context) error {
+// while calshim was stopped is repaired then, while the file's state is served. periodic: a poll of
+// Run, which counts the posts every ReconcileEvery polls and compares checksums when due; a write's
+// refresh (false) reads the feed alone, so that the writer does not wait for them.
+func (c *Catalog) pollFeed(ctx context.Context, periodic bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.polls++
+	if periodic {
+		c.polls++
+	}
 	confirm := c.feed.catchingUp.Load()
-	withIDs := confirm || c.opt.ReconcileEvery > 0 && c.polls%c.opt.ReconcileEvery == 0
+	withIDs := confirm || periodic && c.opt.ReconcileEvery > 0 && c.polls%c.opt.ReconcileEvery == 0
 	cur := c.snap.Load()
 	next, err := c.catchUp(ctx, cur, withIDs)
 	if errors.Is(err, errReload) {
@@ -216,7 +220,7 @@ func (c *Catalog) pollFeed(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if confirm && c.verifies() || c.verifyDue() {
+	if confirm && c.verifies() || periodic && c.verifyDue() {
 		checked, touched, err := c.check(ctx, next, confirm)
 		if errors.Is(err, errReload) {
 			c.notify("checksums differ too much: reloading the catalog", err)
