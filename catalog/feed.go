@@ -539,8 +539,27 @@ func (c *Catalog) reconcileIDs(ctx context.Context, cur *Snapshot,
 	if ids == nil {
 		return cur, false, nil
 	}
-	gone, missing := map[string][]int{}, map[string][]int{}
-	n := 0
+	gone, missing, n := c.idDiff(cur, ids)
+	switch {
+	case n == 0:
+		return cur, false, nil
+	case n <= verifyBulkAt && !c.verify.noTouch:
+		t := cmsclient.Touch{Since: seq, Posts: map[string][]int{}}
+		for _, m := range []map[string][]int{gone, missing} {
+			for typ, l := range m {
+				t.Posts[typ] = append(t.Posts[typ], l...)
+			}
+		}
+		touched, err := c.touch(ctx, &t)
+		return cur, touched, err
+	}
+	return c.readIDs(ctx, cur, gone, missing)
+}
+
+// idDiff answers, by post type, the posts cur holds that the ID lists lack (gone) and those they
+// list that cur lacks (missing), and how many in all.
+func (c *Catalog) idDiff(cur *Snapshot, ids map[string][]int) (gone, missing map[string][]int, n int) {
+	gone, missing = map[string][]int{}, map[string][]int{}
 	for _, typ := range c.postTypes() {
 		list, ok := ids[typ]
 		if !ok {
@@ -559,22 +578,7 @@ func (c *Catalog) reconcileIDs(ctx context.Context, cur *Snapshot,
 			}
 		}
 	}
-	if n == 0 {
-		return cur, false, nil
-	}
-	if n <= verifyBulkAt && !c.verify.noTouch {
-		t := cmsclient.Touch{Since: seq, Posts: map[string][]int{}}
-		for _, m := range []map[string][]int{gone, missing} {
-			for typ, l := range m {
-				t.Posts[typ] = append(t.Posts[typ], l...)
-			}
-		}
-		touched, err := c.touch(ctx, &t)
-		if err == nil || !c.verify.noTouch {
-			return cur, touched, err
-		}
-	}
-	return c.readIDs(ctx, cur, gone, missing)
+	return gone, missing, n
 }
 
 // readIDs repairs cur: the posts gone leave, the posts missing are read in bulk (readPages: a large

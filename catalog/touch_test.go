@@ -117,3 +117,26 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// Posts deleted and imported by SQL, which the per-type counts notice, are logged as well when few:
+// the catalog has them at the rows' sequence, not in place.
+func TestReconcileTouchesFewPosts(t *testing.T) {
+	fake := wpfake.New(t)
+	feed := newFakeFeed(fake)
+	feed.touch = true
+	cat := mustLoad(t, fake, func(o *catalog.Options) { o.ReconcileEvery = 1 })
+	_, before := cat.SyncPoint(cat.Snapshot())
+	gone := fake.IDs("tribe_events")[0]
+	fake.Delete("tribe_events", gone)
+	manyEvents(fake, 30000, 2)
+
+	snap := mustPoll(t, cat)
+	_, pos := cat.SyncPoint(snap)
+	if _, held := snap.Post(gone); held || feed.touched != 3 || pos != before+3 {
+		t.Errorf("deleted post held %v, %d rows touched, position %d after %d: want it gone at the rows' position",
+			held, feed.touched, pos, before)
+	}
+	if _, ok := snap.Post(30001); !ok {
+		t.Error("the imported posts are missing")
+	}
+}

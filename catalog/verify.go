@@ -297,7 +297,8 @@ func (c *Catalog) checkOptions(ctx context.Context, cur *Snapshot, t *cmsclient.
 // a quarter of the catalog per request grows past upstream.timeout at a million posts. With t, the
 // posts that differ are named in t rather than read, unless so many differ that they are read in
 // bulk pages (readSpans).
-func (c *Catalog) checkPosts(ctx context.Context, cur *Snapshot, whole bool, t *cmsclient.Touch) (*Snapshot, int, error) {
+func (c *Catalog) checkPosts(ctx context.Context, cur *Snapshot, whole bool,
+	t *cmsclient.Touch) (*Snapshot, int, error) {
 	local := held(cur.posts, c.sums.posts)
 	ids := slices.Sorted(maps.Keys(local))
 	var bounds [][2]int
