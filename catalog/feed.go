@@ -47,6 +47,9 @@ type feedState struct {
 	// shown is the sequence of the snapshot readers get: seq once the snapshot it led to is published
 	// (catchUp moves seq first), so that a request waiting for a sequence (Sequence) sees its changes.
 	shown atomic.Int64
+	// head is the log's head as the last feed answer gave it; writeHead the head a write's refresh
+	// read (WriteHead), 0 when that refresh failed.
+	head, writeHead atomic.Int64
 	// catchingUp: the catalog serves a restored snapshot file that the first poll has not yet
 	// confirmed (pollFeed: the log replayed since its sequence, every post counted, the checksums of
 	// the whole compared).
@@ -83,6 +86,7 @@ func (f *feedState) start(head *cmsclient.FeedHead) {
 	}
 	f.log, f.site = head.Log, head.Site
 	f.seq.Store(head.Seq)
+	f.head.Store(head.Head)
 }
 
 // feedHead reads the change log's head, or nil when the catalog cannot sync through it: anonymous
@@ -203,11 +207,18 @@ func (c *Catalog) readPages(ctx context.Context, typ string, live []int, want fu
 // while calshim was stopped is repaired then, while the file's state is served. periodic: a poll of
 // Run, which counts the posts every ReconcileEvery polls and compares checksums when due; a write's
 // refresh (false) reads the feed alone, so that the writer does not wait for them.
-func (c *Catalog) pollFeed(ctx context.Context, periodic bool) error {
+func (c *Catalog) pollFeed(ctx context.Context, periodic bool) (err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if periodic {
 		c.polls++
+	} else {
+		c.feed.writeHead.Store(0)
+		defer func() {
+			if err == nil {
+				c.feed.writeHead.Store(c.feed.head.Load())
+			}
+		}()
 	}
 	confirm := c.feed.catchingUp.Load()
 	withIDs := confirm || periodic && c.opt.ReconcileEvery > 0 && c.polls%c.opt.ReconcileEvery == 0
@@ -273,6 +284,7 @@ func (c *Catalog) catchUp(ctx context.Context, cur *Snapshot, check bool) (*Snap
 		if err != nil {
 			return nil, err
 		}
+		c.feed.head.Store(ch.Head)
 
 		if cur, err = c.apply(ctx, cur, ch); err != nil {
 			return nil, err

@@ -398,3 +398,27 @@ func TestHealthSequenceIsPublished(t *testing.T) {
 		t.Errorf("Health().Sync.Seq = %d, Sequence() = %d; want the published 10", h.Seq, seq)
 	}
 }
+
+// A write's refresh reads the log's head with the feed, after the write (WriteHead, for the write's
+// X-Calshim-Seq); a refresh that fails leaves none, so the head is read again.
+func TestRefreshGivesWriteHead(t *testing.T) {
+	fake := wpfake.New(t)
+	feed := newFakeFeed(fake)
+	cat := mustLoad(t, fake)
+	id := fake.IDs("tribe_events")[0]
+	feed.change("tribe_events", id)
+	if err := cat.Refresh(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	if head, ok := cat.WriteHead(); !ok || head != feed.seq {
+		t.Errorf("WriteHead after a refresh: %d %v, want %d", head, ok, feed.seq)
+	}
+	feed.change("tribe_events", id)
+	feed.failAt = 1
+	if err := cat.Refresh(context.Background(), false); err == nil {
+		t.Fatal("the refresh did not fail")
+	}
+	if head, ok := cat.WriteHead(); ok {
+		t.Errorf("WriteHead after a failed refresh: %d, want none", head)
+	}
+}
