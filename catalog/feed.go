@@ -232,22 +232,14 @@ func (c *Catalog) pollFeed(ctx context.Context, periodic bool) (err error) {
 		return err
 	}
 	if confirm && c.verifies() || periodic && c.verifyDue() {
-		checked, touched, err := c.check(ctx, next, confirm)
+		next, err = c.checkAndRead(ctx, next, confirm)
 		if errors.Is(err, errReload) {
 			c.notify("checksums differ too much: reloading the catalog", err)
 			return c.load(ctx)
 		}
-		if err == nil && (touched || checked != next) {
-			// The rows the check had written, and what the checksums found that was a change
-			// made since the feed was read, whose row is in the log now: read them, so that the
-			// change enters at its sequence with its row (changes.go), and only what a check
-			// repaired itself stays a repair.
-			checked, err = c.catchUp(ctx, checked, false)
-		}
 		if err != nil {
 			return err
 		}
-		next = checked
 	}
 	if next != cur {
 		c.publish(next)
@@ -257,6 +249,18 @@ func (c *Catalog) pollFeed(ctx context.Context, periodic bool) (err error) {
 	c.feed.published()
 	c.confirmed()
 	return nil
+}
+
+// checkAndRead compares the checksums (check) and reads what the comparison had logged: the rows
+// the check wrote, and what the checksums found that was a change made since the feed was read,
+// whose row is in the log now, so that the change enters at its sequence with its row (changes.go)
+// and only what a check repaired itself stays a repair.
+func (c *Catalog) checkAndRead(ctx context.Context, next *Snapshot, whole bool) (*Snapshot, error) {
+	checked, touched, err := c.check(ctx, next, whole)
+	if err != nil || !touched && checked == next {
+		return checked, err
+	}
+	return c.catchUp(ctx, checked, false)
 }
 
 // confirmed records that the catalog has reached WordPress' state since the start: no longer
