@@ -298,8 +298,8 @@ func (c *Catalog) checkOptions(ctx context.Context, cur *Snapshot, t *cmsclient.
 // a time (WordPress' workers and the database's cores share the work), else the next slice of a
 // periodic check. A slice bounds one request's database time, which grows with the posts it covers:
 // a quarter of the catalog per request grows past upstream.timeout at a million posts. With t, the
-// posts that differ are named in t rather than read, unless so many differ that they are read in
-// bulk pages (readSpans).
+// posts that differ are named in t rather than read, unless so many differ (more than verifyBulkAt)
+// that reading them is cheaper than the feed's reading them again (readSpans or refetchPosts).
 func (c *Catalog) checkPosts(ctx context.Context, cur *Snapshot, whole bool,
 	t *cmsclient.Touch) (*Snapshot, int, error) {
 	local := held(cur.posts, c.sums.posts)
@@ -335,7 +335,7 @@ func (c *Catalog) checkPosts(ctx context.Context, cur *Snapshot, whole bool,
 	if len(d.wrong) == 0 && len(d.bulk) == 0 {
 		return cur, 0, nil
 	}
-	if t != nil && len(d.bulk) == 0 {
+	if t != nil && len(d.bulk) == 0 && len(d.wrong) <= verifyBulkAt {
 		for _, id := range d.wrong {
 			typ := d.theirs[id].Type
 			if p, ok := cur.posts[id]; ok && typ == "" {

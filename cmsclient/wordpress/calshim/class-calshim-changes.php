@@ -460,8 +460,11 @@ final class Calshim_Changes {
 		return new WP_Error( 'rest_forbidden', 'Sorry, you are not allowed to do that.', [ 'status' => rest_authorization_required_code() ] );
 	}
 
-	/** Objects one touch may name at most (a larger difference is repaired by calshim in bulk). */
-	const TOUCH_MAX = 5000;
+	/**
+	 * Objects one touch may name at most: calshim names at most 5,000 posts and as many terms (it reads a
+	 * larger difference in bulk itself) and the options it reads.
+	 */
+	const TOUCH_MAX = 10100;
 
 	/**
 	 * POST /calshim/v1/changes/touch {since, posts: {type: [ID...]}, terms: {taxonomy: [ID...]}, options: [name...]}:
