@@ -61,10 +61,17 @@ func (s *Server) snapshotFor(gc *gin.Context, cat *catalog.Catalog) *catalog.Sna
 // stampSequence tells the client of a write the change log sequence that includes it: the head of
 // the log, read once the write is done. The plugin writes a request's rows in PHP's shutdown
 // functions, which PHP's built-in server, mod_php and PHP-FPM all run before the response ends (as
-// long as nothing calls fastcgi_finish_request), so the head read afterwards includes them. Nothing
-// when the catalog does not sync through the feed, or the head cannot be read.
+// long as nothing calls fastcgi_finish_request), so the head read afterwards includes them: the
+// write's refresh, a feed read made after it, gave it (catalog.WriteHead); when that refresh failed,
+// it is read again. Nothing when the catalog does not sync through the feed, or the head cannot be
+// read.
 func (t *tx) stampSequence(ctx context.Context) {
 	if _, ok := t.cat.Sequence(); !ok {
+		return
+	}
+
+	if head, ok := t.cat.WriteHead(); ok {
+		t.r.gc.Header(seqHeader, strconv.FormatInt(head, 10))
 		return
 	}
 

@@ -711,3 +711,55 @@ func postOf(s *Snapshot, id int) *mapping.Post {
 	p, _ := s.Post(id)
 	return p
 }
+
+// diskJournal is the journal as the snapshot file keeps it (persist.go): its changes and where
+// they start, not the log's rows (the plugin answers those again).
+type diskJournal struct {
+	Floor   int64
+	Exact   bool
+	Entries []diskChange
+}
+
+// diskChange is one change as the file keeps it.
+type diskChange struct {
+	From, Pos        int64
+	ID               int
+	Type             string
+	Before           *mapping.Post
+	Repair, Embedded bool
+	When             int64
+}
+
+// image is the journal of log ident up to seq, for the snapshot file; nil when it follows another
+// log or position (with c.mu held, so that no snapshot is published meanwhile).
+func (j *journal) image(ident string, seq int64) *diskJournal {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !j.started || j.ident != ident || len(j.entries) > 0 && j.entries[len(j.entries)-1].pos > seq {
+		return nil
+	}
+	d := &diskJournal{Floor: j.floor, Exact: j.exact, Entries: make([]diskChange, len(j.entries))}
+	for i, ch := range j.entries {
+		d.Entries[i] = diskChange{From: ch.from, Pos: ch.pos, ID: ch.id, Type: ch.typ, Before: ch.before,
+			Repair: ch.repair, Embedded: ch.embedded, When: ch.when}
+	}
+	return d
+}
+
+// resume puts back, below the journal a restored snapshot started at seq of log ident, the changes
+// the file kept: the previous process's clients' tokens are answered as they were. Without them
+// (another log, none kept), the journal starts at seq.
+func (j *journal) resume(d *diskJournal, ident string, seq int64) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if d == nil || !j.started || j.ident != ident || j.floor != seq || len(j.entries) > 0 || d.Floor > seq {
+		return
+	}
+	j.floor, j.exact = d.Floor, d.Exact
+	for _, e := range d.Entries {
+		ch := change{from: e.From, pos: e.Pos, id: e.ID, typ: e.Type, before: e.Before, repair: e.Repair,
+			embedded: e.Embedded, when: e.When}
+		j.entries = append(j.entries, ch)
+		j.bytes += changeSize(ch)
+	}
+}

@@ -47,6 +47,9 @@ type feedState struct {
 	// shown is the sequence of the snapshot readers get: seq once the snapshot it led to is published
 	// (catchUp moves seq first), so that a request waiting for a sequence (Sequence) sees its changes.
 	shown atomic.Int64
+	// head is the log's head as the last feed answer gave it; writeHead the head a write's refresh
+	// read (WriteHead), 0 when that refresh failed.
+	head, writeHead atomic.Int64
 	// catchingUp: the catalog serves a restored snapshot file that the first poll has not yet
 	// confirmed (pollFeed: the log replayed since its sequence, every post counted, the checksums of
 	// the whole compared).
@@ -83,6 +86,7 @@ func (f *feedState) start(head *cmsclient.FeedHead) {
 	}
 	f.log, f.site = head.Log, head.Site
 	f.seq.Store(head.Seq)
+	f.head.Store(head.Head)
 }
 
 // feedHead reads the change log's head, or nil when the catalog cannot sync through it: anonymous
@@ -200,13 +204,24 @@ func (c *Catalog) readPages(ctx context.Context, typ string, live []int, want fu
 // pollFeed applies what changed since the catalog's sequence, reloading everything when the log
 // cannot continue from it. The first poll after a start from the snapshot file (catchingUp) also
 // counts every post and compares the checksums of the whole catalog: what changed around the log
-// while calshim was stopped is repaired then, while the file's state is served.
-func (c *Catalog) pollFeed(ctx context.Context) error {
+// while calshim was stopped is repaired then, while the file's state is served. periodic: a poll of
+// Run, which counts the posts every ReconcileEvery polls and compares checksums when due; a write's
+// refresh (false) reads the feed alone, so that the writer does not wait for them.
+func (c *Catalog) pollFeed(ctx context.Context, periodic bool) (err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.polls++
+	if periodic {
+		c.polls++
+	} else {
+		c.feed.writeHead.Store(0)
+		defer func() {
+			if err == nil {
+				c.feed.writeHead.Store(c.feed.head.Load())
+			}
+		}()
+	}
 	confirm := c.feed.catchingUp.Load()
-	withIDs := confirm || c.opt.ReconcileEvery > 0 && c.polls%c.opt.ReconcileEvery == 0
+	withIDs := confirm || periodic && c.opt.ReconcileEvery > 0 && c.polls%c.opt.ReconcileEvery == 0
 	cur := c.snap.Load()
 	next, err := c.catchUp(ctx, cur, withIDs)
 	if errors.Is(err, errReload) {
@@ -216,22 +231,15 @@ func (c *Catalog) pollFeed(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if confirm && c.verifies() || c.verifyDue() {
-		checked, err := c.check(ctx, next, confirm)
+	if confirm && c.verifies() || periodic && c.verifyDue() {
+		next, err = c.checkAndRead(ctx, next, confirm)
 		if errors.Is(err, errReload) {
 			c.notify("checksums differ too much: reloading the catalog", err)
 			return c.load(ctx)
 		}
-		if err == nil && checked != next {
-			// What the checksums found may be a change made since the feed was read, whose row
-			// is in the log now: read it again, so that the change enters at its sequence with
-			// its row (changes.go), and only what was written around the log stays a repair.
-			checked, err = c.catchUp(ctx, checked, false)
-		}
 		if err != nil {
 			return err
 		}
-		next = checked
 	}
 	if next != cur {
 		c.publish(next)
@@ -241,6 +249,18 @@ func (c *Catalog) pollFeed(ctx context.Context) error {
 	c.feed.published()
 	c.confirmed()
 	return nil
+}
+
+// checkAndRead compares the checksums (check) and reads what the comparison had logged: the rows
+// the check wrote, and what the checksums found that was a change made since the feed was read,
+// whose row is in the log now, so that the change enters at its sequence with its row (changes.go)
+// and only what a check repaired itself stays a repair.
+func (c *Catalog) checkAndRead(ctx context.Context, next *Snapshot, whole bool) (*Snapshot, error) {
+	checked, touched, err := c.check(ctx, next, whole)
+	if err != nil || !touched && checked == next {
+		return checked, err
+	}
+	return c.catchUp(ctx, checked, false)
 }
 
 // confirmed records that the catalog has reached WordPress' state since the start: no longer
@@ -268,16 +288,21 @@ func (c *Catalog) catchUp(ctx context.Context, cur *Snapshot, check bool) (*Snap
 		if err != nil {
 			return nil, err
 		}
+		c.feed.head.Store(ch.Head)
 
 		if cur, err = c.apply(ctx, cur, ch); err != nil {
 			return nil, err
 		}
 		c.sums.feed(ch, c.opt.Types)
-		if cur, err = c.reconcileIDs(ctx, cur, ch.IDs); err != nil {
-			return nil, err
-		}
 		c.addRows(seq, ch.Seq, ch.Rows)
 		seq = ch.Seq
+		touched := false
+		if cur, touched, err = c.reconcileIDs(ctx, cur, ch.IDs, seq); err != nil {
+			return nil, err
+		}
+		if touched {
+			continue // the rows of the posts written around the log follow
+		}
 		if ch.NewestMS > 0 {
 			lag = max(0, time.Now().UnixMilli()-ch.NewestMS)
 		}
@@ -317,6 +342,7 @@ func (c *Catalog) changes(ctx context.Context, since int64, ids string) (*cmscli
 		return nil, fmt.Errorf("%w: log %s of %s, the catalog has log %s of %s", errReload, ch.Log, ch.Site,
 			c.feed.log, c.feed.site)
 	}
+	c.verify.noTouch = !ch.Touch
 	return ch, nil
 }
 
@@ -518,16 +544,38 @@ func (c *Catalog) syncHealth() SyncHealth {
 	return h
 }
 
-// reconcileIDs brings cur in line with the full ID lists of a feed answer (nil: none asked for):
-// posts the lists lack leave, posts they have and cur lacks are read in bulk. Writes made around
-// WordPress' APIs (direct SQL imports and deletions) fire no hook and reach the log only this way.
+// reconcileIDs brings cur in line with the full ID lists of a feed answer (nil: none asked for),
+// which read the log up to seq. Writes made around WordPress' APIs (direct SQL imports and
+// deletions) fire no hook and reach the catalog only this way. A few posts (at most verifyBulkAt)
+// are logged (touch, as the checksum comparison does): cur is returned, touched, and the feed's next
+// answer brings them at their rows' sequence. More, or with an older plugin, are repaired here: the
+// posts the lists lack leave, those they have and cur lacks are read in bulk.
 func (c *Catalog) reconcileIDs(ctx context.Context, cur *Snapshot,
-	ids map[string][]int) (*Snapshot, error) {
+	ids map[string][]int, seq int64) (*Snapshot, bool, error) {
 	if ids == nil {
-		return cur, nil
+		return cur, false, nil
 	}
-	posts, changed := cur.posts, false
-	var changedIDs []int
+	gone, missing, n := c.idDiff(cur, ids)
+	switch {
+	case n == 0:
+		return cur, false, nil
+	case n <= verifyBulkAt && !c.verify.noTouch:
+		t := cmsclient.Touch{Since: seq, Posts: map[string][]int{}}
+		for _, m := range []map[string][]int{gone, missing} {
+			for typ, l := range m {
+				t.Posts[typ] = append(t.Posts[typ], l...)
+			}
+		}
+		touched, err := c.touch(ctx, &t)
+		return cur, touched, err
+	}
+	return c.readIDs(ctx, cur, gone, missing)
+}
+
+// idDiff answers, by post type, the posts cur holds that the ID lists lack (gone) and those they
+// list that cur lacks (missing), and how many in all.
+func (c *Catalog) idDiff(cur *Snapshot, ids map[string][]int) (gone, missing map[string][]int, n int) {
+	gone, missing = map[string][]int{}, map[string][]int{}
 	for _, typ := range c.postTypes() {
 		list, ok := ids[typ]
 		if !ok {
@@ -536,45 +584,53 @@ func (c *Catalog) reconcileIDs(ctx context.Context, cur *Snapshot,
 		live := make(map[int]bool, len(list))
 		for _, id := range list {
 			live[id] = true
-		}
-		for id, p := range posts {
-			if p.Type() == typ && !live[id] {
-				posts, changed = cloneOnce(posts, cur.posts, changed), true
-				delete(posts, id)
-				changedIDs = append(changedIDs, id)
+			if _, held := cur.posts[id]; !held {
+				missing[typ], n = append(missing[typ], id), n+1
 			}
 		}
-		fresh, err := c.readMissing(ctx, typ, list, posts)
-		if err != nil {
-			return nil, err
+		for id, p := range cur.posts {
+			if p.Type() == typ && !live[id] {
+				gone[typ], n = append(gone[typ], id), n+1
+			}
+		}
+	}
+	return gone, missing, n
+}
+
+// readIDs repairs cur: the posts gone leave, the posts missing are read in bulk (readPages: a large
+// import read while calshim was stopped costs what loading it does).
+func (c *Catalog) readIDs(ctx context.Context, cur *Snapshot, gone, missing map[string][]int) (*Snapshot, bool, error) {
+	posts := maps.Clone(cur.posts)
+	var changedIDs []int
+	for _, l := range gone {
+		for _, id := range l {
+			delete(posts, id)
+			changedIDs = append(changedIDs, id)
+		}
+	}
+	for typ, l := range missing {
+		live := slices.Clone(l)
+		slices.Sort(live)
+		want := func(id int) bool { _, ok := slices.BinarySearch(live, id); return ok }
+		fresh := map[int]*mapping.Post{}
+		if err := c.readPages(ctx, typ, live, want, fresh, c.sums.posts); err != nil {
+			return nil, false, err
 		}
 		for id, p := range fresh {
-			posts, changed = cloneOnce(posts, cur.posts, changed), true
 			posts[id] = p
 			changedIDs = append(changedIDs, id)
 		}
 	}
-	if !changed {
-		return cur, nil
+	if len(changedIDs) == 0 {
+		return cur, false, nil
 	}
 	media, err := c.fetchMedia(ctx, posts, cur.media)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	base := *cur
 	base.Version++
-	return patch(base, cur, posts, cur.terms, media, changedIDs), nil
-}
-
-// readMissing reads in bulk the posts of typ listed in ids that have is missing (readPages: a large
-// import read while calshim was stopped costs what loading it does).
-func (c *Catalog) readMissing(ctx context.Context, typ string, ids []int,
-	have map[int]*mapping.Post) (map[int]*mapping.Post, error) {
-	live := slices.Clone(ids)
-	slices.Sort(live)
-	missing := func(id int) bool { _, ok := have[id]; return !ok }
-	fresh := map[int]*mapping.Post{}
-	return fresh, c.readPages(ctx, typ, live, missing, fresh, c.sums.posts)
+	return patch(base, cur, posts, cur.terms, media, changedIDs), false, nil
 }
 
 // sameCounts reports whether cur holds, per post type, as many posts with the same sum of IDs as

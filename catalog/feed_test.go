@@ -30,6 +30,10 @@ type fakeFeed struct {
 	// noMedia: a plugin older than the media route (404).
 	noMedia     bool
 	rowRequests int // changes/rows requests answered
+	// touch: the plugin logs what the checksums find (changes/touch, touchAnswer); touched counts
+	// the rows it wrote so.
+	touch   bool
+	touched int
 }
 
 func newFakeFeed(fake *wpfake.Server) *fakeFeed {
@@ -59,6 +63,11 @@ func (f *fakeFeed) serve(w http.ResponseWriter, r *http.Request) bool {
 		f.bulkAnswer(w, q.Get("type"), q.Get("from"), q.Get("to"))
 	case "/wp-json/calshim/v1/checksums":
 		f.checksumAnswer(w, q)
+	case "/wp-json/calshim/v1/changes/touch":
+		if !f.touch {
+			return false
+		}
+		f.touchAnswer(w, r)
 	case "/wp-json/calshim/v1/media":
 		if f.noMedia {
 			return false
@@ -71,7 +80,8 @@ func (f *fakeFeed) serve(w http.ResponseWriter, r *http.Request) bool {
 }
 
 func (f *fakeFeed) changesAnswer(w http.ResponseWriter, sinceArg, ids string) {
-	head := map[string]any{"log": f.log, "site": "http://cms", "head": f.seq, "seq": f.seq, "floor": f.floor}
+	head := map[string]any{"log": f.log, "site": "http://cms", "head": f.seq, "seq": f.seq, "floor": f.floor,
+		"touch": f.touch}
 	if sinceArg == "" {
 		writeJSON(w, http.StatusOK, head)
 		return
@@ -386,5 +396,29 @@ func TestHealthSequenceIsPublished(t *testing.T) {
 	seq, _ := cat.Sequence()
 	if h := cat.Health().Sync; h.Seq != 10 || seq != 10 {
 		t.Errorf("Health().Sync.Seq = %d, Sequence() = %d; want the published 10", h.Seq, seq)
+	}
+}
+
+// A write's refresh reads the log's head with the feed, after the write (WriteHead, for the write's
+// X-Calshim-Seq); a refresh that fails leaves none, so the head is read again.
+func TestRefreshGivesWriteHead(t *testing.T) {
+	fake := wpfake.New(t)
+	feed := newFakeFeed(fake)
+	cat := mustLoad(t, fake)
+	id := fake.IDs("tribe_events")[0]
+	feed.change("tribe_events", id)
+	if err := cat.Refresh(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	if head, ok := cat.WriteHead(); !ok || head != feed.seq {
+		t.Errorf("WriteHead after a refresh: %d %v, want %d", head, ok, feed.seq)
+	}
+	feed.change("tribe_events", id)
+	feed.failAt = 1
+	if err := cat.Refresh(context.Background(), false); err == nil {
+		t.Fatal("the refresh did not fail")
+	}
+	if head, ok := cat.WriteHead(); ok {
+		t.Errorf("WriteHead after a failed refresh: %d, want none", head)
 	}
 }

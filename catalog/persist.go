@@ -31,8 +31,9 @@ import (
 
 // diskFormat changes whenever the file's layout or the meaning of a catalog field changes: older
 // files are discarded.
-// 7: digests (verify), object versions (If-Match) and images of any status together; 8: the site's name.
-const diskFormat = 8
+// 7: digests (verify), object versions (If-Match) and images of any status together; 8: the site's name;
+// 9: the sync journal.
+const diskFormat = 9
 
 // diskShards is how many parts the posts are encoded in, so a restart decodes them in parallel.
 const diskShards = 8
@@ -57,7 +58,8 @@ type diskState struct {
 	savedSeq int64      // and the change log's sequence it reflected
 	savedAt  time.Time
 	saving   atomic.Bool
-	restored atomic.Bool // the catalog started from the file
+	restored atomic.Bool  // the catalog started from the file
+	journal  *diskJournal // the file's sync journal, until Start resumes it
 	// unconfirmed: serving the file's state without having reached upstream since the start.
 	unconfirmed atomic.Bool
 }
@@ -82,6 +84,9 @@ type diskFile struct {
 	// The plugin's digests of what the file holds (verify.go).
 	PostSums, TermSums map[int]cmsclient.Digest
 	OptionSums         map[string]cmsclient.Digest
+	// Journal is the sync journal up to Seq (changes.go), so that the restarted catalog answers the
+	// sync tokens its clients took before the restart; nil when it did not follow this log.
+	Journal *diskJournal
 	// posts are the posts to write, in index order: writeFrames encodes them one shard at a time,
 	// so a save holds one shard's encoding, not the whole file's.
 	posts []*mapping.Post
@@ -131,6 +136,8 @@ func (c *Catalog) Start(ctx context.Context) error {
 		c.lastPollOK.Store(time.Now().UnixNano())
 	}
 	c.publish(restored)
+	c.journal.resume(c.disk.journal, c.feed.log, c.feed.seq.Load())
+	c.disk.journal = nil
 	c.feed.published()
 	return nil
 }
@@ -228,6 +235,7 @@ func (c *Catalog) fromDisk(d *diskFile) (*Snapshot, error) {
 	maps.Copy(c.sums.posts, d.PostSums)
 	maps.Copy(c.sums.terms, d.TermSums)
 	maps.Copy(c.sums.options, d.OptionSums)
+	c.disk.journal = d.Journal
 	return buildOrdered(base, posts, ordered, terms, media), nil
 }
 
@@ -312,6 +320,7 @@ func (c *Catalog) diskImage() (*diskFile, bool) {
 	d := &diskFile{Format: diskFormat, Upstream: c.opt.Upstream, Types: c.opt.Types, Log: c.feed.log,
 		Site: c.feed.site, Seq: c.feed.seq.Load(), PostSums: maps.Clone(c.sums.posts),
 		TermSums: maps.Clone(c.sums.terms), OptionSums: maps.Clone(c.sums.options)}
+	d.Journal = c.journal.image(c.feed.log, d.Seq)
 	c.mu.Unlock()
 	if !on {
 		return nil, false

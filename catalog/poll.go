@@ -62,7 +62,7 @@ func (c *Catalog) Poll(ctx context.Context) (err error) {
 	}
 
 	if c.feed.on.Load() {
-		return c.pollFeed(ctx)
+		return c.pollFeed(ctx, true)
 	}
 
 	c.mu.Lock()

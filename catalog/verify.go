@@ -87,9 +87,12 @@ func setDigests(m map[int]cmsclient.Digest, set cmsclient.ChangedSet) {
 
 // verifyState is when the catalog last checked its sums and what the checks repaired.
 type verifyState struct {
-	last     time.Time // under Catalog.mu
-	slice    int       // the slice of posts the next periodic check compares; under Catalog.mu
-	off      bool      // the plugin serves no checksums (an older plugin): never check
+	last  time.Time // under Catalog.mu
+	slice int       // the slice of posts the next periodic check compares; under Catalog.mu
+	off   bool      // the plugin serves no checksums (an older plugin): never check
+	// noTouch: the plugin cannot log what a check finds (an older plugin: its feed does not say
+	// `touch`), so the check repairs it itself (touch). Set by every feed answer.
+	noTouch  bool
 	repaired [3]atomic.Uint64
 }
 
@@ -189,10 +192,16 @@ func (c *Catalog) listSums(ctx context.Context, kind string, from, to int) ([]cm
 	}
 }
 
-// check compares the catalog with WordPress' checksums and repairs what differs; cur is returned
-// when nothing does. whole compares every post, else the next slice of them (verifySlice).
-// errReload: so much differs (or a setting that changes every link) that a full load is due.
-func (c *Catalog) check(ctx context.Context, cur *Snapshot, whole bool) (next *Snapshot, err error) {
+// check compares the catalog with WordPress' checksums and has what differs logged (touch): the
+// plugin writes a row for each object, which the caller's next read of the feed brings, so that the
+// change enters every replica's catalog at that row's sequence like any other (one position, one
+// state, on every replica: sync tokens depend on it). cur is returned, and touched says whether
+// rows were written. Where the plugin cannot (an older plugin), or so much differs that reading it in
+// bulk pages is due (readSpans), the check repairs the catalog itself: the snapshot returned differs
+// from cur, at a position of this replica's own (a repair, changes.go). whole compares every post,
+// else the next slice of them (verifySlice). errReload: so much differs (or a setting that changes
+// every link) that a full load is due.
+func (c *Catalog) check(ctx context.Context, cur *Snapshot, whole bool) (next *Snapshot, touched bool, err error) {
 	c.verify.last = time.Now()
 	// A check that fails half-way publishes nothing: the digests go back to the published snapshot's.
 	saved := sums{posts: maps.Clone(c.sums.posts), terms: maps.Clone(c.sums.terms), options: c.sums.options}
@@ -201,18 +210,28 @@ func (c *Catalog) check(ctx context.Context, cur *Snapshot, whole bool) (next *S
 			c.sums = saved
 		}
 	}()
+	t := &cmsclient.Touch{Since: c.feed.seq.Load(), Posts: map[string][]int{}, Terms: map[string][]int{}}
+	if c.verify.noTouch {
+		t = nil
+	}
 	var nOpts, nPosts, nTerms int
-	next, nOpts, err = c.checkOptions(ctx, cur)
+	next, nOpts, err = c.checkOptions(ctx, cur, t)
 	if err != nil || c.verify.off {
-		return next, err
+		return next, false, err
 	}
-	next, nPosts, err = c.checkPosts(ctx, next, whole)
+	next, nPosts, err = c.checkPosts(ctx, next, whole, t)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	next, nTerms, err = c.checkTerms(ctx, next)
+	next, nTerms, err = c.checkTerms(ctx, next, t)
 	if err != nil {
-		return nil, err
+		return nil, false, err
+	}
+	if touched, err = c.touch(ctx, t); err != nil {
+		return nil, false, err
+	}
+	if t != nil && !touched { // every object differing had a row after since: changes the feed brings
+		nOpts, nPosts, nTerms = 0, 0, 0
 	}
 	for i, n := range []int{nPosts, nTerms, nOpts} {
 		c.verify.repaired[i].Add(uint64(n))
@@ -221,11 +240,25 @@ func (c *Catalog) check(ctx context.Context, cur *Snapshot, whole bool) (next *S
 		c.notify(fmt.Sprintf("checksums: repaired %d posts, %d terms and %d options changed around the change log",
 			nPosts, nTerms, nOpts), nil)
 	}
-	return next, nil
+	return next, touched, nil
 }
 
-// checkOptions re-reads the site's settings when an option's digest changed.
-func (c *Catalog) checkOptions(ctx context.Context, cur *Snapshot) (*Snapshot, int, error) {
+// touch asks the plugin to log the objects t names (nil or empty: none), and answers whether it
+// wrote rows.
+func (c *Catalog) touch(ctx context.Context, t *cmsclient.Touch) (bool, error) {
+	if t == nil || len(t.Posts) == 0 && len(t.Terms) == 0 && len(t.Options) == 0 {
+		return false, nil
+	}
+	_, n, err := c.client.Touch(ctx, *t)
+	if err != nil {
+		return false, fmt.Errorf("catalog: touch: %w", err)
+	}
+	return n > 0, nil
+}
+
+// checkOptions re-reads the site's settings when an option's digest changed; with t, it names them
+// in t instead (the feed's option rows make the catalog read them).
+func (c *Catalog) checkOptions(ctx context.Context, cur *Snapshot, t *cmsclient.Touch) (*Snapshot, int, error) {
 	opts, err := c.client.OptionSums(ctx)
 	if c.unsupported(err) {
 		return cur, 0, nil
@@ -247,6 +280,11 @@ func (c *Catalog) checkOptions(ctx context.Context, cur *Snapshot) (*Snapshot, i
 	if len(changed) == 0 {
 		return cur, 0, nil
 	}
+	if t != nil {
+		t.Options = changed
+		c.sums.options = opts
+		return cur, len(changed), nil
+	}
 	next, err := c.apply(ctx, cur, &cmsclient.Changes{Options: changed})
 	if err != nil {
 		return nil, 0, err
@@ -259,8 +297,11 @@ func (c *Catalog) checkOptions(ctx context.Context, cur *Snapshot) (*Snapshot, i
 // slice by slice (verifySlice posts each, as a periodic check), the client's concurrency of them at
 // a time (WordPress' workers and the database's cores share the work), else the next slice of a
 // periodic check. A slice bounds one request's database time, which grows with the posts it covers:
-// a quarter of the catalog per request grows past upstream.timeout at a million posts.
-func (c *Catalog) checkPosts(ctx context.Context, cur *Snapshot, whole bool) (*Snapshot, int, error) {
+// a quarter of the catalog per request grows past upstream.timeout at a million posts. With t, the
+// posts that differ are named in t rather than read, unless so many differ (more than verifyBulkAt)
+// that reading them is cheaper than the feed's reading them again (readSpans or refetchPosts).
+func (c *Catalog) checkPosts(ctx context.Context, cur *Snapshot, whole bool,
+	t *cmsclient.Touch) (*Snapshot, int, error) {
 	local := held(cur.posts, c.sums.posts)
 	ids := slices.Sorted(maps.Keys(local))
 	var bounds [][2]int
@@ -293,6 +334,16 @@ func (c *Catalog) checkPosts(ctx context.Context, cur *Snapshot, whole bool) (*S
 	}
 	if len(d.wrong) == 0 && len(d.bulk) == 0 {
 		return cur, 0, nil
+	}
+	if t != nil && len(d.bulk) == 0 && len(d.wrong) <= verifyBulkAt {
+		for _, id := range d.wrong {
+			typ := d.theirs[id].Type
+			if p, ok := cur.posts[id]; ok && typ == "" {
+				typ = p.Type()
+			}
+			t.Posts[typ] = append(t.Posts[typ], id)
+		}
+		return cur, len(d.wrong), nil
 	}
 	fresh, digests, err := c.refetchPosts(ctx, d.theirs)
 	if err != nil {
@@ -409,8 +460,9 @@ func (c *Catalog) refetchPosts(ctx context.Context, theirs map[int]cmsclient.Ite
 	return fresh, digests, nil
 }
 
-// checkTerms re-reads the terms when some digests differ, and replaces those.
-func (c *Catalog) checkTerms(ctx context.Context, cur *Snapshot) (*Snapshot, int, error) {
+// checkTerms re-reads the terms when some digests differ, and replaces those; with t, it names them
+// in t instead.
+func (c *Catalog) checkTerms(ctx context.Context, cur *Snapshot, t *cmsclient.Touch) (*Snapshot, int, error) {
 	local := held(cur.terms, c.sums.terms)
 	d, err := c.descend(ctx, cmsclient.KindTerms, local, slices.Sorted(maps.Keys(local)), 0, -1)
 	switch {
@@ -422,6 +474,16 @@ func (c *Catalog) checkTerms(ctx context.Context, cur *Snapshot) (*Snapshot, int
 		return cur, 0, nil
 	}
 	wrong, theirs := d.wrong, d.theirs
+	if t != nil {
+		for _, id := range wrong {
+			tax := theirs[id].Type
+			if old, ok := cur.terms[id]; ok && tax == "" {
+				tax = old.Taxonomy
+			}
+			t.Terms[tax] = append(t.Terms[tax], id)
+		}
+		return cur, len(wrong), nil
+	}
 	fresh, err := c.fetchTerms(ctx)
 	if err != nil {
 		return nil, 0, err

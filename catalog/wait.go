@@ -44,6 +44,15 @@ func (c *Catalog) Sequence() (int64, bool) {
 	return c.feed.shown.Load(), true
 }
 
+// WriteHead is the change log's head as the last write's refresh (Refresh) read it from the feed,
+// after the write: the write's rows are at or below it. Refreshes are serialised, so a later one
+// (also after this write) may have replaced it with a higher head; false when the last refresh
+// failed, or the catalog does not sync through the feed: the caller reads the head itself.
+func (c *Catalog) WriteHead() (int64, bool) {
+	h := c.feed.writeHead.Load()
+	return h, h > 0 && c.feed.on.Load()
+}
+
 // WaitSequence waits until the catalog reflects the change log up to seq, or ctx ends, and returns
 // the sequence it reached (false: the catalog does not sync through the feed).
 func (c *Catalog) WaitSequence(ctx context.Context, seq int64) (int64, bool) {

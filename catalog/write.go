@@ -32,7 +32,8 @@ func (c *Catalog) Client() *cmsclient.Client { return c.client }
 // write's rows are in the log once WordPress has answered it (stampSequence), so the change enters
 // the catalog exactly as the same change polled later would, at the sequence that includes it, with
 // its journal entry, its purge keys and its deltas: one journal, whoever wrote (refs and terms are
-// not needed then).
+// not needed then). That poll reads the feed alone: the periodic ID counts and checksum comparison
+// wait for Run's next poll, not the writer.
 //
 // Without the feed, it re-reads the given posts (from the write's own answer when it carries the
 // post, else from upstream with the service credential; and, with terms, every term: names, counts)
@@ -46,7 +47,7 @@ func (c *Catalog) Refresh(ctx context.Context, terms bool, refs ...PostRef) erro
 		return errors.New("catalog: refresh before load")
 	}
 	if c.feed.on.Load() {
-		return c.pollFeed(ctx)
+		return c.pollFeed(ctx, false)
 	}
 
 	fetched, gone, err := c.readPosts(ctx, refs)

@@ -22,6 +22,9 @@ type FeedHead struct {
 	Seq   int64  `json:"seq"`   // where the next poll continues from
 	Floor int64  `json:"floor"` // highest pruned sequence: a since below it is expired
 	NowMS int64  `json:"now_ms"`
+	// Touch: the plugin logs what calshim's checksum comparison finds written around its hooks
+	// (Client.Touch).
+	Touch bool `json:"touch"`
 }
 
 // Changes is one answer of the change feed: what changed after the sequence asked for.
@@ -277,4 +280,36 @@ func (c *Client) AttachmentsByID(ctx context.Context, ids []int) ([]json.RawMess
 		return nil, fmt.Errorf("cmsclient: attachments: %w", err)
 	}
 	return out.Items, nil
+}
+
+// Touch names objects whose change the checksum comparison found without a row in the change log
+// (written around WordPress' hooks): post IDs by post type, term IDs by taxonomy, option names.
+// Since is the sequence the catalog has read the log up to: an object with a row after it is left
+// as it is.
+type Touch struct {
+	Since   int64            `json:"since"`
+	Posts   map[string][]int `json:"posts,omitempty"`
+	Terms   map[string][]int `json:"terms,omitempty"`
+	Options []string         `json:"options,omitempty"`
+}
+
+// Touch asks the plugin to write a log row for each object t names that has none after t.Since, so
+// that the change enters the log at one sequence for every reader; it answers the log's head after
+// them and how many rows were written. Only a plugin whose FeedHead says Touch has the route.
+func (c *Client) Touch(ctx context.Context, t Touch) (*FeedHead, int, error) {
+	res, err := c.http.R().SetContext(withOp(ctx, opFeed)).SetBody(t).Post(sync1 + "changes/touch")
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: POST %schanges/touch: %v", ErrUnavailable, sync1, err)
+	}
+	if err := checkStatus(res); err != nil {
+		return nil, 0, err
+	}
+	var out struct {
+		FeedHead
+		Touched int `json:"touched"`
+	}
+	if err := json.Unmarshal(res.Body(), &out); err != nil {
+		return nil, 0, fmt.Errorf("cmsclient: touch: %w", err)
+	}
+	return &out.FeedHead, out.Touched, nil
 }

@@ -135,10 +135,9 @@ func (w *world) converge(c *client, deadline time.Time) {
 	base := w.targets[target]
 	for {
 		d := w.fetch(c, base, c.token)
-		if d.status == http.StatusGone {
-			if c.restarts == w.restarts { // a restarted replica does not know what was before
-				w.note("token-expired", "%s: its own token answered 410 on calshim %d", c, target)
-			}
+		if d.status == http.StatusGone { // a restarted replica too: its snapshot file keeps its journal
+			w.note("token-expired", "%s: its own token (taken %s) answered 410 on calshim %d", c,
+				map[bool]string{true: "before a restart", false: "since the last restart"}[c.restarts != w.restarts], target)
 			w.relist(c, target)
 			return
 		}

@@ -34,7 +34,9 @@ import (
 //   - the anonymous list to hold exactly the published events WordPress holds (the model).
 //
 // The calshims: two replicas behind haproxy, and a third with edge caching behind Varnish; every
-// one takes writes. A step may restart a replica. The run is seeded: CALSHIM_MODEL_SEED replays one
+// one takes writes. A step may restart a replica (a token answered 410 is a finding then too: the
+// snapshot file keeps the journal), and every run ends with a fixed script of SQL changes and
+// restarts (world.script). The run is seeded: CALSHIM_MODEL_SEED replays one
 // (the short run has its own; "random" draws one),
 // CALSHIM_MODEL_STEPS sets its length (the default is the short run of `go test ./test/`; `make
 // soak-model` runs a long one). A failure prints the seed and the steps that led to it.
@@ -71,6 +73,7 @@ func TestModelState(t *testing.T) {
 	for i := 0; i < steps && !w.enough(); i++ {
 		w.step(i)
 	}
+	w.script(steps)
 	w.checkAll(len(w.history), true)
 	w.measureFreshness(5)
 }

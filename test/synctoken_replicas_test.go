@@ -3,6 +3,7 @@ package test
 import (
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"testing"
@@ -10,9 +11,10 @@ import (
 )
 
 // A sync token names the plugin's change log and a position in it: taken on one replica, it
-// answers the same delta on every replica behind haproxy. The replica that issued it, restarted
-// since, no longer knows what the deleted event was at the token's position (whether the caller
-// could see it): it answers 410 rather than name a post the caller may never have seen.
+// answers the same delta on every replica behind haproxy, and on the replica that issued it once
+// restarted (its snapshot file keeps its journal: what the deleted event was at the token's
+// position). Restarted without its file, the replica no longer knows whether the caller could see
+// the deleted event: it answers 410 rather than name a post the caller may never have seen.
 func TestSyncTokenAcrossReplicas(t *testing.T) {
 	c := startReplicas(t, 3, "CALSHIM_SHUTDOWN_DRAIN="+replicaDrain)
 
@@ -47,13 +49,21 @@ func TestSyncTokenAcrossReplicas(t *testing.T) {
 	for i := range len(c.Replicas) {
 		ask(fmt.Sprintf("haproxy %d", i), c.LB)
 	}
-	mustDo(t, c.Replicas[0].Term(15*time.Second))
-	mustDo(t, c.Replicas[0].Start())
-	mustDo(t, c.WaitUp(0, 30*time.Second))
-	if a, r := replicaSync(t, c.Replicas[0].URL, query, token, want); r.status != http.StatusGone {
-		t.Errorf("replica 0 restarted: %d %v, want 410: %.300s", r.status, a, r.raw)
+	restart := func(withFile bool) {
+		mustDo(t, c.Replicas[0].Term(15*time.Second))
+		if !withFile {
+			mustDo(t, os.Remove(c.Replicas[0].Snapshot))
+		}
+		mustDo(t, c.Replicas[0].Start())
+		mustDo(t, c.WaitUp(0, 30*time.Second))
 	}
-	t.Logf("the token answered the delta on %d of 6 asks: %v", len(answered), answered)
+	restart(true)
+	ask("replica 0 restarted", c.Replicas[0].URL)
+	restart(false)
+	if a, r := replicaSync(t, c.Replicas[0].URL, query, token, want); r.status != http.StatusGone {
+		t.Errorf("replica 0 restarted without its snapshot file: %d %v, want 410: %.300s", r.status, a, r.raw)
+	}
+	t.Logf("the token answered the delta on %d of 7 asks: %v", len(answered), answered)
 }
 
 // replicaSync asks base for the delta of token until it answers want, or for 15 s (the replica may

@@ -54,11 +54,21 @@ func costEvent(t *testing.T, title, cost string) string {
 }
 
 // A title and a cost changed by SQL while calshim runs are served within the verify interval, and
-// counted in calshim_catalog_repaired_total.
+// counted in calshim_catalog_repaired_total; the change enters the change log (a row calshim had the
+// plugin write through its touch route, which only the reader role and administrators may call), so
+// every replica reads it at one sequence.
 func TestVerifyDirectSQLWhileRunning(t *testing.T) {
 	base := launchOwn(t, "CALSHIM_CATALOG_VERIFY_EVERY=2s", "CALSHIM_CATALOG_POLL_INTERVAL=1s")
 	id := costEvent(t, "Verify Before SQL", "12")
 	eventually(t, "event served", func() bool { title, _ := v1Event(t, base, id); return title == "Verify Before SQL" })
+	head := call(t, http.MethodGet, wpJSON("/calshim/v1/changes"), as("reader")).body
+	since := str(at(head, "head"))
+	for role, want := range map[string]int{"": http.StatusUnauthorized, "subscriber": http.StatusForbidden} {
+		if r := call(t, http.MethodPost, wpJSON("/calshim/v1/changes/touch"), as(role), lenient,
+			jsonBody(`{"since":`+since+`,"posts":{"tribe_events":[`+id+`]}}`)); r.status != want {
+			t.Errorf("touch as %q: %d, want %d", role, r.status, want)
+		}
+	}
 
 	sqlExec(t, "UPDATE {prefix}posts SET post_title = 'Verify Written By SQL' WHERE ID = "+id,
 		"UPDATE {prefix}postmeta SET meta_value = '34' WHERE meta_key = '_EventCost' AND post_id = "+id)
@@ -68,6 +78,10 @@ func TestVerifyDirectSQLWhileRunning(t *testing.T) {
 	})
 	if got := metricLine(t, base, `calshim_catalog_repaired_total{kind="posts"}`); got == "" || got == "0" {
 		t.Errorf(`calshim_catalog_repaired_total{kind="posts"} = %q, want at least 1`, got)
+	}
+	rows := call(t, http.MethodGet, wpJSON("/calshim/v1/changes/rows?since="+since+"&until=999999999"), as("reader"))
+	if !strings.Contains(string(rows.raw), `"id":`+id+`,"type":"tribe_events","deleted":false`) {
+		t.Errorf("the change log after %s has no row of event %s: %s", since, id, rows.raw)
 	}
 }
 

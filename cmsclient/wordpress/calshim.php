@@ -28,7 +28,7 @@
  *   e. a `calshim` key in the REST index (/wp-json/) so calshim's readiness check can tell the plugin is there
  *      and read the site options that shape the v1 API;
  *   f. a read-only service role `calshim_reader`, allowed to list every status of the three post types through
- *      GET requests of the REST API, and nothing else;
+ *      GET requests of the REST API, and nothing else (but the routes of i: the touch writes log rows only);
  *   g. wp/v2 lists of the three post types stay plain WordPress queries: `modified_after` (core since 5.7),
  *      `status=trash` and every other core parameter work as on any post type, and with TEC active its query
  *      rewriting (upcoming events only, custom-tables joins that miss rows written outside TEC) is switched
@@ -37,8 +37,10 @@
  *      two taxonomies' terms and of the options calshim reads gets a sequence number in the table
  *      {prefix}calshim_changes, whoever makes it (admin, wp/v2, TEC, WP-CLI, cron);
  *   i. the routes calshim syncs through, readable with the calshim_reader role or manage_options only:
- *      GET /calshim/v1/changes?since=SEQ (the change feed), GET /calshim/v1/bulk (the initial load) and
- *      GET /calshim/v1/media (featured images by ID, whatever their status);
+ *      GET /calshim/v1/changes?since=SEQ (the change feed), GET /calshim/v1/bulk (the initial load),
+ *      GET /calshim/v1/media (featured images by ID, whatever their status), and POST
+ *      /calshim/v1/changes/touch, which writes log rows (nothing else) for what calshim's checksums found
+ *      written around the hooks, so that every calshim reads it at one sequence;
  *   j. optionally, a push notice to the calshims configured in wp-config.php (CALSHIM_NOTIFY_URLS, or the
  *      option calshim_notify_urls within CALSHIM_NOTIFY_ALLOWED_ORIGINS) after a request logged changes, so
  *      they poll at once (Calshim_Changes::notify());

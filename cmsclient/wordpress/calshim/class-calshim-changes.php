@@ -388,6 +388,17 @@ final class Calshim_Changes {
 				'until' => [ 'type' => 'integer', 'minimum' => 0, 'required' => true ],
 			],
 		] );
+		register_rest_route( 'calshim/v1', '/changes/touch', [
+			'methods'             => 'POST',
+			'callback'            => [ __CLASS__, 'touch_route' ],
+			'permission_callback' => $read,
+			'args'                => [
+				'since'   => [ 'type' => 'integer', 'minimum' => 0, 'required' => true ],
+				'posts'   => [ 'type' => 'object', 'default' => [] ],
+				'terms'   => [ 'type' => 'object', 'default' => [] ],
+				'options' => [ 'type' => 'array', 'items' => [ 'type' => 'string' ], 'default' => [] ],
+			],
+		] );
 		register_rest_route( 'calshim/v1', '/changes/prune', [
 			'methods'             => 'POST',
 			'callback'            => [ __CLASS__, 'prune_route' ],
@@ -449,6 +460,64 @@ final class Calshim_Changes {
 		return new WP_Error( 'rest_forbidden', 'Sorry, you are not allowed to do that.', [ 'status' => rest_authorization_required_code() ] );
 	}
 
+	/**
+	 * Objects one touch may name at most: calshim names at most 5,000 posts and as many terms (it reads a
+	 * larger difference in bulk itself) and the options it reads.
+	 */
+	const TOUCH_MAX = 10100;
+
+	/**
+	 * POST /calshim/v1/changes/touch {since, posts: {type: [ID...]}, terms: {taxonomy: [ID...]}, options: [name...]}:
+	 * writes a row for each object named that has none after since, so that a change written around
+	 * WordPress' hooks (direct SQL), which calshim's checksum comparison found, enters the log like any other
+	 * change: every calshim then reads it through the feed at that row's sequence, and a sync token means the
+	 * same state on every replica. Objects with a row after since (a change the caller has not polled yet, or
+	 * another calshim's touch) are left as they are; a lock makes two calshims that found the same difference
+	 * write one row. A post or term no longer there (or of another type now) gets a deleted row. Answers the
+	 * log's head and how many rows were written. Rows only make calshim read again: the reader may ask.
+	 */
+	public static function touch_route( WP_REST_Request $request ) {
+		global $wpdb;
+		self::ensure_table();
+		$since  = (int) $request->get_param( 'since' );
+		$wanted = [];
+		foreach ( (array) $request->get_param( 'posts' ) as $type => $ids ) {
+			foreach ( isset( Calshim_Bridge::META[ $type ] ) ? (array) $ids : [] as $id ) {
+				$post                               = get_post( (int) $id );
+				$wanted[ 'post:' . (int) $id ][]    = [ 'post', (string) $type, (int) $id, ! $post || $post->post_type !== $type ];
+			}
+		}
+		foreach ( (array) $request->get_param( 'terms' ) as $taxonomy => $ids ) {
+			foreach ( in_array( $taxonomy, self::TAXONOMIES, true ) ? (array) $ids : [] as $id ) {
+				$wanted[ 'term:' . (int) $id ][] = [ 'term', (string) $taxonomy, (int) $id, ! term_exists( (int) $id, $taxonomy ) ];
+			}
+		}
+		foreach ( (array) $request->get_param( 'options' ) as $name ) {
+			if ( in_array( $name, self::OPTIONS, true ) ) {
+				$wanted[ 'option:' . $name ][] = [ 'option', $name, 0, false ];
+			}
+		}
+		if ( count( $wanted ) > self::TOUCH_MAX ) {
+			return new WP_Error( 'calshim_touch_too_many', 'Too many objects to touch at once.', [ 'status' => 400 ] );
+		}
+		$table = self::table();
+		$wpdb->get_var( "SELECT GET_LOCK('calshim_changes_touch', 10)" );
+		$ids    = array_merge( [ 0 ], ...array_map( static function ( $rows ) {
+			return array_column( $rows, 2 );
+		}, array_values( $wanted ) ) );
+		$logged = $wpdb->get_results( $wpdb->prepare( "SELECT DISTINCT kind, object_id, object_type FROM $table WHERE seq > %d AND ", $since ) . self::id_in( 'object_id', $ids ) ); // phpcs:ignore WordPress.DB.PreparedSQL
+		foreach ( $logged as $row ) {
+			unset( $wanted[ $row->kind . ':' . ( 'option' === $row->kind ? $row->object_type : (int) $row->object_id ) ] );
+		}
+		$rows = $wanted ? array_merge( ...array_values( $wanted ) ) : [];
+		$done = $rows && self::insert( $rows );
+		$wpdb->get_var( "SELECT RELEASE_LOCK('calshim_changes_touch')" );
+		if ( $done ) {
+			self::notify();
+		}
+		return array_merge( self::head_answer(), [ 'touched' => $done ? count( $rows ) : 0 ] );
+	}
+
 	/** POST /calshim/v1/changes/prune?keep=SECONDS: prunes now (operators; tests of an expired `since`). */
 	public static function prune_route( WP_REST_Request $request ) {
 		self::ensure_table();
@@ -493,6 +562,7 @@ final class Calshim_Changes {
 			'seq'    => $head,
 			'floor'  => $floor,
 			'now_ms' => self::now_ms(),
+			'touch'  => true, // the plugin has the touch route (calshim logs what its checksums find)
 		];
 	}
 
