@@ -69,6 +69,15 @@ func TestVerifyDirectSQLWhileRunning(t *testing.T) {
 			t.Errorf("touch as %q: %d, want %d", role, r.status, want)
 		}
 	}
+	// A list longer than the plugin takes is refused as a whole, however its objects are spread.
+	over := strings.Repeat(id+",", 6000) + id
+	for _, body := range []string{`{"since":` + since + `,"posts":{"tribe_events":[` + over + `]},"terms":{"post_tag":[` + over + `]}}`,
+		`{"since":` + since + `,"terms":{"post_tag":[` + over + `,` + over + `]}}`} {
+		if r := call(t, http.MethodPost, wpJSON("/calshim/v1/changes/touch"), as("reader"), lenient,
+			jsonBody(body)); r.status != http.StatusBadRequest || !strings.Contains(string(r.raw), "calshim_touch_too_many") {
+			t.Errorf("touch of 12,002 objects: %d %.200s", r.status, r.raw)
+		}
+	}
 
 	sqlExec(t, "UPDATE {prefix}posts SET post_title = 'Verify Written By SQL' WHERE ID = "+id,
 		"UPDATE {prefix}postmeta SET meta_value = '34' WHERE meta_key = '_EventCost' AND post_id = "+id)

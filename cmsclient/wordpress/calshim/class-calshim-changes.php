@@ -479,6 +479,16 @@ final class Calshim_Changes {
 	public static function touch_route( WP_REST_Request $request ) {
 		global $wpdb;
 		self::ensure_table();
+		// Counted before any lookup, so that a long list costs its refusal only.
+		$named = count( (array) $request->get_param( 'options' ) );
+		foreach ( [ 'posts', 'terms' ] as $key ) {
+			foreach ( (array) $request->get_param( $key ) as $ids ) {
+				$named += count( (array) $ids );
+			}
+		}
+		if ( $named > self::TOUCH_MAX ) {
+			return new WP_Error( 'calshim_touch_too_many', 'Too many objects to touch at once.', [ 'status' => 400 ] );
+		}
 		$since  = (int) $request->get_param( 'since' );
 		$wanted = [];
 		foreach ( (array) $request->get_param( 'posts' ) as $type => $ids ) {
@@ -496,9 +506,6 @@ final class Calshim_Changes {
 			if ( in_array( $name, self::OPTIONS, true ) ) {
 				$wanted[ 'option:' . $name ][] = [ 'option', $name, 0, false ];
 			}
-		}
-		if ( count( $wanted ) > self::TOUCH_MAX ) {
-			return new WP_Error( 'calshim_touch_too_many', 'Too many objects to touch at once.', [ 'status' => 400 ] );
 		}
 		$table = self::table();
 		$wpdb->get_var( "SELECT GET_LOCK('calshim_changes_touch', 10)" );
