@@ -376,9 +376,9 @@ func (c *Catalog) applySite(ctx context.Context, base *Snapshot, options []strin
 
 // applyPosts returns posts with the changed sets applied, and the IDs it changed: an item the catalog
 // holds replaces its old version, a changed ID without an item leaves the catalog.
-func (c *Catalog) applyPosts(posts map[int]*mapping.Post,
-	sets map[string]cmsclient.ChangedSet) (map[int]*mapping.Post, []int, error) {
-	out, changed := posts, false
+func (c *Catalog) applyPosts(posts *postMap,
+	sets map[string]cmsclient.ChangedSet) (*postMap, []int, error) {
+	out := posts.edit()
 	var ids []int
 	for typ, set := range sets {
 		if !slices.Contains(c.postTypes(), typ) {
@@ -390,20 +390,21 @@ func (c *Catalog) applyPosts(posts map[int]*mapping.Post,
 		}
 		for _, id := range set.Changed {
 			p, ok := fresh[id]
-			old, had := out[id]
+			old, had := out.get(id)
 			switch {
 			case ok && c.holds(p.Status()) && (!had || !samePost(old, p)):
-				out, changed = cloneOnce(out, posts, changed), true
-				out[id] = p
+				out.set(id, p)
 				ids = append(ids, id)
 			case (!ok || !c.holds(p.Status())) && had:
-				out, changed = cloneOnce(out, posts, changed), true
-				delete(out, id)
+				out.delete(id)
 				ids = append(ids, id)
 			}
 		}
 	}
-	return out, ids, nil
+	if len(ids) == 0 {
+		return posts, nil, nil
+	}
+	return out.done(), ids, nil
 }
 
 // cloneOnce returns a copy of orig the first time a change is made (done false), else cur.
@@ -457,11 +458,11 @@ func decodeTerms(items []json.RawMessage) (map[int]*mapping.Term, error) {
 // applyMedia returns the featured images with the feed's changes: new versions in, images changed
 // away out, and the images the changed posts now show read from wp/v2 when still missing. Only the
 // changed posts are looked at: an image no post shows any more stays until the next full load.
-func (c *Catalog) applyMedia(ctx context.Context, posts map[int]*mapping.Post, changed []int,
+func (c *Catalog) applyMedia(ctx context.Context, posts *postMap, changed []int,
 	have map[int]*mapping.Media, set cmsclient.ChangedSet) (map[int]*mapping.Media, error) {
 	touched := map[int]*mapping.Post{}
 	for _, id := range changed {
-		if p, ok := posts[id]; ok && p.FeaturedMedia != 0 {
+		if p, ok := posts.get(id); ok && p.FeaturedMedia != 0 {
 			touched[id] = p
 		}
 	}
@@ -479,7 +480,7 @@ func (c *Catalog) applyMedia(ctx context.Context, posts map[int]*mapping.Post, c
 		}
 		next[m.ID] = m
 	}
-	shown, err := c.fetchMedia(ctx, touched, next)
+	shown, err := c.fetchMedia(ctx, maps.All(touched), next)
 	if err != nil {
 		return nil, err
 	}
@@ -526,7 +527,7 @@ func (c *Catalog) reconcileIDs(ctx context.Context, cur *Snapshot,
 	if ids == nil {
 		return cur, nil
 	}
-	posts, changed := cur.posts, false
+	posts := cur.posts.edit()
 	var changedIDs []int
 	for _, typ := range c.postTypes() {
 		list, ok := ids[typ]
@@ -537,42 +538,41 @@ func (c *Catalog) reconcileIDs(ctx context.Context, cur *Snapshot,
 		for _, id := range list {
 			live[id] = true
 		}
-		for id, p := range posts {
+		for id, p := range cur.posts.all() {
 			if p.Type() == typ && !live[id] {
-				posts, changed = cloneOnce(posts, cur.posts, changed), true
-				delete(posts, id)
+				posts.delete(id)
 				changedIDs = append(changedIDs, id)
 			}
 		}
-		fresh, err := c.readMissing(ctx, typ, list, posts)
+		fresh, err := c.readMissing(ctx, typ, list, posts.get)
 		if err != nil {
 			return nil, err
 		}
 		for id, p := range fresh {
-			posts, changed = cloneOnce(posts, cur.posts, changed), true
-			posts[id] = p
+			posts.set(id, p)
 			changedIDs = append(changedIDs, id)
 		}
 	}
-	if !changed {
+	if len(changedIDs) == 0 {
 		return cur, nil
 	}
-	media, err := c.fetchMedia(ctx, posts, cur.media)
+	next := posts.done()
+	media, err := c.fetchMedia(ctx, next.all(), cur.media)
 	if err != nil {
 		return nil, err
 	}
 	base := *cur
 	base.Version++
-	return patch(base, cur, posts, cur.terms, media, changedIDs), nil
+	return patch(base, cur, next, cur.terms, media, changedIDs), nil
 }
 
-// readMissing reads in bulk the posts of typ listed in ids that have is missing (readPages: a large
+// readMissing reads in bulk the posts of typ listed in ids that have lacks (readPages: a large
 // import read while calshim was stopped costs what loading it does).
 func (c *Catalog) readMissing(ctx context.Context, typ string, ids []int,
-	have map[int]*mapping.Post) (map[int]*mapping.Post, error) {
+	have func(int) (*mapping.Post, bool)) (map[int]*mapping.Post, error) {
 	live := slices.Clone(ids)
 	slices.Sort(live)
-	missing := func(id int) bool { _, ok := have[id]; return !ok }
+	missing := func(id int) bool { _, ok := have(id); return !ok }
 	fresh := map[int]*mapping.Post{}
 	return fresh, c.readPages(ctx, typ, live, missing, fresh, c.sums.posts)
 }
@@ -581,7 +581,7 @@ func (c *Catalog) readMissing(ctx context.Context, typ string, ids []int,
 // WordPress counted.
 func (c *Catalog) sameCounts(cur *Snapshot, counts map[string]cmsclient.IDCount) bool {
 	have := map[string]cmsclient.IDCount{}
-	for _, p := range cur.posts {
+	for _, p := range cur.posts.all() {
 		n := have[p.Type()]
 		n.Count++
 		n.Sum += int64(p.ID)

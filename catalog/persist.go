@@ -228,7 +228,7 @@ func (c *Catalog) fromDisk(d *diskFile) (*Snapshot, error) {
 	maps.Copy(c.sums.posts, d.PostSums)
 	maps.Copy(c.sums.terms, d.TermSums)
 	maps.Copy(c.sums.options, d.OptionSums)
-	return buildOrdered(base, posts, ordered, terms, media), nil
+	return buildOrdered(base, shardMapOf(posts, intShard), ordered, terms, media), nil
 }
 
 // saveSoon writes the catalog in the background when it changed and the last write is old enough.

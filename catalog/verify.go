@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"maps"
 	"net/http"
 	"slices"
@@ -261,7 +262,7 @@ func (c *Catalog) checkOptions(ctx context.Context, cur *Snapshot) (*Snapshot, i
 // periodic check. A slice bounds one request's database time, which grows with the posts it covers:
 // a quarter of the catalog per request grows past upstream.timeout at a million posts.
 func (c *Catalog) checkPosts(ctx context.Context, cur *Snapshot, whole bool) (*Snapshot, int, error) {
-	local := held(cur.posts, c.sums.posts)
+	local := held(cur.posts.all(), c.sums.posts)
 	ids := slices.Sorted(maps.Keys(local))
 	var bounds [][2]int
 	if n := verifySlices(len(ids)); whole {
@@ -310,10 +311,10 @@ func (c *Catalog) checkPosts(ctx context.Context, cur *Snapshot, whole bool) (*S
 // digests), and answers the new snapshot and how many posts changed.
 func (c *Catalog) repairPosts(ctx context.Context, cur *Snapshot, wrong []int, fresh map[int]*mapping.Post,
 	digests map[int]cmsclient.Digest) (*Snapshot, int, error) {
-	posts := maps.Clone(cur.posts)
+	posts := cur.posts.edit()
 	var changed []int
 	for _, id := range wrong {
-		old, had := posts[id]
+		old, had := posts.get(id)
 		p, has := fresh[id]
 		if d, ok := digests[id]; ok && has {
 			c.sums.posts[id] = d
@@ -322,23 +323,24 @@ func (c *Catalog) repairPosts(ctx context.Context, cur *Snapshot, wrong []int, f
 		}
 		switch {
 		case has && (!had || !samePost(old, p)):
-			posts[id] = p
+			posts.set(id, p)
 			changed = append(changed, id)
 		case !has && had:
-			delete(posts, id)
+			posts.delete(id)
 			changed = append(changed, id)
 		}
 	}
 	if len(changed) == 0 {
 		return cur, 0, nil
 	}
-	media, err := c.fetchMedia(ctx, posts, cur.media)
+	next := posts.done()
+	media, err := c.fetchMedia(ctx, next.all(), cur.media)
 	if err != nil {
 		return nil, 0, err
 	}
 	base := *cur
 	base.Version++
-	return patch(base, cur, posts, cur.terms, media, changed), len(changed), nil
+	return patch(base, cur, next, cur.terms, media, changed), len(changed), nil
 }
 
 // readSpans reads in bulk pages (readPages) every post WordPress holds in the spans, into fresh and
@@ -411,7 +413,7 @@ func (c *Catalog) refetchPosts(ctx context.Context, theirs map[int]cmsclient.Ite
 
 // checkTerms re-reads the terms when some digests differ, and replaces those.
 func (c *Catalog) checkTerms(ctx context.Context, cur *Snapshot) (*Snapshot, int, error) {
-	local := held(cur.terms, c.sums.terms)
+	local := held(maps.All(cur.terms), c.sums.terms)
 	d, err := c.descend(ctx, cmsclient.KindTerms, local, slices.Sorted(maps.Keys(local)), 0, -1)
 	switch {
 	case err != nil:
@@ -452,8 +454,8 @@ func (c *Catalog) checkTerms(ctx context.Context, cur *Snapshot) (*Snapshot, int
 }
 
 // held answers the digest of each object the catalog holds (0 when it has none).
-func held[V any](objects map[int]V, digests map[int]cmsclient.Digest) map[int]cmsclient.Digest {
-	out := make(map[int]cmsclient.Digest, len(objects))
+func held[V any](objects iter.Seq2[int, V], digests map[int]cmsclient.Digest) map[int]cmsclient.Digest {
+	out := make(map[int]cmsclient.Digest, len(digests))
 	for id := range objects {
 		out[id] = digests[id]
 	}
