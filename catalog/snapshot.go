@@ -97,13 +97,13 @@ func buildOrdered(base Snapshot, posts *postMap, ordered []*mapping.Post,
 	s := base
 	s.posts, s.terms, s.media = posts, terms, media
 	s.Events, s.Venues, s.Organizers = nil, nil, nil
-	slugs := map[string]map[string]int{}
+	slugs := map[string]*shardEdit[string, int]{}
 	for _, p := range ordered {
 		if slugs[p.Type()] == nil {
-			slugs[p.Type()] = map[string]int{}
+			slugs[p.Type()] = newShardMap[string, int](stringShard).edit()
 		}
 		if p.Slug() != "" { // never-published drafts have none; "" is no slug to look up
-			slugs[p.Type()][p.Slug()] = p.ID
+			slugs[p.Type()].set(p.Slug(), p.ID)
 		}
 		switch p.Type() {
 		case s.types.Event:
@@ -115,8 +115,8 @@ func buildOrdered(base Snapshot, posts *postMap, ordered []*mapping.Post,
 		}
 	}
 	s.slugs = make(map[string]*slugMap, len(slugs))
-	for typ, m := range slugs {
-		s.slugs[typ] = shardMapOf(m, stringShard)
+	for typ, e := range slugs {
+		s.slugs[typ] = e.done()
 	}
 	sort.Slice(s.Events, func(i, j int) bool { return mapping.EventLess(s.Events[i], s.Events[j]) })
 	sort.Slice(s.Venues, func(i, j int) bool { return mapping.NewerFirst(s.Venues[i], s.Venues[j]) })
