@@ -3,8 +3,10 @@ package catalog
 import (
 	"iter"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
 
 	"calshim/mapping"
 )
@@ -56,10 +58,18 @@ func newEventIndex(events []*mapping.Post) *eventIndex {
 			listed = append(listed, p)
 		}
 	}
-	x := &eventIndex{}
-	for chunk := range slices.Chunk(listed, eventBlockSize) {
-		x.blocks = append(x.blocks, newEventBlock(chunk))
+	chunks := slices.Collect(slices.Chunk(listed, eventBlockSize))
+	x := &eventIndex{blocks: make([]*eventBlock, len(chunks))}
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), len(chunks))
+	for w := range workers { // the blocks are independent: built on every CPU
+		wg.Go(func() {
+			for i := w; i < len(chunks); i += workers {
+				x.blocks[i] = newEventBlock(chunks[i])
+			}
+		})
 	}
+	wg.Wait()
 	x.count()
 	return x
 }

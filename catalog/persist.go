@@ -232,10 +232,6 @@ func (c *Catalog) fromDisk(d *diskFile, r *frameReader) (*Snapshot, error) {
 	if d.Posts > 0 && len(ordered) != d.Posts {
 		return nil, fmt.Errorf("%d posts of %d: the file is cut short", len(ordered), d.Posts)
 	}
-	posts := newShardMap[int, *mapping.Post](intShard).edit()
-	for _, p := range ordered {
-		posts.set(p.ID, p)
-	}
 	terms := make(map[int]*mapping.Term, len(d.Terms))
 	for _, t := range d.Terms {
 		terms[t.ID] = t
@@ -255,7 +251,7 @@ func (c *Catalog) fromDisk(d *diskFile, r *frameReader) (*Snapshot, error) {
 	maps.Copy(c.sums.posts, d.PostSums)
 	maps.Copy(c.sums.terms, d.TermSums)
 	maps.Copy(c.sums.options, d.OptionSums)
-	return buildOrdered(base, posts.done(), ordered, terms, media), nil
+	return buildOrdered(base, nil, ordered, terms, media), nil
 }
 
 // saveSoon writes the catalog in the background when it changed and the last write is old enough.

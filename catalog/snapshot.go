@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"calshim/mapping"
@@ -84,8 +85,9 @@ func build(
 	return buildOrdered(base, shardMapOf(posts, intShard), nil, terms, media)
 }
 
-// buildOrdered is build with the posts in a postMap and also given as a list (nil: taken from the
-// map): lists already in index order (a restored snapshot) sort in linear time.
+// buildOrdered is build with the posts in a postMap (nil: made from ordered) and also given as a
+// list (nil: taken from the map): lists already in index order (a restored snapshot) sort in linear
+// time. The maps, the lists and the event index are made in parallel.
 func buildOrdered(base Snapshot, posts *postMap, ordered []*mapping.Post,
 	terms map[int]*mapping.Term, media map[int]*mapping.Media) *Snapshot {
 	if ordered == nil {
@@ -95,16 +97,15 @@ func buildOrdered(base Snapshot, posts *postMap, ordered []*mapping.Post,
 		}
 	}
 	s := base
-	s.posts, s.terms, s.media = posts, terms, media
+	s.terms, s.media = terms, media
+	var wg sync.WaitGroup
+	if posts == nil {
+		wg.Go(func() { posts = postMapOf(ordered) })
+	}
+	var slugs map[string]*slugMap
+	wg.Go(func() { slugs = slugIndex(ordered) })
 	s.Events, s.Venues, s.Organizers = nil, nil, nil
-	slugs := map[string]*shardEdit[string, int]{}
 	for _, p := range ordered {
-		if slugs[p.Type()] == nil {
-			slugs[p.Type()] = newShardMap[string, int](stringShard).edit()
-		}
-		if p.Slug() != "" { // never-published drafts have none; "" is no slug to look up
-			slugs[p.Type()].set(p.Slug(), p.ID)
-		}
 		switch p.Type() {
 		case s.types.Event:
 			s.Events = append(s.Events, p)
@@ -114,10 +115,6 @@ func buildOrdered(base Snapshot, posts *postMap, ordered []*mapping.Post,
 			s.Organizers = append(s.Organizers, p)
 		}
 	}
-	s.slugs = make(map[string]*slugMap, len(slugs))
-	for typ, e := range slugs {
-		s.slugs[typ] = e.done()
-	}
 	sort.Slice(s.Events, func(i, j int) bool { return mapping.EventLess(s.Events[i], s.Events[j]) })
 	sort.Slice(s.Venues, func(i, j int) bool { return mapping.NewerFirst(s.Venues[i], s.Venues[j]) })
 	sort.Slice(s.Organizers, func(i, j int) bool {
@@ -125,7 +122,36 @@ func buildOrdered(base Snapshot, posts *postMap, ordered []*mapping.Post,
 	})
 	s.Categories, s.Tags = sortedTerms(terms, s.types)
 	s.eventIdx = newEventIndex(s.Events)
+	wg.Wait()
+	s.posts, s.slugs = posts, slugs
 	return &s
+}
+
+// postMapOf holds the posts by ID.
+func postMapOf(posts []*mapping.Post) *postMap {
+	e := newShardMap[int, *mapping.Post](intShard).edit()
+	for _, p := range posts {
+		e.set(p.ID, p)
+	}
+	return e.done()
+}
+
+// slugIndex is the posts' IDs by type and slug; of two posts of a type with one slug, the later.
+func slugIndex(posts []*mapping.Post) map[string]*slugMap {
+	edits := map[string]*shardEdit[string, int]{}
+	for _, p := range posts {
+		if edits[p.Type()] == nil {
+			edits[p.Type()] = newShardMap[string, int](stringShard).edit()
+		}
+		if p.Slug() != "" { // never-published drafts have none; "" is no slug to look up
+			edits[p.Type()].set(p.Slug(), p.ID)
+		}
+	}
+	slugs := make(map[string]*slugMap, len(edits))
+	for typ, e := range edits {
+		slugs[typ] = e.done()
+	}
+	return slugs
 }
 
 // patch returns what build(base, posts, terms, media) returns, made from old by re-indexing only the
