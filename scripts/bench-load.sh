@@ -161,7 +161,11 @@ echo "== cold load of $N events ($WP_SERVER)"
 rm -f "$SNAP"
 p0=$(php_cpu) d0=$(db_cpu)
 start_shim
-fig[cold_s]=$ready_s fig[cold_rss]="$(status_kb VmRSS) / $(status_kb VmHWM)"
+fig[cold_s]=$ready_s
+# /readyz answers once the catalog is published; the load then hands its garbage back to the system and
+# logs its split: the RSS after the load is read then.
+for _ in $(seq 1500); do grep -q '"catalog load split"' "$LOG" && break; sleep 0.2; done
+fig[cold_rss]="$(status_kb VmRSS) / $(status_kb VmHWM)"
 fig[cold_cpu]="$(echo "$(php_cpu) - $p0" | bc) / $(echo "$(db_cpu) - $d0" | bc) / $(shim_cpu)"
 fig[cold_split]=$(grep '"catalog load split"' "$LOG" | tail -1 | grep -o '"fetch_s":[0-9.]*,"decode_s":[0-9.]*,"build_s":[0-9.]*' |
   tr -d '"' | sed 's/_s:/ /g; s/,/ s, /g; s/$/ s/' || true)
@@ -200,7 +204,7 @@ fi
 
 declare -A prev
 [ -f "$LAST" ] && while IFS=$'\t' read -r k v; do prev[$k]=$v; done <"$LAST"
-row() { printf '| %s | %s | %s |\n' "$1" "${prev[$2]:-}" "${fig[$2]}"; }
+row() { printf '| %s | %s | %s |\n' "$1" "${prev[$2]:-}" "${fig[$2]:-}"; }
 echo
 echo "| $N events, WordPress on $WP_SERVER | previous (${prev[label]:-none}) | now ($LABEL) |"
 echo "|---|---|---|"
