@@ -304,38 +304,42 @@ func (x *eventIndex) startRange(f *mapping.EventFilter) (lo, hi int) {
 	return lo, max(lo, hi)
 }
 
-// endBounds counts the events of a block that meet f's end bounds: from and to are tests that
-// sorted end dates pass from some point on, an end meets the bounds when it passes from and not to;
-// all: f has none. An event without an end date never meets a bound.
+// endBounds counts the events of a block that meet f's end bounds (an end after after, not after
+// max, before before; "" is no bound); all: f has none. An event without an end date never meets a
+// bound: "" is after nothing.
 type endBounds struct {
-	from, to func(end string) bool
-	all      bool
+	after, max, before string
+	all                bool
 }
 
 func newEndBounds(f *mapping.EventFilter) endBounds {
-	if f.EndMax == "" && f.EndsBefore == "" && f.EndsAfter == "" {
-		return endBounds{all: true}
-	}
-	return endBounds{
-		from: func(e string) bool { return e != "" && e > f.EndsAfter },
-		to: func(e string) bool {
-			return f.EndMax != "" && e > f.EndMax || f.EndsBefore != "" && e >= f.EndsBefore
-		},
-	}
+	return endBounds{after: f.EndsAfter, max: f.EndMax, before: f.EndsBefore,
+		all: f.EndMax == "" && f.EndsBefore == "" && f.EndsAfter == ""}
 }
 
-func (e endBounds) meets(end string) bool { return e.all || e.from(end) && !e.to(end) }
+func (e endBounds) meets(end string) bool {
+	return e.all || end > e.after && (e.max == "" || end <= e.max) && (e.before == "" || end < e.before)
+}
 
-// count is how many of l's events at positions r (of block b) meet the bounds: from the sorted end
-// dates when r is the whole block, else event by event.
+// count is how many of l's events at positions r (of block b) meet the bounds: by binary searches of
+// the sorted end dates when r is the whole block, else event by event.
 func (e endBounds) count(b *eventBlock, l statusList, r [2]int) int {
 	whole := r[0] == 0 && r[1] == len(b.posts)
 	switch {
 	case whole && e.all:
 		return len(l.pos)
 	case whole:
-		return max(0, sort.Search(len(l.ends), func(i int) bool { return e.to(l.ends[i]) })-
-			sort.Search(len(l.ends), func(i int) bool { return e.from(l.ends[i]) }))
+		// The first end after a string s is the first at or after s+"\x00".
+		lo, _ := slices.BinarySearch(l.ends, e.after+"\x00")
+		hi := len(l.ends)
+		if e.max != "" {
+			hi, _ = slices.BinarySearch(l.ends, e.max+"\x00")
+		}
+		if e.before != "" {
+			at, _ := slices.BinarySearch(l.ends, e.before)
+			hi = min(hi, at)
+		}
+		return max(0, hi-lo)
 	}
 	n := 0
 	i, j := within(l.pos, r[0], r[1])
