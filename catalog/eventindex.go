@@ -328,6 +328,13 @@ func (e endBounds) count(b *eventBlock, l statusList, r [2]int) int {
 	switch {
 	case whole && e.all:
 		return len(l.pos)
+	case whole && len(l.ends) == 0:
+		return 0
+	case whole && e.meets(l.ends[0]) && e.meets(l.ends[len(l.ends)-1]):
+		return len(l.ends) // the bounds are an interval: all between meet them too
+	case whole && (l.ends[len(l.ends)-1] <= e.after || e.max != "" && l.ends[0] > e.max ||
+		e.before != "" && l.ends[0] >= e.before):
+		return 0 // the block ends before the bounds or starts after them (events end near their start)
 	case whole:
 		// The first end after a string s is the first at or after s+"\x00".
 		lo, _ := slices.BinarySearch(l.ends, e.after+"\x00")

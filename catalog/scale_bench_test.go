@@ -36,19 +36,20 @@ func BenchmarkPatchOne(b *testing.B) {
 	}
 }
 
-// BenchmarkListEvents is ListEvents' cost per page at 100,000 and 1,000,000 events: a list of dates
-// and statuses counted from the index (the default list, a window) and a category's posting scanned.
+// BenchmarkListEvents is ListEvents' cost per page at 100,000 and 1,000,000 events (loadTestEvents):
+// a list of dates and statuses counted from the index (the default list, a window) and a category's
+// posting scanned.
 func BenchmarkListEvents(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
-		s := build(Snapshot{types: indexTypes}, randomEvents(rand.New(rand.NewSource(1)), n), nil, nil)
+		s := build(Snapshot{types: indexTypes}, loadTestEvents(n), nil, nil)
 		for _, q := range []struct {
 			name string
 			f    mapping.EventFilter
 		}{
-			{"list", mapping.EventFilter{Statuses: []string{"publish"}, EndsAfter: "2026-02-03 00:30:00"}},
-			{"window", mapping.EventFilter{Statuses: []string{"publish"}, StartMin: "2026-02-03 00:30:00",
-				EndMax: "2026-03-01 00:00:00"}},
-			{"category", mapping.EventFilter{Statuses: []string{"publish"}, StartMin: "2026-02-03 00:30:00",
+			{"list", mapping.EventFilter{Statuses: []string{"publish"}, EndsAfter: "2026-06-03 00:30:00"}},
+			{"window", mapping.EventFilter{Statuses: []string{"publish"}, StartMin: "2026-06-03 00:30:00",
+				EndMax: "2026-08-01 00:00:00"}},
+			{"category", mapping.EventFilter{Statuses: []string{"publish"}, StartMin: "2026-06-03 00:30:00",
 				Categories: []int{2}}},
 		} {
 			b.Run(fmt.Sprint(n, "/", q.name), func(b *testing.B) {
