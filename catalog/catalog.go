@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
+	"maps"
 	"net/http"
 	"runtime/debug"
 	"sync"
@@ -145,7 +147,7 @@ func (c *Catalog) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	media, err := c.fetchMedia(ctx, posts, nil)
+	media, err := c.fetchMedia(ctx, maps.All(posts), nil)
 	if err != nil {
 		return err
 	}
@@ -256,7 +258,7 @@ func (c *Catalog) fetchTerms(ctx context.Context) (map[int]*mapping.Term, error)
 
 // fetchMedia loads the featured images the posts use and that have is missing (have may be nil).
 func (c *Catalog) fetchMedia(
-	ctx context.Context, posts map[int]*mapping.Post, have map[int]*mapping.Media,
+	ctx context.Context, posts iter.Seq2[int, *mapping.Post], have map[int]*mapping.Media,
 ) (map[int]*mapping.Media, error) {
 	media := map[int]*mapping.Media{}
 	var want []int

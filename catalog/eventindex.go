@@ -3,64 +3,105 @@ package catalog
 import (
 	"iter"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
 
 	"calshim/mapping"
 )
 
 // eventIndex answers the event archive from structures whose cost follows the page and the postings
 // a query names, not the number of events: the listable events (not hidden) in archive order
-// (mapping.EventLess, so a start bound is a binary-searched range), positions per status, category,
-// tag, venue, organizer and featured flag, and per status a rankTree of end dates, so that the
-// default window (start ≥ A, end ≤ B) is counted exactly without visiting its events.
-// mapping.MatchEvent stays the definition of a match: every event returned passed it.
+// (mapping.EventLess, so a start bound is a binary-searched range), cut into blocks of about
+// eventBlockSize. Each block holds its events' positions per status, category, tag, venue,
+// organizer and featured flag, and per status its end dates sorted, so that the default window
+// (start ≥ A, end ≤ B) is counted a block at a time without visiting its events. A poll that changes
+// k events rebuilds the blocks they leave and enter (patched), not the index: the blocks are shared
+// between snapshots and never modified. mapping.MatchEvent stays the definition of a match: every
+// event returned passed it.
 type eventIndex struct {
-	listed []*mapping.Post // not hidden, in archive order
-	ends   []string        // the distinct end dates of listed, ascending: an end's rank is its index
-
-	byStatus   map[string]statusList
-	categories map[int][]int32 // positions in listed, ascending
-	tags       map[int][]int32
-	venues     map[int][]int32
-	organizers map[int][]int32
-	featured   [2][]int32 // [0]: not featured, [1]: featured
+	blocks []*eventBlock
+	before []int // before[i]: the events in blocks[:i]; one more entry than blocks (the total)
 }
 
-// statusList is the positions of one status's listed events and the rank tree of their end dates.
+// eventBlockSize is how many events a block holds when built; a patched block larger than twice
+// that is cut again. A variable for the tests, which use small blocks.
+var eventBlockSize = 1024
+
+// pos is a position inside a block: blocks hold at most a few times eventBlockSize events.
+type pos = uint16
+
+// eventBlock is a run of listed events in archive order and its postings (positions in posts,
+// ascending).
+type eventBlock struct {
+	posts      []*mapping.Post
+	byStatus   map[string]statusList
+	categories map[int][]pos
+	tags       map[int][]pos
+	venues     map[int][]pos
+	organizers map[int][]pos
+	featured   [2][]pos // [0]: not featured, [1]: featured
+}
+
+// statusList is the positions of one status's events in a block and their end dates, sorted.
 type statusList struct {
-	pos  []int32
-	ends rankTree
+	pos  []pos
+	ends []string
 }
 
 // newEventIndex indexes events, given in archive order.
 func newEventIndex(events []*mapping.Post) *eventIndex {
-	x := &eventIndex{categories: map[int][]int32{}, tags: map[int][]int32{},
-		venues: map[int][]int32{}, organizers: map[int][]int32{}}
+	var listed []*mapping.Post
 	for _, p := range events {
 		if !p.Derived.Hidden {
-			x.listed = append(x.listed, p)
+			listed = append(listed, p)
 		}
 	}
-
-	x.ends = distinctEnds(x.listed)
-	statusPos := map[string][]int32{}
-	for i, p := range x.listed {
-		at := int32(i)
-		statusPos[p.Status()] = append(statusPos[p.Status()], at)
-		addPostings(x.categories, p.Terms[mapping.TaxonomyCategory], at)
-		addPostings(x.tags, p.Terms[mapping.TaxonomyTag], at)
-		addPostings(x.venues, p.Derived.Venues, at)
-		addPostings(x.organizers, p.Derived.Organizers, at)
-		x.featured[b2i(p.Derived.Featured)] = append(x.featured[b2i(p.Derived.Featured)], at)
+	chunks := slices.Collect(slices.Chunk(listed, eventBlockSize))
+	x := &eventIndex{blocks: make([]*eventBlock, len(chunks))}
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), len(chunks))
+	for w := range workers { // the blocks are independent: built on every CPU
+		wg.Go(func() {
+			for i := w; i < len(chunks); i += workers {
+				x.blocks[i] = newEventBlock(chunks[i])
+			}
+		})
 	}
-
-	x.byStatus = make(map[string]statusList, len(statusPos))
-	for status, pos := range statusPos {
-		x.byStatus[status] = statusList{pos: pos, ends: newRankTree(x.endRanks(pos))}
-	}
-
+	wg.Wait()
+	x.count()
 	return x
+}
+
+// count fills before from the blocks.
+func (x *eventIndex) count() {
+	x.before = make([]int, len(x.blocks)+1)
+	for i, b := range x.blocks {
+		x.before[i+1] = x.before[i] + len(b.posts)
+	}
+}
+
+// newEventBlock indexes a run of listed events in archive order.
+func newEventBlock(posts []*mapping.Post) *eventBlock {
+	b := &eventBlock{posts: posts, byStatus: map[string]statusList{}, categories: map[int][]pos{},
+		tags: map[int][]pos{}, venues: map[int][]pos{}, organizers: map[int][]pos{}}
+	for i, p := range posts {
+		at := pos(i)
+		l := b.byStatus[p.Status()]
+		l.pos = append(l.pos, at)
+		l.ends = append(l.ends, p.Derived.End)
+		b.byStatus[p.Status()] = l
+		addPostings(b.categories, p.Terms[mapping.TaxonomyCategory], at)
+		addPostings(b.tags, p.Terms[mapping.TaxonomyTag], at)
+		addPostings(b.venues, p.Derived.Venues, at)
+		addPostings(b.organizers, p.Derived.Organizers, at)
+		b.featured[b2i(p.Derived.Featured)] = append(b.featured[b2i(p.Derived.Featured)], at)
+	}
+	for _, l := range b.byStatus {
+		slices.Sort(l.ends)
+	}
+	return b
 }
 
 func b2i(b bool) int {
@@ -71,7 +112,7 @@ func b2i(b bool) int {
 }
 
 // addPostings appends position at to the posting of each ID, once per ID (a post may repeat one).
-func addPostings(m map[int][]int32, ids []int, at int32) {
+func addPostings(m map[int][]pos, ids []int, at pos) {
 	for _, id := range ids {
 		l := m[id]
 		if len(l) == 0 || l[len(l)-1] != at {
@@ -80,23 +121,109 @@ func addPostings(m map[int][]int32, ids []int, at int32) {
 	}
 }
 
-func distinctEnds(posts []*mapping.Post) []string {
-	ends := make([]string, 0, len(posts))
-	for _, p := range posts {
-		ends = append(ends, p.Derived.End)
+// patched returns x with the events gone removed and those in add inserted (both listed events,
+// gone as x holds them): the blocks they touch are rebuilt, the others shared with x.
+func (x *eventIndex) patched(gone, add []*mapping.Post) *eventIndex {
+	if len(gone) == 0 && len(add) == 0 {
+		return x
+	}
+	touched := map[int]*blockEdit{}
+	edit := func(b int) *blockEdit {
+		if touched[b] == nil {
+			touched[b] = &blockEdit{gone: map[*mapping.Post]bool{}}
+		}
+		return touched[b]
+	}
+	for _, p := range gone {
+		i := sort.Search(x.len(), func(i int) bool { return !mapping.EventLess(x.post(i), p) })
+		b := x.blockOf(min(i, max(x.len()-1, 0)))
+		edit(b).gone[p] = true
+	}
+	for _, p := range add { // after the last event before it, else into the first block
+		i := sort.Search(x.len(), func(i int) bool { return mapping.EventLess(p, x.post(i)) })
+		b := x.blockOf(max(i-1, 0))
+		edit(b).add = append(edit(b).add, p)
 	}
 
-	slices.Sort(ends)
-	return slices.Compact(ends)
+	out := &eventIndex{blocks: make([]*eventBlock, 0, len(x.blocks)+len(touched))}
+	for b, blk := range x.blocks {
+		e, ok := touched[b]
+		if !ok {
+			out.blocks = append(out.blocks, blk)
+			continue
+		}
+		out.blocks = append(out.blocks, e.apply(blk.posts)...)
+	}
+	if e, ok := touched[0]; ok && len(x.blocks) == 0 { // an empty index: a first block
+		out.blocks = e.apply(nil)
+	}
+	out.count()
+	return out
 }
 
-func (x *eventIndex) endRanks(pos []int32) []int32 {
-	ranks := make([]int32, len(pos))
-	for i, at := range pos {
-		r, _ := slices.BinarySearch(x.ends, x.listed[at].Derived.End)
-		ranks[i] = int32(r)
+// blockEdit is what patched removes from and adds to one block.
+type blockEdit struct {
+	gone map[*mapping.Post]bool
+	add  []*mapping.Post
+}
+
+// apply returns the blocks that replace one holding posts: none when it is left empty, more than
+// one when it grew past twice eventBlockSize.
+func (e *blockEdit) apply(posts []*mapping.Post) []*eventBlock {
+	kept := make([]*mapping.Post, 0, len(posts)+len(e.add))
+	for _, p := range posts {
+		if !e.gone[p] {
+			kept = append(kept, p)
+		}
 	}
-	return ranks
+	kept = append(kept, e.add...)
+	slices.SortFunc(kept, eventCmp)
+	var out []*eventBlock
+	size := len(kept)
+	if size > 2*eventBlockSize {
+		size = eventBlockSize
+	}
+	for chunk := range slices.Chunk(kept, max(size, 1)) {
+		out = append(out, newEventBlock(chunk))
+	}
+	return out
+}
+
+func eventCmp(a, b *mapping.Post) int {
+	switch {
+	case mapping.EventLess(a, b):
+		return -1
+	case mapping.EventLess(b, a):
+		return 1
+	}
+	return 0
+}
+
+// len is the number of listed events.
+func (x *eventIndex) len() int { return x.before[len(x.blocks)] }
+
+// blockOf is the block holding position i (of all listed events).
+func (x *eventIndex) blockOf(i int) int {
+	return sort.Search(len(x.blocks), func(b int) bool { return x.before[b+1] > i })
+}
+
+// post is the listed event at position i.
+func (x *eventIndex) post(i int) *mapping.Post {
+	b := x.blockOf(i)
+	return x.blocks[b].posts[i-x.before[b]]
+}
+
+// spans yields, for each block that holds positions of [lo, hi), the block and that range within
+// it.
+func (x *eventIndex) spans(lo, hi int) iter.Seq2[*eventBlock, [2]int] {
+	return func(yield func(*eventBlock, [2]int) bool) {
+		for b := x.blockOf(lo); b < len(x.blocks) && x.before[b] < hi; b++ {
+			from, to := max(lo-x.before[b], 0), min(hi-x.before[b], len(x.blocks[b].posts))
+			if !yield(x.blocks[b], [2]int{from, to}) {
+				return
+			}
+		}
+	}
 }
 
 // ListEvents returns the events the archive query f lists, from the offset-th on (at most limit),
@@ -114,11 +241,11 @@ func (s *Snapshot) ListEvents(f *mapping.EventFilter, offset, limit int) ([]*map
 
 	lo, hi := x.startRange(f)
 	if src, ok := x.postingSource(f); ok {
-		return scan(f, x.at(narrow(src, lo, hi)), offset, limit)
+		return scan(f, x.candidates(src, lo, hi), offset, limit)
 	}
 
 	if f.Search != nil || f.PostParent != nil { // no posting narrows these: the range is scanned
-		return scan(f, slices.Values(x.listed[lo:hi]), offset, limit)
+		return scan(f, x.between(lo, hi), offset, limit)
 	}
 
 	return x.ranged(f, lo, hi, offset, limit)
@@ -134,7 +261,7 @@ func (x *eventIndex) included(s *Snapshot, f *mapping.EventFilter) []*mapping.Po
 	var out []*mapping.Post
 	seen := map[int]bool{}
 	for _, id := range f.Include {
-		p, ok := s.posts[id]
+		p, ok := s.Post(id)
 		if ok && !seen[id] && p.Type() == s.types.Event && mapping.MatchEvent(p, f) {
 			out = append(out, p)
 		}
@@ -150,12 +277,12 @@ func (x *eventIndex) included(s *Snapshot, f *mapping.EventFilter) []*mapping.Po
 	return out
 }
 
-// startRange is the range of listed whose start dates meet f's start bounds; an event without a
+// startRange is the range of positions whose start dates meet f's start bounds; an event without a
 // start date ("", first in archive order) never meets a bound.
 func (x *eventIndex) startRange(f *mapping.EventFilter) (lo, hi int) {
-	hi = len(x.listed)
+	hi = x.len()
 	first := func(ok func(start string) bool) int {
-		return sort.Search(len(x.listed), func(i int) bool { return ok(x.listed[i].Derived.Start) })
+		return sort.Search(x.len(), func(i int) bool { return ok(x.post(i).Derived.Start) })
 	}
 
 	if f.StartMin != "" || f.StartsBefore != "" || f.StartsAfter != "" {
@@ -177,72 +304,134 @@ func (x *eventIndex) startRange(f *mapping.EventFilter) (lo, hi int) {
 	return lo, max(lo, hi)
 }
 
-// endRanks is the range of end ranks that meet f's end bounds; an event without an end date
-// never meets a bound.
-func (x *eventIndex) endRange(f *mapping.EventFilter) (lo, hi int32) {
-	hi = int32(len(x.ends))
-	if f.EndMax == "" && f.EndsBefore == "" && f.EndsAfter == "" {
-		return 0, hi
-	}
-
-	rank := func(ok func(end string) bool) int32 {
-		return int32(sort.Search(len(x.ends), func(i int) bool { return ok(x.ends[i]) }))
-	}
-
-	lo = rank(func(e string) bool { return e != "" })
-	if f.EndMax != "" {
-		hi = rank(func(e string) bool { return e > f.EndMax })
-	}
-
-	if f.EndsBefore != "" {
-		hi = min(hi, rank(func(e string) bool { return e >= f.EndsBefore }))
-	}
-
-	if f.EndsAfter != "" {
-		lo = max(lo, rank(func(e string) bool { return e > f.EndsAfter }))
-	}
-
-	return lo, max(lo, hi)
+// endBounds counts the events of a block that meet f's end bounds (an end after after, not after
+// max, before before; "" is no bound); all: f has none. An event without an end date never meets a
+// bound: "" is after nothing.
+type endBounds struct {
+	after, max, before string
+	all                bool
 }
+
+func newEndBounds(f *mapping.EventFilter) endBounds {
+	return endBounds{after: f.EndsAfter, max: f.EndMax, before: f.EndsBefore,
+		all: f.EndMax == "" && f.EndsBefore == "" && f.EndsAfter == ""}
+}
+
+func (e endBounds) meets(end string) bool {
+	return e.all || end > e.after && (e.max == "" || end <= e.max) && (e.before == "" || end < e.before)
+}
+
+// count is how many of l's events at positions r (of block b) meet the bounds: by binary searches of
+// the sorted end dates when r is the whole block, else event by event.
+func (e endBounds) count(b *eventBlock, l statusList, r [2]int) int {
+	whole := r[0] == 0 && r[1] == len(b.posts)
+	switch {
+	case whole && e.all:
+		return len(l.pos)
+	case whole && len(l.ends) == 0:
+		return 0
+	case whole && e.meets(l.ends[0]) && e.meets(l.ends[len(l.ends)-1]):
+		return len(l.ends) // the bounds are an interval: all between meet them too
+	case whole && (l.ends[len(l.ends)-1] <= e.after || e.max != "" && l.ends[0] > e.max ||
+		e.before != "" && l.ends[0] >= e.before):
+		return 0 // the block ends before the bounds or starts after them (events end near their start)
+	case whole:
+		// The first end after a string s is the first at or after s+"\x00".
+		lo, _ := slices.BinarySearch(l.ends, e.after+"\x00")
+		hi := len(l.ends)
+		if e.max != "" {
+			hi, _ = slices.BinarySearch(l.ends, e.max+"\x00")
+		}
+		if e.before != "" {
+			at, _ := slices.BinarySearch(l.ends, e.before)
+			hi = min(hi, at)
+		}
+		return max(0, hi-lo)
+	}
+	n := 0
+	i, j := within(l.pos, r[0], r[1])
+	for _, at := range l.pos[i:j] {
+		if e.meets(b.posts[at].Derived.End) {
+			n++
+		}
+	}
+	return n
+}
+
+// postings is, for a block, the candidate lists a filter names.
+type postings func(b *eventBlock) [][]pos
 
 // postingSource is the smallest candidate list f's filters name (each filter is a union of
 // postings); ok is false when f names none.
-func (x *eventIndex) postingSource(f *mapping.EventFilter) (lists [][]int32, ok bool) {
-	best, size := [][]int32(nil), -1
-	consider := func(m map[int][]int32, ids []int) {
+func (x *eventIndex) postingSource(f *mapping.EventFilter) (src postings, ok bool) {
+	size := -1
+	consider := func(lists postings) {
+		n := 0
+		for _, b := range x.blocks {
+			for _, l := range lists(b) {
+				n += len(l)
+			}
+		}
+		if size < 0 || n < size {
+			src, size = lists, n
+		}
+	}
+	byID := func(m func(b *eventBlock) map[int][]pos, ids []int) {
 		if ids == nil {
 			return
 		}
-
-		var ls [][]int32
-		n := 0
-		for _, id := range ids {
-			ls = append(ls, m[id])
-			n += len(m[id])
-		}
-
-		if size < 0 || n < size {
-			best, size = ls, n
-		}
+		consider(func(b *eventBlock) [][]pos {
+			ls := make([][]pos, 0, len(ids))
+			for _, id := range ids {
+				ls = append(ls, m(b)[id])
+			}
+			return ls
+		})
 	}
 
-	consider(x.categories, f.Categories)
-	consider(x.tags, f.Tags)
-	consider(x.venues, f.Venues)
-	consider(x.organizers, f.Organizers)
+	byID(func(b *eventBlock) map[int][]pos { return b.categories }, f.Categories)
+	byID(func(b *eventBlock) map[int][]pos { return b.tags }, f.Tags)
+	byID(func(b *eventBlock) map[int][]pos { return b.venues }, f.Venues)
+	byID(func(b *eventBlock) map[int][]pos { return b.organizers }, f.Organizers)
 	if f.Featured != nil {
-		consider(map[int][]int32{0: x.featured[b2i(*f.Featured)]}, []int{0})
+		k := b2i(*f.Featured)
+		consider(func(b *eventBlock) [][]pos { return [][]pos{b.featured[k]} })
 	}
 
-	return best, size >= 0
+	return src, size >= 0
+}
+
+// candidates yields the events of src's lists in [lo, hi), in archive order, each once.
+func (x *eventIndex) candidates(src postings, lo, hi int) iter.Seq[*mapping.Post] {
+	return func(yield func(*mapping.Post) bool) {
+		for b, r := range x.spans(lo, hi) {
+			for _, i := range narrow(src(b), r[0], r[1]) {
+				if !yield(b.posts[i]) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// between yields the events at positions [lo, hi).
+func (x *eventIndex) between(lo, hi int) iter.Seq[*mapping.Post] {
+	return func(yield func(*mapping.Post) bool) {
+		for b, r := range x.spans(lo, hi) {
+			for _, p := range b.posts[r[0]:r[1]] {
+				if !yield(p) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // narrow merges the candidate lists into one ascending list of distinct positions in [lo, hi).
-func narrow(lists [][]int32, lo, hi int) []int32 {
-	var out []int32
+func narrow(lists [][]pos, lo, hi int) []pos {
+	var out []pos
 	for _, l := range lists {
-		from, _ := slices.BinarySearch(l, int32(lo))
-		to, _ := slices.BinarySearch(l, int32(hi))
+		from, to := within(l, lo, hi)
 		out = append(out, l[from:to]...)
 	}
 
@@ -252,6 +441,13 @@ func narrow(lists [][]int32, lo, hi int) []int32 {
 	}
 
 	return out
+}
+
+// within is the range of the ascending list l whose positions are in [lo, hi).
+func within(l []pos, lo, hi int) (from, to int) {
+	from = sort.Search(len(l), func(i int) bool { return int(l[i]) >= lo })
+	to = sort.Search(len(l), func(i int) bool { return int(l[i]) >= hi })
+	return from, to
 }
 
 // scan checks every candidate with MatchEvent: the cost follows the candidates.
@@ -273,143 +469,70 @@ func scan(f *mapping.EventFilter, cand iter.Seq[*mapping.Post],
 	return page, total
 }
 
-// at is the events at the given positions.
-func (x *eventIndex) at(pos []int32) iter.Seq[*mapping.Post] {
-	return func(yield func(*mapping.Post) bool) {
-		for _, i := range pos {
-			if !yield(x.listed[i]) {
-				return
-			}
-		}
-	}
-}
-
-// ranged answers a query of statuses and dates only: the total is counted per status from the
-// rank trees, the page found by a binary search on the count, then read by merging the statuses'
-// positions from there.
+// ranged answers a query of statuses and dates only: the total is counted block by block from the
+// statuses' sorted end dates (a block the start bounds cut is counted event by event), then the
+// page is read from the block that holds its first event.
 func (x *eventIndex) ranged(f *mapping.EventFilter,
 	lo, hi, offset, limit int) ([]*mapping.Post, int) {
-	rlo, rhi := x.endRange(f)
-	anyEnd := rlo == 0 && int(rhi) == len(x.ends)
-	lists := x.statusLists(f.Statuses)
-	count := func(upTo int) int { // matches at positions lo to upTo
+	statuses, ends := distinct(f.Statuses), newEndBounds(f)
+	counts := make([]int, 0, x.blockOf(hi)-x.blockOf(lo)+1)
+	total := 0
+	for b, r := range x.spans(lo, hi) {
 		n := 0
-		for _, l := range lists {
-			from, _ := slices.BinarySearch(l.pos, int32(lo))
-			to, _ := slices.BinarySearch(l.pos, int32(upTo))
-			if anyEnd {
-				n += to - from
-				continue
-			}
-
-			n += l.ends.between(from, to, rlo, rhi)
+		for _, st := range statuses {
+			n += ends.count(b, b.byStatus[st], r)
 		}
-		return n
+		counts = append(counts, n)
+		total += n
 	}
-
-	total := count(hi)
 	if offset >= total || limit <= 0 {
 		return nil, total
 	}
-
-	// The first position whose matches up to and including it exceed offset holds the page's first.
-	at := lo + sort.Search(hi-lo, func(i int) bool { return count(lo+i+1) > offset })
-	return x.merged(f, lists, at, hi, limit), total
+	return x.rangedPage(f, statuses, counts, lo, hi, offset, limit), total
 }
 
-// statusLists are the lists of the given statuses, each once.
-func (x *eventIndex) statusLists(statuses []string) []statusList {
-	var lists []statusList
-	for i, st := range statuses {
-		if l, ok := x.byStatus[st]; ok && !slices.Contains(statuses[:i], st) {
-			lists = append(lists, l)
-		}
-	}
-	return lists
-}
-
-// merged reads up to limit matches from position at (before hi), in archive order, over the
-// statuses' positions.
-func (x *eventIndex) merged(f *mapping.EventFilter, lists []statusList,
-	at, hi, limit int) []*mapping.Post {
-	next := make([]int, len(lists))
-	for i, l := range lists {
-		next[i], _ = slices.BinarySearch(l.pos, int32(at))
-	}
-
+// rangedPage reads ranged's page: the blocks before the one holding the offset-th match are
+// skipped by their counts.
+func (x *eventIndex) rangedPage(f *mapping.EventFilter, statuses []string, counts []int,
+	lo, hi, offset, limit int) []*mapping.Post {
 	page := make([]*mapping.Post, 0, limit)
-	for len(page) < limit {
-		best := -1
-		for i, l := range lists {
-			if next[i] < len(l.pos) && (best < 0 || l.pos[next[i]] < lists[best].pos[next[best]]) {
-				best = i
+	k := 0
+	for b, r := range x.spans(lo, hi) {
+		if k++; offset >= counts[k-1] {
+			offset -= counts[k-1]
+			continue
+		}
+		for _, at := range statusPositions(b, statuses, r[0], r[1]) {
+			if p := b.posts[at]; mapping.MatchEvent(p, f) {
+				if offset > 0 {
+					offset--
+					continue
+				}
+				if page = append(page, p); len(page) == limit {
+					return page
+				}
 			}
 		}
-
-		if best < 0 || int(lists[best].pos[next[best]]) >= hi {
-			break
-		}
-
-		p := x.listed[lists[best].pos[next[best]]]
-		next[best]++
-		if mapping.MatchEvent(p, f) {
-			page = append(page, p)
-		}
 	}
-
 	return page
 }
 
-// rankTree counts, within a range of a list of ranks, those in a range of values: a merge sort
-// tree (level k holds the ranks sorted within aligned blocks of 2^k), O(log² n) per count, n·log n
-// ranks of memory.
-type rankTree struct{ levels [][]int32 }
-
-func newRankTree(ranks []int32) rankTree {
-	levels := [][]int32{ranks}
-	for w := 1; w < len(ranks); w *= 2 {
-		prev, next := levels[len(levels)-1], make([]int32, 0, len(ranks))
-		for i := 0; i < len(ranks); i += 2 * w {
-			mid, end := min(i+w, len(ranks)), min(i+2*w, len(ranks))
-			next = mergeSorted(next, prev[i:mid], prev[mid:end])
+// distinct is l without repetitions, in its order.
+func distinct(l []string) []string {
+	var out []string
+	for _, s := range l {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
 		}
-		levels = append(levels, next)
 	}
-
-	return rankTree{levels: levels}
+	return out
 }
 
-func mergeSorted(dst, a, b []int32) []int32 {
-	for len(a) > 0 && len(b) > 0 {
-		if a[0] <= b[0] {
-			dst, a = append(dst, a[0]), a[1:]
-		} else {
-			dst, b = append(dst, b[0]), b[1:]
-		}
+// statusPositions is the ascending positions in [lo, hi) of a block's events in the statuses.
+func statusPositions(b *eventBlock, statuses []string, lo, hi int) []pos {
+	lists := make([][]pos, 0, len(statuses))
+	for _, st := range statuses {
+		lists = append(lists, b.byStatus[st].pos)
 	}
-
-	return append(append(dst, a...), b...)
-}
-
-// between counts the entries i in [from, to) with rlo ≤ rank < rhi.
-func (t rankTree) between(from, to int, rlo, rhi int32) int {
-	if len(t.levels) == 0 || from >= to || rlo >= rhi {
-		return 0
-	}
-
-	n := 0
-	for from < to {
-		k := 0
-		for k+1 < len(t.levels) && from%(2<<k) == 0 && from+(2<<k) <= to {
-			k++
-		}
-
-		block := t.levels[k][from : from+1<<k]
-		a, _ := slices.BinarySearch(block, rlo)
-		b, _ := slices.BinarySearch(block, rhi)
-		n += b - a
-		from += 1 << k
-	}
-
-	return n
+	return narrow(lists, lo, hi)
 }

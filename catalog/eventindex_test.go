@@ -120,21 +120,32 @@ func scanEvents(s *Snapshot, f *mapping.EventFilter) []*mapping.Post {
 	return out
 }
 
+// ListEvents answers as scanning does, whatever the size of the index's blocks (one event, a few,
+// the whole catalog in one).
 func TestListEventsEqualsScan(t *testing.T) {
+	defer func(n int) { eventBlockSize = n }(eventBlockSize)
 	rnd := rand.New(rand.NewSource(7))
 	for round := range 20 {
+		eventBlockSize = []int{1, 5, 64, 1024}[round%4]
 		s := build(Snapshot{types: indexTypes}, randomEvents(rnd, 1+rnd.Intn(400)), nil, nil)
-		for q := range 300 {
-			f := randomFilter(rnd)
-			want := scanEvents(s, f)
-			offset, limit := rnd.Intn(len(want)+3), 1+rnd.Intn(12)
-			page, total := s.ListEvents(f, offset, limit)
-			from := min(offset, len(want))
-			if total != len(want) || !slices.Equal(page, want[from:min(from+limit, len(want))]) {
-				t.Fatalf("round %d query %d %+v offset %d limit %d: total %d, want %d; page %v, want %v",
-					round, q, *f, offset, limit, total, len(want), postIDs(page),
-					postIDs(want[from:min(from+limit, len(want))]))
-			}
+		checkQueries(t, rnd, s, 300, fmt.Sprint("round ", round))
+	}
+}
+
+// checkQueries asks s n random archive queries, pages at random offsets, and fails unless each
+// answers as scanning does.
+func checkQueries(t *testing.T, rnd *rand.Rand, s *Snapshot, n int, name string) {
+	t.Helper()
+	for q := range n {
+		f := randomFilter(rnd)
+		want := scanEvents(s, f)
+		offset, limit := rnd.Intn(len(want)+3), 1+rnd.Intn(12)
+		page, total := s.ListEvents(f, offset, limit)
+		from := min(offset, len(want))
+		if total != len(want) || !slices.Equal(page, want[from:min(from+limit, len(want))]) {
+			t.Fatalf("%s query %d %+v offset %d limit %d: total %d, want %d; page %v, want %v",
+				name, q, *f, offset, limit, total, len(want), postIDs(page),
+				postIDs(want[from:min(from+limit, len(want))]))
 		}
 	}
 }
@@ -145,33 +156,6 @@ func postIDs(l []*mapping.Post) []int {
 		ids[i] = p.ID
 	}
 	return ids
-}
-
-// The rank tree counts like a loop over its ranks, for every range and bound.
-func TestRankTreeBetween(t *testing.T) {
-	rnd := rand.New(rand.NewSource(3))
-	for n := range 70 {
-		ranks := make([]int32, n)
-		for i := range ranks {
-			ranks[i] = int32(rnd.Intn(9))
-		}
-
-		tree := newRankTree(ranks)
-		for range 200 {
-			from, to := rnd.Intn(n+1), rnd.Intn(n+1)
-			rlo, rhi := int32(rnd.Intn(10)), int32(rnd.Intn(10))
-			want := 0
-			for i := from; i < to; i++ {
-				if ranks[i] >= rlo && ranks[i] < rhi {
-					want++
-				}
-			}
-
-			if got := tree.between(from, to, rlo, rhi); got != want {
-				t.Fatalf("n %d [%d,%d) ranks [%d,%d): %d, want %d", n, from, to, rlo, rhi, got, want)
-			}
-		}
-	}
 }
 
 // Hidden events are never listed, whatever the query; a page past the end is empty but counted.

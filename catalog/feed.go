@@ -402,9 +402,9 @@ func (c *Catalog) applySite(ctx context.Context, base *Snapshot, options []strin
 
 // applyPosts returns posts with the changed sets applied, and the IDs it changed: an item the catalog
 // holds replaces its old version, a changed ID without an item leaves the catalog.
-func (c *Catalog) applyPosts(posts map[int]*mapping.Post,
-	sets map[string]cmsclient.ChangedSet) (map[int]*mapping.Post, []int, error) {
-	out, changed := posts, false
+func (c *Catalog) applyPosts(posts *postMap,
+	sets map[string]cmsclient.ChangedSet) (*postMap, []int, error) {
+	out := posts.edit()
 	var ids []int
 	for typ, set := range sets {
 		if !slices.Contains(c.postTypes(), typ) {
@@ -416,20 +416,21 @@ func (c *Catalog) applyPosts(posts map[int]*mapping.Post,
 		}
 		for _, id := range set.Changed {
 			p, ok := fresh[id]
-			old, had := out[id]
+			old, had := out.get(id)
 			switch {
 			case ok && c.holds(p.Status()) && (!had || !samePost(old, p)):
-				out, changed = cloneOnce(out, posts, changed), true
-				out[id] = p
+				out.set(id, p)
 				ids = append(ids, id)
 			case (!ok || !c.holds(p.Status())) && had:
-				out, changed = cloneOnce(out, posts, changed), true
-				delete(out, id)
+				out.delete(id)
 				ids = append(ids, id)
 			}
 		}
 	}
-	return out, ids, nil
+	if len(ids) == 0 {
+		return posts, nil, nil
+	}
+	return out.done(), ids, nil
 }
 
 // cloneOnce returns a copy of orig the first time a change is made (done false), else cur.
@@ -483,11 +484,11 @@ func decodeTerms(items []json.RawMessage) (map[int]*mapping.Term, error) {
 // applyMedia returns the featured images with the feed's changes: new versions in, images changed
 // away out, and the images the changed posts now show read from wp/v2 when still missing. Only the
 // changed posts are looked at: an image no post shows any more stays until the next full load.
-func (c *Catalog) applyMedia(ctx context.Context, posts map[int]*mapping.Post, changed []int,
+func (c *Catalog) applyMedia(ctx context.Context, posts *postMap, changed []int,
 	have map[int]*mapping.Media, set cmsclient.ChangedSet) (map[int]*mapping.Media, error) {
 	touched := map[int]*mapping.Post{}
 	for _, id := range changed {
-		if p, ok := posts[id]; ok && p.FeaturedMedia != 0 {
+		if p, ok := posts.get(id); ok && p.FeaturedMedia != 0 {
 			touched[id] = p
 		}
 	}
@@ -505,7 +506,7 @@ func (c *Catalog) applyMedia(ctx context.Context, posts map[int]*mapping.Post, c
 		}
 		next[m.ID] = m
 	}
-	shown, err := c.fetchMedia(ctx, touched, next)
+	shown, err := c.fetchMedia(ctx, maps.All(touched), next)
 	if err != nil {
 		return nil, err
 	}
@@ -584,11 +585,11 @@ func (c *Catalog) idDiff(cur *Snapshot, ids map[string][]int) (gone, missing map
 		live := make(map[int]bool, len(list))
 		for _, id := range list {
 			live[id] = true
-			if _, held := cur.posts[id]; !held {
+			if _, held := cur.posts.get(id); !held {
 				missing[typ], n = append(missing[typ], id), n+1
 			}
 		}
-		for id, p := range cur.posts {
+		for id, p := range cur.posts.all() {
 			if p.Type() == typ && !live[id] {
 				gone[typ], n = append(gone[typ], id), n+1
 			}
@@ -600,11 +601,11 @@ func (c *Catalog) idDiff(cur *Snapshot, ids map[string][]int) (gone, missing map
 // readIDs repairs cur: the posts gone leave, the posts missing are read in bulk (readPages: a large
 // import read while calshim was stopped costs what loading it does).
 func (c *Catalog) readIDs(ctx context.Context, cur *Snapshot, gone, missing map[string][]int) (*Snapshot, bool, error) {
-	posts := maps.Clone(cur.posts)
+	posts := cur.posts.edit()
 	var changedIDs []int
 	for _, l := range gone {
 		for _, id := range l {
-			delete(posts, id)
+			posts.delete(id)
 			changedIDs = append(changedIDs, id)
 		}
 	}
@@ -617,27 +618,28 @@ func (c *Catalog) readIDs(ctx context.Context, cur *Snapshot, gone, missing map[
 			return nil, false, err
 		}
 		for id, p := range fresh {
-			posts[id] = p
+			posts.set(id, p)
 			changedIDs = append(changedIDs, id)
 		}
 	}
 	if len(changedIDs) == 0 {
 		return cur, false, nil
 	}
-	media, err := c.fetchMedia(ctx, posts, cur.media)
+	next := posts.done()
+	media, err := c.fetchMedia(ctx, next.all(), cur.media)
 	if err != nil {
 		return nil, false, err
 	}
 	base := *cur
 	base.Version++
-	return patch(base, cur, posts, cur.terms, media, changedIDs), false, nil
+	return patch(base, cur, next, cur.terms, media, changedIDs), false, nil
 }
 
 // sameCounts reports whether cur holds, per post type, as many posts with the same sum of IDs as
 // WordPress counted.
 func (c *Catalog) sameCounts(cur *Snapshot, counts map[string]cmsclient.IDCount) bool {
 	have := map[string]cmsclient.IDCount{}
-	for _, p := range cur.posts {
+	for _, p := range cur.posts.all() {
 		n := have[p.Type()]
 		n.Count++
 		n.Sum += int64(p.ID)

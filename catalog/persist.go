@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -12,6 +13,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -35,8 +37,11 @@ import (
 // 9: the sync journal.
 const diskFormat = 9
 
-// diskShards is how many parts the posts are encoded in, so a restart decodes them in parallel.
-const diskShards = 8
+// framePosts is how many posts one frame of the file holds: a restart reads the file a frame at a
+// time and decodes as many frames at once as there are CPUs, so that what it holds besides the
+// catalog is a few frames (a few MB), not the file. A file of an earlier version, written in 8
+// frames whatever its size, reads the same way, a frame (an eighth of the file) at a time.
+var framePosts = 4096 // a variable for the tests
 
 // saveEvery bounds how often a changing catalog is written (it is also written when calshim stops).
 // Writing 100,000 events costs about a CPU second; an older file only means a longer catch-up through
@@ -75,12 +80,12 @@ type diskFile struct {
 	SiteInfo       mapping.Site
 	MultiDayCutoff string
 	Version        uint64
-	// PostShards are gob encodings of []*mapping.Post, decoded in parallel on restore; in index order
-	// (events, venues, organizers), so the restored lists need no real sort. They are written after
-	// the rest of the file as raw frames (writeFrames), not through gob, to spare a copy.
-	PostShards [][]byte
-	Terms      []*mapping.Term
-	Media      []*mapping.Media
+	// The posts follow the head as raw frames of gob encodings of []*mapping.Post (writeFrames), in
+	// index order (events, venues, organizers), so the restored lists need no real sort. Posts is
+	// how many (0 in files of earlier versions): a file cut at a frame's end is refused.
+	Posts int
+	Terms []*mapping.Term
+	Media []*mapping.Media
 	// The plugin's digests of what the file holds (verify.go).
 	PostSums, TermSums map[int]cmsclient.Digest
 	OptionSums         map[string]cmsclient.Digest
@@ -166,28 +171,42 @@ func (c *Catalog) restore() (*Snapshot, error) {
 	if c.opt.SnapshotPath == "" || !c.opt.Authenticated {
 		return nil, nil
 	}
-	raw, err := os.ReadFile(c.opt.SnapshotPath)
+	f, err := os.Open(c.opt.SnapshotPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
+	defer func() { _ = f.Close() }() // read only: nothing to lose
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
 	// The decoding runs with the collector slowed down (fromDisk), bounded by a soft memory limit: the
-	// file, the catalog it holds (about as large) and room for the decoding's garbage. Unbounded, the
-	// heap peaked at about 7 times the file (1.3 GB for 190,000 events).
-	if limit := int64(3*len(raw)) + 64<<20; limit < debug.SetMemoryLimit(-1) {
+	// catalog the file holds (restoreGrowth times the file) and room for the frames being decoded.
+	// Unbounded, the heap peaked at about 7 times the file (1.3 GB for 190,000 events).
+	if limit := int64(restoreGrowth*float64(info.Size())) + 128<<20; limit < debug.SetMemoryLimit(-1) {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
 	}
+	r := &frameReader{r: bufio.NewReaderSize(f, 1<<20), left: info.Size()}
 	var d diskFile
-	if err := readFrames(raw, &d); err != nil {
+	if err := r.head(&d); err != nil {
 		return nil, fmt.Errorf("catalog: snapshot %s: %w", c.opt.SnapshotPath, err)
 	}
 	if err := c.usable(&d); err != nil {
 		return nil, fmt.Errorf("catalog: snapshot %s: %w", c.opt.SnapshotPath, err)
 	}
-	return c.fromDisk(&d)
+	snap, err := c.fromDisk(&d, r)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: snapshot %s: %w", c.opt.SnapshotPath, err)
+	}
+	return snap, nil
 }
+
+// restoreGrowth is about what a restored catalog holds in memory per byte of its file (measured:
+// 1.5 to 1.7 at 100,000 and 1,000,000 events).
+const restoreGrowth = 1.6
 
 // usable checks that a file holds this catalog's kind of state.
 func (c *Catalog) usable(d *diskFile) error {
@@ -204,17 +223,21 @@ func (c *Catalog) usable(d *diskFile) error {
 	return nil
 }
 
-// fromDisk builds the snapshot a file holds and makes the feed continue from its sequence.
-func (c *Catalog) fromDisk(d *diskFile) (*Snapshot, error) {
+// fromDisk builds the snapshot a file holds, its posts read from r, and makes the feed continue
+// from its sequence.
+func (c *Catalog) fromDisk(d *diskFile, r *frameReader) (*Snapshot, error) {
 	loc, err := mapping.LocalizeZone(d.SiteInfo.Timezone)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: snapshot time zone %q: %w", d.SiteInfo.Timezone, err)
 	}
 	// The decoding allocates the whole catalog at once: collecting garbage meanwhile only slows it.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	posts, ordered, err := decodeShards(d.PostShards)
+	ordered, err := r.posts()
 	if err != nil {
 		return nil, err
+	}
+	if d.Posts > 0 && len(ordered) != d.Posts {
+		return nil, fmt.Errorf("%d posts of %d: the file is cut short", len(ordered), d.Posts)
 	}
 	terms := make(map[int]*mapping.Term, len(d.Terms))
 	for _, t := range d.Terms {
@@ -236,7 +259,7 @@ func (c *Catalog) fromDisk(d *diskFile) (*Snapshot, error) {
 	maps.Copy(c.sums.terms, d.TermSums)
 	maps.Copy(c.sums.options, d.OptionSums)
 	c.disk.journal = d.Journal
-	return buildOrdered(base, posts, ordered, terms, media), nil
+	return buildOrdered(base, nil, ordered, terms, media), nil
 }
 
 // saveSoon writes the catalog in the background when it changed and the last write is old enough.
@@ -334,28 +357,8 @@ func (c *Catalog) diskImage() (*diskFile, bool) {
 		d.Media = append(d.Media, m)
 	}
 	d.posts = slices.Concat(snap.Events, snap.Venues, snap.Organizers)
+	d.Posts = len(d.posts)
 	return d, true
-}
-
-// decodeShards decodes the posts' parts in parallel, and returns them by ID and in file order.
-func decodeShards(shards [][]byte) (map[int]*mapping.Post, []*mapping.Post, error) {
-	parts := make([][]*mapping.Post, len(shards))
-	var g errgroup.Group
-	for i, b := range shards {
-		g.Go(func() error {
-			return gob.NewDecoder(bytes.NewReader(b)).Decode(&parts[i])
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, nil, fmt.Errorf("catalog: snapshot posts: %w", err)
-	}
-	ordered := slices.Concat(parts...)
-	compactBlocks(ordered)
-	posts := make(map[int]*mapping.Post, len(ordered))
-	for _, p := range ordered {
-		posts[p.ID] = p
-	}
-	return posts, ordered, nil
 }
 
 // writeFrames writes d as frames: the gob of d, then each shard of d.posts, each frame preceded by
@@ -371,7 +374,7 @@ func writeFrames(w io.Writer, d *diskFile) error {
 	}
 
 	var b bytes.Buffer
-	for shard := range slices.Chunk(d.posts, max(1, (len(d.posts)+diskShards-1)/diskShards)) {
+	for shard := range slices.Chunk(d.posts, framePosts) {
 		b.Reset()
 		if err := gob.NewEncoder(&b).Encode(shard); err != nil {
 			return err
@@ -394,26 +397,89 @@ func writeFrame(w io.Writer, f []byte) error {
 	return err
 }
 
-// readFrames reads what writeFrames wrote; the shards stay slices of raw.
-func readFrames(raw []byte, d *diskFile) error {
-	var frames [][]byte
-	for len(raw) > 0 {
-		if len(raw) < 8 {
-			return errors.New("truncated frame header")
+// frameReader reads what writeFrames wrote, a frame at a time; left is what remains of the file,
+// which bounds a frame's length (a damaged length must not allocate gigabytes).
+type frameReader struct {
+	r    io.Reader
+	left int64
+}
+
+// next reads the next frame; io.EOF after the last.
+func (f *frameReader) next() ([]byte, error) {
+	var n uint64
+	if err := binary.Read(f.r, binary.BigEndian, &n); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, errors.New("truncated frame header")
 		}
-		n := binary.BigEndian.Uint64(raw)
-		raw = raw[8:]
-		if n > uint64(len(raw)) {
-			return errors.New("truncated frame")
-		}
-		frames, raw = append(frames, raw[:n]), raw[n:]
+		return nil, err
 	}
-	if len(frames) == 0 {
+	f.left -= 8
+	if n > uint64(max(f.left, 0)) {
+		return nil, errors.New("truncated frame")
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(f.r, b); err != nil {
+		return nil, errors.New("truncated frame")
+	}
+	f.left -= int64(n)
+	return b, nil
+}
+
+// head decodes the first frame, the file's head.
+func (f *frameReader) head(d *diskFile) error {
+	b, err := f.next()
+	if errors.Is(err, io.EOF) {
 		return errors.New("empty file")
 	}
-	if err := gob.NewDecoder(bytes.NewReader(frames[0])).Decode(d); err != nil {
+	if err != nil {
 		return err
 	}
-	d.PostShards = frames[1:]
-	return nil
+	return gob.NewDecoder(bytes.NewReader(b)).Decode(d)
+}
+
+// posts reads and decodes the frames of posts that follow the head, as many at once as there are
+// CPUs, and returns the posts in file order, each frame's moved into blocks (compactBlocks) as it is
+// decoded: besides the catalog, a restart holds the frames in flight and their garbage.
+func (f *frameReader) posts() ([]*mapping.Post, error) {
+	var (
+		mu    sync.Mutex
+		parts = map[int][]*mapping.Post{}
+	)
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	n := 0
+	for ; ; n++ {
+		b, err := f.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			_ = g.Wait() // the read's error is the one to report
+			return nil, err
+		}
+		i := n
+		g.Go(func() error {
+			var part []*mapping.Post
+			if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&part); err != nil {
+				return fmt.Errorf("posts: %w", err)
+			}
+			compactBlocks(part)
+			mu.Lock()
+			defer mu.Unlock()
+			parts[i] = part
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	size := 0
+	for _, part := range parts {
+		size += len(part)
+	}
+	ordered := make([]*mapping.Post, 0, size)
+	for i := range n {
+		ordered = append(ordered, parts[i]...)
+	}
+	return ordered, nil
 }

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,9 +15,12 @@ import (
 	"calshim/mapping"
 )
 
-// A saved catalog restores to the same posts, lists, terms and feed position; a file of another
-// upstream or an unreadable one is refused.
+// A saved catalog restores to the same posts, lists, terms and feed position, its posts read in
+// frames decoded in parallel; a file of another upstream, an unreadable or a truncated one is
+// refused.
 func TestSaveRestore(t *testing.T) {
+	defer func(n int) { framePosts = n }(framePosts)
+	framePosts = 7
 	types := Types{Event: "tribe_events", Venue: "tribe_venue", Organizer: "tribe_organizer",
 		CategoryTax: "tribe_events_cat", TagTax: "post_tag"}
 	path := filepath.Join(t.TempDir(), "catalog.gob")
@@ -47,7 +51,7 @@ func TestSaveRestore(t *testing.T) {
 		t.Fatalf("restore: %v", err)
 	}
 	want := c.snap.Load()
-	if !reflect.DeepEqual(got.posts, want.posts) || !reflect.DeepEqual(ids(got.Events), ids(want.Events)) ||
+	if !reflect.DeepEqual(got.posts.toMap(), want.posts.toMap()) || !reflect.DeepEqual(ids(got.Events), ids(want.Events)) ||
 		!reflect.DeepEqual(ids(got.Venues), ids(want.Venues)) || !reflect.DeepEqual(got.terms, want.terms) ||
 		got.Version != 7 || got.Site != site {
 		t.Errorf("restored snapshot differs")
@@ -60,6 +64,23 @@ func TestSaveRestore(t *testing.T) {
 	other.Upstream = "http://other/wp-json#"
 	if s, err := New(nil, other).restore(); s != nil || err == nil {
 		t.Errorf("snapshot of another upstream restored")
+	}
+	saved, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := len(saved) // where the last frame starts: the file cut there ends on a frame
+	for at := 0; at < len(saved); {
+		last = at
+		at += 8 + int(binary.BigEndian.Uint64(saved[at:]))
+	}
+	for _, cut := range []int{len(saved) - 1, len(saved) - 300, len(saved) / 2, 4, last} {
+		if err := os.WriteFile(path, saved[:cut], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if s, err := New(nil, opt).restore(); s != nil || err == nil {
+			t.Errorf("snapshot cut at %d of %d bytes restored", cut, len(saved))
+		}
 	}
 	if err := os.WriteFile(path, []byte("garbage"), 0o600); err != nil {
 		t.Fatal(err)

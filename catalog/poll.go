@@ -77,7 +77,7 @@ func (c *Catalog) Poll(ctx context.Context) (err error) {
 		}
 	}()
 	old = c.snap.Load()
-	posts := maps.Clone(old.posts)
+	posts := old.posts.toMap() // wp/v2 polling (no plugin) rebuilds the catalog on a change
 	changed := false
 	for _, typ := range []string{c.opt.Types.Event, c.opt.Types.Venue, c.opt.Types.Organizer} {
 		n, err := c.pollType(ctx, typ, posts)
@@ -98,7 +98,7 @@ func (c *Catalog) Poll(ctx context.Context) (err error) {
 		terms = old.terms
 	}
 
-	media, err := c.fetchMedia(ctx, posts, old.media)
+	media, err := c.fetchMedia(ctx, maps.All(posts), old.media)
 	if err != nil {
 		return err
 	}

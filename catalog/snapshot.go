@@ -6,7 +6,9 @@ package catalog
 import (
 	"maps"
 	"reflect"
+	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"calshim/mapping"
@@ -27,7 +29,7 @@ type Snapshot struct {
 	Authenticated bool
 	pos           *syncPos // where in the change log it stands (changes.go); nil without the feed
 
-	posts map[int]*mapping.Post
+	posts *postMap
 	terms map[int]*mapping.Term
 	media map[int]*mapping.Media
 
@@ -37,7 +39,7 @@ type Snapshot struct {
 	Categories []*mapping.Term // by name
 	Tags       []*mapping.Term // by name
 
-	slugs    map[string]map[string]int // post type → slug → ID
+	slugs    map[string]*slugMap // post type → slug → ID
 	types    Types
 	eventIdx *eventIndex // answers ListEvents
 }
@@ -49,8 +51,14 @@ type Types struct {
 	CategoryBase, TagBase   string // their wp/v2 REST bases, e.g. tribe_events_cat, tags
 }
 
+// postMap holds the posts by ID, shared by the snapshots a poll makes from one another.
+type postMap = shardMap[int, *mapping.Post]
+
+// slugMap holds one post type's IDs by slug.
+type slugMap = shardMap[string, int]
+
 // Post returns any post of the catalog by ID (implements mapping.Lookup).
-func (s *Snapshot) Post(id int) (*mapping.Post, bool) { p, ok := s.posts[id]; return p, ok }
+func (s *Snapshot) Post(id int) (*mapping.Post, bool) { return s.posts.get(id) }
 
 // Term returns a term by ID.
 func (s *Snapshot) Term(id int) (*mapping.Term, bool) { t, ok := s.terms[id]; return t, ok }
@@ -60,7 +68,7 @@ func (s *Snapshot) Media(id int) (*mapping.Media, bool) { m, ok := s.media[id]; 
 
 // BySlug returns the post of the given type with that slug, in any status.
 func (s *Snapshot) BySlug(postType, slug string) (*mapping.Post, bool) {
-	id, ok := s.slugs[postType][slug]
+	id, ok := s.slugs[postType].get(slug)
 	if !ok {
 		return nil, false
 	}
@@ -74,30 +82,30 @@ func (s *Snapshot) Types() Types { return s.types }
 func build(
 	base Snapshot, posts map[int]*mapping.Post, terms map[int]*mapping.Term, media map[int]*mapping.Media,
 ) *Snapshot {
-	return buildOrdered(base, posts, nil, terms, media)
+	return buildOrdered(base, shardMapOf(posts, intShard), nil, terms, media)
 }
 
-// buildOrdered is build with the posts also given as a list (nil: taken from the map): lists already
-// in index order (a restored snapshot) sort in linear time.
-func buildOrdered(base Snapshot, posts map[int]*mapping.Post, ordered []*mapping.Post,
+// buildOrdered is build with the posts in a postMap (nil: made from ordered) and also given as a
+// list (nil: taken from the map): lists already in index order (a restored snapshot) sort in linear
+// time. The maps, the lists and the event index are made in parallel.
+func buildOrdered(base Snapshot, posts *postMap, ordered []*mapping.Post,
 	terms map[int]*mapping.Term, media map[int]*mapping.Media) *Snapshot {
 	if ordered == nil {
-		ordered = make([]*mapping.Post, 0, len(posts))
-		for _, p := range posts {
+		ordered = make([]*mapping.Post, 0, posts.len())
+		for _, p := range posts.all() {
 			ordered = append(ordered, p)
 		}
 	}
 	s := base
-	s.posts, s.terms, s.media = posts, terms, media
-	s.Events, s.Venues, s.Organizers, s.Categories, s.Tags = nil, nil, nil, nil, nil
-	s.slugs = map[string]map[string]int{}
+	s.terms, s.media = terms, media
+	var wg sync.WaitGroup
+	if posts == nil {
+		wg.Go(func() { posts = postMapOf(ordered) })
+	}
+	var slugs map[string]*slugMap
+	wg.Go(func() { slugs = slugIndex(ordered) })
+	s.Events, s.Venues, s.Organizers = nil, nil, nil
 	for _, p := range ordered {
-		if s.slugs[p.Type()] == nil {
-			s.slugs[p.Type()] = map[string]int{}
-		}
-		if p.Slug() != "" { // never-published drafts have none; "" is no slug to look up
-			s.slugs[p.Type()][p.Slug()] = p.ID
-		}
 		switch p.Type() {
 		case s.types.Event:
 			s.Events = append(s.Events, p)
@@ -112,114 +120,166 @@ func buildOrdered(base Snapshot, posts map[int]*mapping.Post, ordered []*mapping
 	sort.Slice(s.Organizers, func(i, j int) bool {
 		return mapping.NewerFirst(s.Organizers[i], s.Organizers[j])
 	})
-	for _, t := range terms {
-		switch t.Taxonomy {
-		case s.types.CategoryTax:
-			s.Categories = append(s.Categories, t)
-		case s.types.TagTax:
-			s.Tags = append(s.Tags, t)
-		}
-	}
-	byName := func(l []*mapping.Term) func(i, j int) bool {
-		return func(i, j int) bool {
-			if l[i].Name != l[j].Name {
-				return l[i].Name < l[j].Name
-			}
-			return l[i].ID < l[j].ID
-		}
-	}
-	sort.Slice(s.Categories, byName(s.Categories))
-	sort.Slice(s.Tags, byName(s.Tags))
+	s.Categories, s.Tags = sortedTerms(terms, s.types)
 	s.eventIdx = newEventIndex(s.Events)
+	wg.Wait()
+	s.posts, s.slugs = posts, slugs
 	return &s
 }
 
-// patchLimit is the number of changed posts up to which patch updates the indexes in place of build.
-const patchLimit = 256
+// postMapOf holds the posts by ID.
+func postMapOf(posts []*mapping.Post) *postMap {
+	e := newShardMap[int, *mapping.Post](intShard).edit()
+	for _, p := range posts {
+		e.set(p.ID, p)
+	}
+	return e.done()
+}
+
+// slugIndex is the posts' IDs by type and slug; of two posts of a type with one slug, the later.
+func slugIndex(posts []*mapping.Post) map[string]*slugMap {
+	edits := map[string]*shardEdit[string, int]{}
+	for _, p := range posts {
+		if edits[p.Type()] == nil {
+			edits[p.Type()] = newShardMap[string, int](stringShard).edit()
+		}
+		if p.Slug() != "" { // never-published drafts have none; "" is no slug to look up
+			edits[p.Type()].set(p.Slug(), p.ID)
+		}
+	}
+	slugs := make(map[string]*slugMap, len(edits))
+	for typ, e := range edits {
+		slugs[typ] = e.done()
+	}
+	return slugs
+}
 
 // patch returns what build(base, posts, terms, media) returns, made from old by re-indexing only the
-// posts whose IDs are in changed (added, replaced or removed): a poll that brings a few changes costs
-// a copy of the lists, not a sort of the whole catalog. Many changes are rebuilt in full.
-func patch(base Snapshot, old *Snapshot, posts map[int]*mapping.Post, terms map[int]*mapping.Term,
+// posts whose IDs are in changed (added, replaced or removed): a poll that brings k changes of n
+// posts costs k binary searches and one copy of the three lists (pointers), k blocks of the event
+// index and k shards of the maps, not a sort nor an index of the whole catalog. When a large part
+// of the catalog changed, it is built afresh (which also evens out the index's blocks).
+func patch(base Snapshot, old *Snapshot, posts *postMap, terms map[int]*mapping.Term,
 	media map[int]*mapping.Media, changed []int) *Snapshot {
-	if len(changed) > patchLimit {
-		return build(base, posts, terms, media)
+	if len(changed) > max(posts.len(), old.posts.len())/4 {
+		return buildOrdered(base, posts, nil, terms, media)
 	}
 	s := base
 	s.posts, s.terms, s.media, s.types = posts, terms, media, old.types
-	gone := make(map[int]bool, len(changed))
-	for _, id := range changed {
-		gone[id] = true
-	}
-	byType := func(typ string) []*mapping.Post {
-		var l []*mapping.Post
-		for id := range gone {
-			if p, ok := posts[id]; ok && p.Type() == typ {
-				l = append(l, p)
+	type edit struct{ gone, add []*mapping.Post }
+	edits := map[string]*edit{s.types.Event: {}, s.types.Venue: {}, s.types.Organizer: {}}
+	var goneListed, addListed []*mapping.Post
+	for _, id := range distinctIDs(changed) {
+		if p, ok := old.posts.get(id); ok && edits[p.Type()] != nil {
+			edits[p.Type()].gone = append(edits[p.Type()].gone, p)
+			if p.Type() == s.types.Event && !p.Derived.Hidden {
+				goneListed = append(goneListed, p)
 			}
 		}
-		return l
+		if p, ok := posts.get(id); ok && edits[p.Type()] != nil {
+			edits[p.Type()].add = append(edits[p.Type()].add, p)
+			if p.Type() == s.types.Event && !p.Derived.Hidden {
+				addListed = append(addListed, p)
+			}
+		}
 	}
-	s.Events = reinsert(old.Events, gone, byType(s.types.Event), mapping.EventLess)
-	s.Venues = reinsert(old.Venues, gone, byType(s.types.Venue), mapping.NewerFirst)
-	s.Organizers = reinsert(old.Organizers, gone, byType(s.types.Organizer), mapping.NewerFirst)
+	e, v, o := edits[s.types.Event], edits[s.types.Venue], edits[s.types.Organizer]
+	s.Events = splice(old.Events, e.gone, e.add, mapping.EventLess)
+	s.Venues = splice(old.Venues, v.gone, v.add, mapping.NewerFirst)
+	s.Organizers = splice(old.Organizers, o.gone, o.add, mapping.NewerFirst)
 	s.slugs = patchSlugs(old, posts, changed)
 	s.Categories, s.Tags = old.Categories, old.Tags
 	if !sameTermSet(old.terms, terms) {
 		s.Categories, s.Tags = sortedTerms(terms, s.types)
 	}
-	s.eventIdx = newEventIndex(s.Events)
+	s.eventIdx = old.eventIdx.patched(goneListed, addListed)
 	return &s
 }
 
-// reinsert returns list without the posts in gone, with add inserted in order (less).
-func reinsert(list []*mapping.Post, gone map[int]bool, add []*mapping.Post,
-	less func(a, b *mapping.Post) bool) []*mapping.Post {
-	out := make([]*mapping.Post, 0, len(list)+len(add))
-	for _, p := range list {
-		if !gone[p.ID] {
-			out = append(out, p)
-		}
-	}
-	for _, p := range add {
-		i := sort.Search(len(out), func(i int) bool { return less(p, out[i]) })
-		out = append(out, nil)
-		copy(out[i+1:], out[i:])
-		out[i] = p
-	}
-	return out
+// distinctIDs is ids without repetitions.
+func distinctIDs(ids []int) []int {
+	out := slices.Clone(ids)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
-// patchSlugs returns old's slug index with the changed posts' entries updated; the inner map of a
-// post type is copied only when one of its posts changed.
-func patchSlugs(old *Snapshot, posts map[int]*mapping.Post, changed []int) map[string]map[string]int {
-	slugs := make(map[string]map[string]int, len(old.slugs))
-	for typ, m := range old.slugs {
-		slugs[typ] = m
+// splice returns list (sorted by less) without the posts in gone (which it holds) and with those in
+// add, in order: a binary search per post and one copy of the list.
+func splice(list, gone, add []*mapping.Post, less func(a, b *mapping.Post) bool) []*mapping.Post {
+	if len(gone) == 0 && len(add) == 0 {
+		return list
 	}
-	copied := map[string]bool{}
-	own := func(typ string) map[string]int {
-		if !copied[typ] {
-			slugs[typ] = maps.Clone(slugs[typ])
-			if slugs[typ] == nil {
-				slugs[typ] = map[string]int{}
-			}
-			copied[typ] = true
+	cut := make([]int, 0, len(gone))
+	for _, p := range gone {
+		i := sort.Search(len(list), func(i int) bool { return !less(list[i], p) })
+		if i == len(list) || list[i] != p {
+			i = slices.Index(list, p) // not where its order puts it: never so in a sorted list
 		}
-		return slugs[typ]
+		if i >= 0 {
+			cut = append(cut, i)
+		}
+	}
+	slices.Sort(cut)
+	add = slices.Clone(add)
+	slices.SortFunc(add, func(a, b *mapping.Post) int {
+		if less(a, b) {
+			return -1
+		}
+		return 1
+	})
+	out := make([]*mapping.Post, 0, len(list)-len(cut)+len(add))
+	from := 0 // the next post of list to copy
+	for len(cut) > 0 || len(add) > 0 {
+		at := len(list) + 1
+		if len(add) > 0 {
+			at = sort.Search(len(list), func(i int) bool { return less(add[0], list[i]) })
+		}
+		if len(cut) == 0 || at <= cut[0] {
+			out = append(append(out, list[from:at]...), add[0])
+			from, add = at, add[1:]
+			continue
+		}
+		out = append(out, list[from:cut[0]]...)
+		from, cut = cut[0]+1, cut[1:]
+	}
+	return append(out, list[from:]...)
+}
+
+// patchSlugs returns old's slug index with the changed posts' entries updated; the map of a post
+// type is edited (shardMap) only when one of its posts changed slug.
+func patchSlugs(old *Snapshot, posts *postMap, changed []int) map[string]*slugMap {
+	edits := map[string]*shardEdit[string, int]{}
+	own := func(typ string) *shardEdit[string, int] {
+		if edits[typ] == nil {
+			m := old.slugs[typ]
+			if m == nil {
+				m = newShardMap[string, int](stringShard)
+			}
+			edits[typ] = m.edit()
+		}
+		return edits[typ]
 	}
 	for _, id := range changed {
-		before, had := old.posts[id]
-		after, has := posts[id]
+		before, had := old.posts.get(id)
+		after, has := posts.get(id)
 		if had && has && before.Type() == after.Type() && before.Slug() == after.Slug() {
 			continue // most edits keep the slug: the index stays shared
 		}
-		if had && before.Slug() != "" && slugs[before.Type()][before.Slug()] == id {
-			delete(own(before.Type()), before.Slug())
+		if had && before.Slug() != "" {
+			if at, ok := own(before.Type()).get(before.Slug()); ok && at == id {
+				own(before.Type()).delete(before.Slug())
+			}
 		}
 		if has && after.Slug() != "" {
-			own(after.Type())[after.Slug()] = id
+			own(after.Type()).set(after.Slug(), id)
 		}
+	}
+	if len(edits) == 0 {
+		return old.slugs
+	}
+	slugs := maps.Clone(old.slugs)
+	for typ, e := range edits {
+		slugs[typ] = e.done()
 	}
 	return slugs
 }

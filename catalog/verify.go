@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"maps"
 	"net/http"
 	"slices"
@@ -302,7 +303,7 @@ func (c *Catalog) checkOptions(ctx context.Context, cur *Snapshot, t *cmsclient.
 // that reading them is cheaper than the feed's reading them again (readSpans or refetchPosts).
 func (c *Catalog) checkPosts(ctx context.Context, cur *Snapshot, whole bool,
 	t *cmsclient.Touch) (*Snapshot, int, error) {
-	local := held(cur.posts, c.sums.posts)
+	local := held(cur.posts.all(), c.sums.posts)
 	ids := slices.Sorted(maps.Keys(local))
 	var bounds [][2]int
 	if n := verifySlices(len(ids)); whole {
@@ -338,7 +339,7 @@ func (c *Catalog) checkPosts(ctx context.Context, cur *Snapshot, whole bool,
 	if t != nil && len(d.bulk) == 0 && len(d.wrong) <= verifyBulkAt {
 		for _, id := range d.wrong {
 			typ := d.theirs[id].Type
-			if p, ok := cur.posts[id]; ok && typ == "" {
+			if p, ok := cur.posts.get(id); ok && typ == "" {
 				typ = p.Type()
 			}
 			t.Posts[typ] = append(t.Posts[typ], id)
@@ -361,10 +362,10 @@ func (c *Catalog) checkPosts(ctx context.Context, cur *Snapshot, whole bool,
 // digests), and answers the new snapshot and how many posts changed.
 func (c *Catalog) repairPosts(ctx context.Context, cur *Snapshot, wrong []int, fresh map[int]*mapping.Post,
 	digests map[int]cmsclient.Digest) (*Snapshot, int, error) {
-	posts := maps.Clone(cur.posts)
+	posts := cur.posts.edit()
 	var changed []int
 	for _, id := range wrong {
-		old, had := posts[id]
+		old, had := posts.get(id)
 		p, has := fresh[id]
 		if d, ok := digests[id]; ok && has {
 			c.sums.posts[id] = d
@@ -373,23 +374,24 @@ func (c *Catalog) repairPosts(ctx context.Context, cur *Snapshot, wrong []int, f
 		}
 		switch {
 		case has && (!had || !samePost(old, p)):
-			posts[id] = p
+			posts.set(id, p)
 			changed = append(changed, id)
 		case !has && had:
-			delete(posts, id)
+			posts.delete(id)
 			changed = append(changed, id)
 		}
 	}
 	if len(changed) == 0 {
 		return cur, 0, nil
 	}
-	media, err := c.fetchMedia(ctx, posts, cur.media)
+	next := posts.done()
+	media, err := c.fetchMedia(ctx, next.all(), cur.media)
 	if err != nil {
 		return nil, 0, err
 	}
 	base := *cur
 	base.Version++
-	return patch(base, cur, posts, cur.terms, media, changed), len(changed), nil
+	return patch(base, cur, next, cur.terms, media, changed), len(changed), nil
 }
 
 // readSpans reads in bulk pages (readPages) every post WordPress holds in the spans, into fresh and
@@ -463,7 +465,7 @@ func (c *Catalog) refetchPosts(ctx context.Context, theirs map[int]cmsclient.Ite
 // checkTerms re-reads the terms when some digests differ, and replaces those; with t, it names them
 // in t instead.
 func (c *Catalog) checkTerms(ctx context.Context, cur *Snapshot, t *cmsclient.Touch) (*Snapshot, int, error) {
-	local := held(cur.terms, c.sums.terms)
+	local := held(maps.All(cur.terms), c.sums.terms)
 	d, err := c.descend(ctx, cmsclient.KindTerms, local, slices.Sorted(maps.Keys(local)), 0, -1)
 	switch {
 	case err != nil:
@@ -514,8 +516,8 @@ func (c *Catalog) checkTerms(ctx context.Context, cur *Snapshot, t *cmsclient.To
 }
 
 // held answers the digest of each object the catalog holds (0 when it has none).
-func held[V any](objects map[int]V, digests map[int]cmsclient.Digest) map[int]cmsclient.Digest {
-	out := make(map[int]cmsclient.Digest, len(objects))
+func held[V any](objects iter.Seq2[int, V], digests map[int]cmsclient.Digest) map[int]cmsclient.Digest {
+	out := make(map[int]cmsclient.Digest, len(digests))
 	for id := range objects {
 		out[id] = digests[id]
 	}

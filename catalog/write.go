@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 
 	"calshim/cmsclient"
@@ -66,29 +65,33 @@ func (c *Catalog) Refresh(ctx context.Context, terms bool, refs ...PostRef) erro
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old := c.snap.Load()
-	posts := maps.Clone(old.posts)
+	posts := old.posts.edit()
+	var changed []int
 	for id, p := range fetched {
-		if q, ok := posts[id]; !ok || q.ModifiedGMT() <= p.ModifiedGMT() {
-			posts[id] = p
+		if q, ok := posts.get(id); !ok || q.ModifiedGMT() <= p.ModifiedGMT() {
+			posts.set(id, p)
+			changed = append(changed, id)
 		}
 	}
 
 	for id := range gone {
-		delete(posts, id)
+		posts.delete(id)
+		changed = append(changed, id)
 	}
 
 	if freshTerms == nil {
 		freshTerms = old.terms
 	}
 
-	media, err := c.fetchMedia(ctx, posts, old.media)
+	next := posts.done()
+	media, err := c.fetchMedia(ctx, next.all(), old.media)
 	if err != nil {
 		return err
 	}
 
 	base := *old
 	base.Version++
-	c.publish(build(base, posts, freshTerms, media))
+	c.publish(patch(base, old, next, freshTerms, media, changed))
 	return nil
 }
 

@@ -1,12 +1,12 @@
 package mapping
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -62,20 +62,38 @@ func NewMeta(m map[string][]string) Meta {
 
 // internShape returns the shared shape of these keys and row ends.
 func internShape(keys []string, ends []int32) *metaShape {
-	var sig strings.Builder
-	for i, k := range keys {
-		sig.WriteString(k)
-		sig.WriteByte(0)
-		sig.WriteString(strconv.Itoa(int(ends[i])))
-		sig.WriteByte(0)
-	}
-
-	if s, ok := metaShapes.Load(sig.String()); ok {
+	sig := string(appendShapeSig(nil, keys, ends))
+	if s, ok := metaShapes.Load(sig); ok {
 		return s.(*metaShape)
 	}
 
-	s, _ := metaShapes.LoadOrStore(sig.String(), &metaShape{keys: keys, ends: ends})
+	s, _ := metaShapes.LoadOrStore(sig, &metaShape{keys: keys, ends: ends})
 	return s.(*metaShape)
+}
+
+// internShapeOf is internShape of keys given as bytes: they become strings only for a shape not
+// interned yet.
+func internShapeOf(keys [][]byte, ends []int32) *metaShape {
+	if s, ok := metaShapes.Load(string(appendShapeSig(nil, keys, ends))); ok {
+		return s.(*metaShape)
+	}
+
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = string(k)
+	}
+	return internShape(names, ends)
+}
+
+// appendShapeSig appends the signature shapes are interned by.
+func appendShapeSig[K string | []byte](sig []byte, keys []K, ends []int32) []byte {
+	for i, k := range keys {
+		sig = append(sig, k...)
+		sig = append(sig, 0)
+		sig = strconv.AppendInt(sig, int64(ends[i]), 10)
+		sig = append(sig, 0)
+	}
+	return sig
 }
 
 // index returns the position of key in the shape, or -1.
@@ -198,8 +216,56 @@ func appendMetaString(b []byte, s string) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
-// GobDecode reads what GobEncode wrote.
+// GobDecode reads what GobEncode wrote. Its keys come in ascending order, each once: they are packed
+// as they come, without a map (a restart decodes the meta of every post); rows in any other order
+// go through NewMeta.
 func (m *Meta) GobDecode(b []byte) error {
+	r := metaReader{b: b}
+	n := r.uvarint()
+	var keys [][]byte
+	var ends []int32
+	rows, size, ascending := 0, 0, true
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		key := r.bytes()
+		ascending = ascending && (i == 0 || bytes.Compare(keys[len(keys)-1], key) < 0)
+		keys = append(keys, key)
+		count := r.uvarint()
+		for j := uint64(0); j < count && r.err == nil; j++ {
+			size += len(r.bytes())
+			rows++
+		}
+		ends = append(ends, int32(rows))
+	}
+
+	switch {
+	case r.err != nil:
+		return r.err
+	case !ascending:
+		return m.gobDecodeMap(b)
+	case n == 0:
+		*m = Meta{}
+		return nil
+	}
+
+	buf := make([]byte, 4*rows, 4*rows+size)
+	r = metaReader{b: b}
+	r.uvarint()
+	row := 0
+	for range n {
+		r.bytes()
+		for range r.uvarint() {
+			buf = append(buf, r.bytes()...)
+			binary.LittleEndian.PutUint32(buf[4*row:], uint32(len(buf)-4*rows))
+			row++
+		}
+	}
+
+	*m = Meta{shape: internShapeOf(keys, ends), buf: string(buf)}
+	return nil
+}
+
+// gobDecodeMap reads GobEncode's rows into a map for NewMeta (a later key replaces an equal one).
+func (m *Meta) gobDecodeMap(b []byte) error {
 	r := metaReader{b: b}
 	n := r.uvarint()
 	all := make(map[string][]string, min(n, 1024))
@@ -238,14 +304,17 @@ func (r *metaReader) uvarint() uint64 {
 	return v
 }
 
-func (r *metaReader) string() string {
+func (r *metaReader) string() string { return string(r.bytes()) }
+
+// bytes reads a length-prefixed string as a slice of the input.
+func (r *metaReader) bytes() []byte {
 	n := r.uvarint()
 	if n > uint64(len(r.b)) {
 		r.err = errors.New("mapping: truncated meta")
-		return ""
+		return nil
 	}
 
-	s := string(r.b[:n])
+	s := r.b[:n]
 	r.b = r.b[n:]
 	return s
 }

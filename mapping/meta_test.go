@@ -1,6 +1,7 @@
 package mapping
 
 import (
+	"encoding/binary"
 	"reflect"
 	"testing"
 	"unsafe"
@@ -128,4 +129,38 @@ func FuzzPacking(f *testing.F) {
 		_ = back.GobDecode([]byte(a)) // arbitrary bytes: an error or rows, never a panic
 		_ = tb.GobDecode([]byte(b))
 	})
+}
+
+// Rows encoded with their keys out of order, or a key twice, decode as a map of them would (a
+// later key replaces an equal one); in order, as packed.
+func TestMetaGobDecodeKeyOrder(t *testing.T) {
+	encode := func(rows ...[]string) []byte { // each: a key, then its rows
+		b := binary.AppendUvarint(nil, uint64(len(rows)))
+		for _, r := range rows {
+			b = appendMetaString(b, r[0])
+			b = binary.AppendUvarint(b, uint64(len(r)-1))
+			for _, v := range r[1:] {
+				b = appendMetaString(b, v)
+			}
+		}
+		return b
+	}
+	for _, c := range []struct {
+		enc  []byte
+		want map[string][]string
+	}{
+		{encode([]string{"a", "1", "2"}, []string{"b"}, []string{"c", "3"}),
+			map[string][]string{"a": {"1", "2"}, "b": {}, "c": {"3"}}},
+		{encode([]string{"c", "3"}, []string{"a", "1", "2"}),
+			map[string][]string{"a": {"1", "2"}, "c": {"3"}}},
+		{encode([]string{"a", "1"}, []string{"a", "2", "4"}), map[string][]string{"a": {"2", "4"}}},
+	} {
+		var m Meta
+		if err := m.GobDecode(c.enc); err != nil {
+			t.Fatal(err)
+		}
+		if want := NewMeta(c.want); !reflect.DeepEqual(m.Map(), want.Map()) || m.shape != want.shape {
+			t.Errorf("decoded %v, want %v", m.Map(), want.Map())
+		}
+	}
 }

@@ -101,19 +101,22 @@ func (t Text) GobEncode() ([]byte, error) {
 	return b, nil
 }
 
-// GobDecode reads what GobEncode wrote.
+// GobDecode reads what GobEncode wrote, packing the fields as they come (a restart decodes the text
+// of every post).
 func (t *Text) GobDecode(b []byte) error {
 	r := metaReader{b: b}
-	var f TextFields
-	for _, v := range f.list() {
-		*v = r.string()
+	buf := make([]byte, 0, len(b))
+	var ends [textFields]uint32
+	for i := range textFields {
+		buf = append(buf, r.bytes()...)
+		ends[i] = uint32(len(buf))
 	}
 
 	if r.err != nil {
 		return r.err
 	}
 
-	*t = f.Pack()
+	*t = Text{s: string(buf), ends: ends}
 	return nil
 }
 

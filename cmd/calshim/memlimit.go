@@ -25,9 +25,9 @@ const (
 	// requests' limits.memory_budget): what requests allocate besides (small answers, headers) and
 	// while a collection runs.
 	memoryHeadroom = 48 << 20
-	// catalogGrowth is the margin on the catalogs' size scaled by post count: a catalog's bytes per
-	// post grow with it (the index's end-date trees are n·log n), and the limit is scaled only once a
-	// minute.
+	// catalogGrowth is the margin on the catalogs' size scaled by post count: the limit is scaled
+	// only once a minute, and a poll's new snapshot holds the blocks it rebuilt beside the old ones
+	// until readers let go of them.
 	catalogGrowth = 1.25
 	// memoryLimitEvery is how often the limit follows the catalogs' post count.
 	memoryLimitEvery = time.Minute
