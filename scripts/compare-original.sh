@@ -75,8 +75,10 @@ start_calshim() {
   CALSHIM_LISTEN=127.0.0.1:$PORT CALSHIM_CATALOG_POLL_INTERVAL=1s CALSHIM_SHUTDOWN_DRAIN=0s \
     nohup "$ROOT/bin/calshim" >"$STATE/compare-calshim-$PORT.log" 2>&1 &
   echo $! >"$PIDFILE"
-  for _ in $(seq 1 120); do
-    [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/readyz")" = 200 ] && return 0
+  # Ready from a snapshot file is not yet caught up with the rig (it may hold another run's data): the
+  # comparison starts once /readyz no longer says catching_up.
+  for _ in $(seq 1 240); do
+    curl -sf "http://127.0.0.1:$PORT/readyz" | grep -q '"catching_up":false' && return 0
     sleep 0.5
   done
   echo "compare: calshim did not get ready (see $STATE/compare-calshim-$PORT.log)" >&2; exit 1
