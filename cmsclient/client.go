@@ -31,6 +31,25 @@ type Error struct {
 	Data    json.RawMessage
 	// AdditionalData is WordPress' additional_data member (further data of the same error), or nil.
 	AdditionalData json.RawMessage
+	// Created is what a create refused this way inserted nonetheless (the plugin's X-Calshim-Created:
+	// wp/v2 inserts a post, then may refuse its meta or terms and keep it), nil for nothing.
+	Created *Created
+}
+
+// Created names an object by its wp/v2 REST base and ID.
+type Created struct {
+	Base string
+	ID   int
+}
+
+// createdHeader reads X-Calshim-Created ("/wp/v2/{base}/{id}"); nil when absent or malformed.
+func createdHeader(h http.Header) *Created {
+	base, id, ok := strings.Cut(strings.TrimPrefix(h.Get("X-Calshim-Created"), v2), "/")
+	n, err := strconv.Atoi(id)
+	if !ok || err != nil || n <= 0 || base == "" {
+		return nil
+	}
+	return &Created{Base: base, ID: n}
 }
 
 func (e *Error) Error() string {
