@@ -61,6 +61,9 @@ type Client struct {
 	http *resty.Client
 	// Concurrency bounds parallel page fetches in ListAll.
 	Concurrency int
+	// WritePause is the pause before a write whose answer was lost is sent again, doubled before
+	// each further attempt (sendKeyed).
+	WritePause time.Duration
 
 	callerOnce sync.Once
 	caller     *resty.Client // requests made with a caller's credentials (write.go)
@@ -77,9 +80,15 @@ func New(root, user, appPassword string, timeout time.Duration) *Client {
 	if user != "" {
 		r.SetBasicAuth(user, appPassword)
 	}
-	c := &Client{http: r, Concurrency: 4}
+	c := &Client{http: r, Concurrency: 4, WritePause: 250 * time.Millisecond}
 	c.hook(r)
 	return c
+}
+
+// SetTimeout changes the timeout of every later request (tests of late answers load with a longer one).
+func (c *Client) SetTimeout(d time.Duration) {
+	c.http.SetTimeout(d)
+	c.callerHTTP().SetTimeout(d)
 }
 
 // SetUserAgent names calshim to WordPress on every service request (the plugin's admin screen lists

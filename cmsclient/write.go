@@ -89,12 +89,8 @@ const WriteKeyHeader = "X-Calshim-Write-Key"
 // or may not have been made (the caller answers 504 and lets the next poll tell).
 var ErrWriteUnknown = fmt.Errorf("%w: a write's outcome is unknown", ErrUnavailable)
 
-// writeAttempts is how many times a write is sent (with one key) while its answer is lost, and
-// writeRetryPause the pause before the second (doubled before each further one).
-const (
-	writeAttempts   = 4
-	writeRetryPause = 250 * time.Millisecond
-)
+// writeAttempts is how many times a write is sent (with one key) while its answer is lost.
+const writeAttempts = 4
 
 // sendKeyed sends a request built by build; a write (POST, PUT, PATCH, DELETE) carries a fresh key,
 // and is sent again with that key while WordPress' answer is lost (no answer, a timeout, a 5xx
@@ -107,7 +103,7 @@ func (c *Client) sendKeyed(ctx context.Context, method, path string, build func(
 		return callerResponse(build(ctx).Execute(method, path))
 	}
 	key := newWriteKey()
-	pause := writeRetryPause
+	pause := c.WritePause
 	for attempt := 1; ; attempt++ {
 		res, err := callerResponse(build(ctx).SetHeader(WriteKeyHeader, key).Execute(method, path))
 		if !answerLost(err) {

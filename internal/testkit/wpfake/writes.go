@@ -81,7 +81,7 @@ const (
 )
 
 // SlowFor is how late a Late fault answers.
-const SlowFor = 400 * time.Millisecond
+const SlowFor = 250 * time.Millisecond
 
 // SetFault makes the fake ask fn about each write, n counting the writes received before it (every
 // attempt of a keyed write counts).
