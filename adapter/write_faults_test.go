@@ -78,10 +78,10 @@ var faultMe = strings.Replace(fullEditorMe, `"upload_files":true`, `"upload_file
 // faultRig is a calshim over a fresh fake whose writes may fail, with a short upstream timeout.
 func faultRig(t *testing.T) (*wpfake.Server, http.Handler, *wpfake.Writes) {
 	wp := wpfake.New(t)
+	w := wp.RecordWrites(map[string]string{editorAuth: faultMe})
 	cat := fakeCatalog(t, wp)
 	cat.Client().SetTimeout(faultUpstreamTimeout) // loaded with the longer one
-	h := NewServer(cat, zap.NewNop(), testOptions())
-	return wp, h, wp.RecordWrites(map[string]string{editorAuth: faultMe})
+	return wp, NewServer(cat, zap.NewNop(), testOptions()), w
 }
 
 // faultState is what the fake holds: per collection, each object's status and version.

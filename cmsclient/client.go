@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-resty/resty/v2"
@@ -68,6 +69,9 @@ type Client struct {
 	callerOnce sync.Once
 	caller     *resty.Client // requests made with a caller's credentials (write.go)
 	metrics    *Metrics      // nil: not counted (metrics.go)
+	// writeKeys: the plugin keys writes (its REST index says so, read by Site), so a write whose
+	// answer is lost may be sent again.
+	writeKeys atomic.Bool
 }
 
 // New returns a client for the REST root (e.g. http://127.0.0.1:8881/wp-json). user and appPassword are

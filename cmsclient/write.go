@@ -96,8 +96,9 @@ const writeAttempts = 4
 // and is sent again with that key while WordPress' answer is lost (no answer, a timeout, a 5xx
 // without WordPress' body, the plugin's calshim_write_pending): a write is never sent twice
 // without its key, so a create that timed out on a loaded site but was made is answered as made,
-// not made a second time. The attempts after the first go on when the caller has gone away: the
-// catalog learns what was made either way.
+// not made a second time. It is sent once when the plugin does not key writes (an older one). The
+// attempts after the first go on when the caller has gone away: the catalog learns what was made
+// either way.
 func (c *Client) sendKeyed(ctx context.Context, method, path string, build func(context.Context) *resty.Request) (*Response, error) {
 	if method == http.MethodGet || method == http.MethodHead || method == http.MethodOptions {
 		return callerResponse(build(ctx).Execute(method, path))
@@ -109,7 +110,7 @@ func (c *Client) sendKeyed(ctx context.Context, method, path string, build func(
 		if !answerLost(err) {
 			return res, err
 		}
-		if attempt == writeAttempts {
+		if attempt == writeAttempts || !c.writeKeys.Load() {
 			return nil, fmt.Errorf("%w: %s %s: %d attempts: %v", ErrWriteUnknown, method, path, attempt, err)
 		}
 		ctx = context.WithoutCancel(ctx)

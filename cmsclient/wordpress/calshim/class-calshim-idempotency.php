@@ -33,6 +33,9 @@ final class Calshim_Idempotency {
 	/** The request header, as WP_REST_Request names headers. */
 	const HEADER = 'x_calshim_write_key';
 
+	/** Published in the REST index (`calshim.write_keys`): calshim sends a write again only to a plugin that keys them. */
+	const PROTOCOL = 1;
+
 	/** Seconds a request waits for an earlier one with its key (calshim's upstream timeout is 10 s by default). */
 	const LOCK_WAIT = 30;
 
@@ -89,11 +92,17 @@ final class Calshim_Idempotency {
 		return $response;
 	}
 
-	/** rest_post_dispatch: a keyed write records its answer, and an error answer names what it created. */
+	/**
+	 * rest_post_dispatch: a keyed write records its answer, and an error answer names what it created. Its change
+	 * rows are written first, not at the end of the request: the PHP process of a request whose client has gone
+	 * may die when it sends the answer (PHP's built-in server does), and an answer replayed must find them in the
+	 * log.
+	 */
 	public static function record( $response, $server, $request ) {
 		if ( $request !== self::$request ) {
 			return $response;
 		}
+		Calshim_Changes::flush();
 		$seen = get_transient( self::$record );
 		$seen = [ 'status' => $response->get_status(), 'data' => $response->get_data() ] + ( is_array( $seen ) ? $seen : [] );
 		if ( isset( $seen['created'] ) && $response->get_status() >= 300 ) {

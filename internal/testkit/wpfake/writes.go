@@ -117,11 +117,13 @@ func Me(answers map[string]string) func(http.ResponseWriter, *http.Request) bool
 	}
 }
 
-// RecordWrites installs Writes as the fake's intercept hook (replacing any). me maps an Authorization
-// header to the users/me answer for it.
+// RecordWrites installs Writes as the fake's intercept hook (replacing any), and says in the REST
+// index that it keys writes (read when a catalog loads). me maps an Authorization header to the
+// users/me answer for it.
 func (s *Server) RecordWrites(me map[string]string) *Writes {
 	w := &Writes{s: s, me: me, refuse: map[string][2]string{}, next: 990500}
 	s.SetIntercept(w.serve)
+	s.SetIndex(func(o Object) { s.Sub(o, "calshim")["write_keys"] = 1 }) // it keys writes, as the plugin
 	return w
 }
 
