@@ -99,7 +99,9 @@ const writeAttempts = 4
 // not made a second time. It is sent once when the plugin does not key writes (an older one). The
 // attempts after the first go on when the caller has gone away: the catalog learns what was made
 // either way.
-func (c *Client) sendKeyed(ctx context.Context, method, path string, build func(context.Context) *resty.Request) (*Response, error) {
+func (c *Client) sendKeyed(
+	ctx context.Context, method, path string, build func(context.Context) *resty.Request,
+) (*Response, error) {
 	if method == http.MethodGet || method == http.MethodHead || method == http.MethodOptions {
 		return callerResponse(build(ctx).Execute(method, path))
 	}

@@ -67,13 +67,14 @@ type keyed struct {
 // Fault is what the fake does with a write instead of answering it at once.
 type Fault int
 
+// The faults SetFault may choose.
 const (
-	NoFault    Fault = iota
-	LostBefore       // the connection closes before anything is written
-	LostAfter        // the write is made, then the connection closes without an answer
-	Late             // the write is made, and answered after SlowFor
-	BadGateway       // 502 with a proxy's HTML page, nothing written
-	Refused          // 400 rest_invalid_param, WordPress' refusal, nothing written
+	NoFault    Fault = iota // the write answered as it comes
+	LostBefore              // the connection closes before anything is written
+	LostAfter               // the write is made, then the connection closes without an answer
+	Late                    // the write is made, and answered after SlowFor
+	BadGateway              // 502 with a proxy's HTML page, nothing written
+	Refused                 // 400 rest_invalid_param, WordPress' refusal, nothing written
 	// RefusedAfter makes a create, then refuses it (400 rest_invalid_type) naming the object in
 	// X-Calshim-Created, as wp/v2 refusing a new post's meta and the plugin do; other writes are
 	// Refused.
