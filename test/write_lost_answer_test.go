@@ -77,6 +77,41 @@ func TestWriteAnswerLostOrRefusedAfterInsert(t *testing.T) {
 	}
 }
 
+// TestWriteAfterMetaSchemaChanged: a plugin that registers the calendar's meta keys with other
+// types (The Events Calendar's block editor: _EventShowMap boolean) activated while calshim holds the
+// schema it read before (cached 5 minutes). wp/v2 then inserts the event and refuses its meta (400
+// rest_invalid_type), keeping the event: calshim answered that 400 with the event made (issue 26's
+// "creates answered 400 under load" were this, in a run that activated the original). Now the save is
+// made again with the types read afresh, after the refused insert is deleted: 201, one event.
+func TestWriteAfterMetaSchemaChanged(t *testing.T) {
+	base := launchOwn(t)
+	first := "calshim-schema-a-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	r := call(t, http.MethodPost, base+v1+"/events", as("admin"), jsonBody(eventJSON(first)), lenient)
+	wantStatus(t, r, http.StatusCreated) // the schema is read, and cached
+	wpDeleteLater(t, "/wp/v2/tribe_events/"+str(at(r.body, "id")))
+
+	code, err := os.ReadFile("testdata/wordpress/tec-editor-meta.php")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(strings.TrimSpace(string(wpPHP(t, "echo WPMU_PLUGIN_DIR;"))), "calshim-test-tec-editor-meta.php")
+	if err := os.WriteFile(file, code, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Remove(file) })
+
+	second := strings.Replace(first, "-a-", "-b-", 1)
+	body := strings.Replace(eventJSON(second), `"status"`, `"show_map":true,"show_map_link":false,"status"`, 1)
+	r = call(t, http.MethodPost, base+v1+"/events", as("admin"), jsonBody(body), lenient)
+	ids := wpTitled(t, "tribe_events", second)
+	for _, id := range ids {
+		wpDeleteLater(t, "/wp/v2/tribe_events/"+strconv.Itoa(id))
+	}
+	if r.status != http.StatusCreated || len(ids) != 1 || str(at(r.body, "id")) != strconv.Itoa(ids[0]) {
+		t.Errorf("create after the schema changed: %d %.200s; WordPress holds %v", r.status, r.raw, ids)
+	}
+}
+
 func eventJSON(title string) string {
 	return fmt.Sprintf(`{"title":%q,"status":"publish","start_date":"2031-04-01 10:00:00","end_date":"2031-04-01 11:00:00"}`, title)
 }
