@@ -31,7 +31,9 @@ import (
 //   - two replicas to answer one token the same way once they stand at the same position;
 //   - Varnish (with deploy/varnish/calshim.vcl) in front of the calshim that purges it to answer
 //     what that calshim answers, and every cacheable answer to carry the calshim surrogate key;
-//   - the anonymous list to hold exactly the published events WordPress holds (the model).
+//   - the anonymous list to hold exactly the published events WordPress holds (the model);
+//   - no v1 write answered with an error to have changed WordPress (refused-wrote; a 504
+//     calshim_write_unknown says it may have, and is none), WordPress read after every write.
 //
 // The calshims: two replicas behind haproxy, and a third with edge caching behind Varnish; every
 // one takes writes. A step may restart a replica (a token answered 410 is a finding then too: the
