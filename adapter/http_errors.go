@@ -76,6 +76,11 @@ var (
 	errShadowOff           = newError(http.StatusNotFound, "calshim_shadow_off", "shadow.url is not set.")
 	errUpstreamUnavailable = newError(http.StatusServiceUnavailable, "calshim_upstream_unavailable",
 		"The content management system behind this API could not be reached. Try again later.")
+	// errWriteUnknown answers a write WordPress never answered, even asked again with its key
+	// (cmsclient.ErrWriteUnknown): it may have been made; the next poll shows it either way.
+	errWriteUnknown = newError(http.StatusGatewayTimeout, "calshim_write_unknown",
+		"The content management system behind this API did not answer this write in time: it may or may not "+
+			"have been made. Read the object again before you retry.")
 	errInternal = newError(http.StatusInternalServerError, "calshim_internal_error", "Internal error.")
 )
 
@@ -200,13 +205,18 @@ var errTicketsNotActive = &paramError{code: "event-tickets-not-active",
 	data:    mapping.Object{{Key: "status", Value: http.StatusBadRequest}}}
 
 // errorBody turns any error into the status and body sent to the client. Errors that are not
-// apiErrors never leak their text: upstream outages become 503, the rest 500.
+// apiErrors never leak their text: upstream outages become 503 (a write whose outcome is unknown
+// 504), the rest 500.
 func errorBody(err error) (int, mapping.Object) {
 	var ae *apiError
 	if !errors.As(err, &ae) {
-		ae = errInternal
-		if errors.Is(err, cmsclient.ErrUnavailable) {
+		switch {
+		case errors.Is(err, cmsclient.ErrWriteUnknown):
+			ae = errWriteUnknown
+		case errors.Is(err, cmsclient.ErrUnavailable):
 			ae = errUpstreamUnavailable
+		default:
+			ae = errInternal
 		}
 	}
 

@@ -32,7 +32,9 @@ func testOptions() Options {
 // fakeCatalog is a catalog loaded from a fake WordPress.
 func fakeCatalog(tb testing.TB, wp *wpfake.Server) *catalog.Catalog {
 	tb.Helper()
-	cat := catalog.New(cmsclient.New(wp.Root, "", "", 30*time.Second), catalog.Options{
+	client := cmsclient.New(wp.Root, "", "", 30*time.Second)
+	client.WritePause = time.Millisecond // a lost answer is asked again at once: tests need not wait
+	cat := catalog.New(client, catalog.Options{
 		Types: catalog.Types{Event: "tribe_events", Venue: "tribe_venue", Organizer: "tribe_organizer",
 			CategoryTax: "tribe_events_cat", TagTax: "post_tag", CategoryBase: "tribe_events_cat", TagBase: "tags"},
 		PollInterval: time.Hour, ReconcileEvery: 1, PerPage: 10, Authenticated: true,

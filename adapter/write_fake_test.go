@@ -257,8 +257,11 @@ func TestFakeTermWrites(t *testing.T) {
 	}
 }
 
-// TestFakeWritesUpstreamDown: every kind of write while WordPress cannot be reached (connections
-// dropped, or a 502 from a proxy) is a prompt 503 calshim_upstream_unavailable, not a hang or a 500.
+// TestFakeWritesUpstreamDown: every kind of write while WordPress does not answer (connections
+// dropped once the request is sent, or a 502 from a proxy) is asked again with its key a few times,
+// then answered 504 calshim_write_unknown (it may have been made); a write that fails on a read
+// before it sends anything (the meta schema of the post type), or on a refused connection, is a
+// prompt 503 calshim_upstream_unavailable: nothing was written. Never a hang or a 500.
 func TestFakeWritesUpstreamDown(t *testing.T) {
 	wp, h, _ := writeRig(t)
 	ev, venue := wp.IDs("tribe_events")[0], wp.IDs("tribe_venue")[0]
@@ -266,26 +269,40 @@ func TestFakeWritesUpstreamDown(t *testing.T) {
 	// Warm-up: the viewer is resolved and cached while WordPress is up.
 	wantWrite(t, "warm-up", serve(h, http.MethodPost, calV1+"/events", asUser(editorAuth), jsonBody(`{}`)), 400)
 	wp.SetIntercept(nil)
-	for _, down := range []int{wpfake.Drop, http.StatusBadGateway} {
-		wp.SetDown(down)
-		for _, c := range [][3]string{
-			{http.MethodPost, "/events", event},
-			{http.MethodPatch, fmt.Sprintf("/events/%d", ev), `{"title":"y"}`},
-			{http.MethodDelete, fmt.Sprintf("/events/%d", ev), ""},
-			{http.MethodPost, "/venues", `{"venue":"Down Hall"}`},
-			{http.MethodPut, fmt.Sprintf("/venues/%d", venue), `{"city":"x"}`},
-			{http.MethodPost, "/categories", `{"name":"Down"}`},
-			{http.MethodDelete, fmt.Sprintf("/categories/%d", cat), ""},
+	for _, down := range []int{wpfake.Drop, http.StatusBadGateway, refusing} {
+		if down == refusing {
+			wp.Close()
+		} else {
+			wp.SetDown(down)
+		}
+		for _, c := range []struct {
+			method, path, body string
+			readFirst          bool // the write reads the type's meta schema before it sends anything
+		}{
+			{http.MethodPost, "/events", event, true},
+			{http.MethodPatch, fmt.Sprintf("/events/%d", ev), `{"title":"y"}`, true},
+			{http.MethodDelete, fmt.Sprintf("/events/%d", ev), "", false},
+			{http.MethodPost, "/venues", `{"venue":"Down Hall"}`, true},
+			{http.MethodPut, fmt.Sprintf("/venues/%d", venue), `{"city":"x"}`, true},
+			{http.MethodPost, "/categories", `{"name":"Down"}`, false},
+			{http.MethodDelete, fmt.Sprintf("/categories/%d", cat), "", false},
 		} {
+			want, code, within := 504, "calshim_write_unknown", 3*time.Second
+			if down == refusing || c.readFirst {
+				want, code, within = 503, "calshim_upstream_unavailable", time.Second
+			}
 			start := time.Now()
-			rec := serve(h, c[0], calV1+c[1], asUser(editorAuth), jsonBody(c[2]))
-			wantWrite(t, fmt.Sprintf("down %d: %s %s", down, c[0], c[1]), rec, 503, `"code":"calshim_upstream_unavailable"`)
-			if d := time.Since(start); d > 2*time.Second {
-				t.Errorf("down %d: %s %s took %v", down, c[0], c[1], d)
+			rec := serve(h, c.method, calV1+c.path, asUser(editorAuth), jsonBody(c.body))
+			wantWrite(t, fmt.Sprintf("down %d: %s %s", down, c.method, c.path), rec, want, `"code":"`+code+`"`)
+			if d := time.Since(start); d > within {
+				t.Errorf("down %d: %s %s took %v", down, c.method, c.path, d)
 			}
 		}
 	}
 }
+
+// refusing stands for a WordPress that refuses connections (closed).
+const refusing = 0
 
 // TestFakeFailedSaveLeavesNothing: WordPress failing the event's save after the write created its
 // tag, venue and organizers answers WordPress' error, and deletes for good, newest first, what the

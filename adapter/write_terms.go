@@ -128,6 +128,9 @@ func (k termKind) termResponse(r *request, id, status int) (*response, error) {
 func (s *Server) writeTerm(r *request, plan mapping.TermPlan) (int, error) {
 	t := s.begin(r)
 	id, err := t.saveTerm(plan)
+	if err != nil {
+		t.undo() // a term WordPress inserted before it refused the rest
+	}
 	return id, t.done(err)
 }
 

@@ -59,7 +59,16 @@ func (t *tx) call(do func(ctx context.Context, c *cmsclient.Client, creds cmscli
 	if err := t.spend(); err != nil {
 		return err
 	}
-	if err := do(t.r.gc.Request.Context(), t.r.cms, t.r.viewer.creds); err != nil {
+	err := do(t.r.gc.Request.Context(), t.r.cms, t.r.viewer.creds)
+	var ue *cmsclient.Error
+	if errors.As(err, &ue) && ue.Created != nil {
+		// WordPress refused a create after it inserted the object (wp/v2 keeps a post whose meta
+		// or terms it then refuses): undo removes it with the rest.
+		types := t.r.snap.Types()
+		term := ue.Created.Base == types.CategoryBase || ue.Created.Base == types.TagBase
+		t.created = append(t.created, created{term: term, base: ue.Created.Base, id: ue.Created.ID})
+	}
+	if err != nil {
 		return t.upstreamError(err)
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-resty/resty/v2"
@@ -31,6 +32,25 @@ type Error struct {
 	Data    json.RawMessage
 	// AdditionalData is WordPress' additional_data member (further data of the same error), or nil.
 	AdditionalData json.RawMessage
+	// Created is what a create refused this way inserted nonetheless (the plugin's X-Calshim-Created:
+	// wp/v2 inserts a post, then may refuse its meta or terms and keep it), nil for nothing.
+	Created *Created
+}
+
+// Created names an object by its wp/v2 REST base and ID.
+type Created struct {
+	Base string
+	ID   int
+}
+
+// createdHeader reads X-Calshim-Created ("/wp/v2/{base}/{id}"); nil when absent or malformed.
+func createdHeader(h http.Header) *Created {
+	base, id, ok := strings.Cut(strings.TrimPrefix(h.Get("X-Calshim-Created"), v2), "/")
+	n, err := strconv.Atoi(id)
+	if !ok || err != nil || n <= 0 || base == "" {
+		return nil
+	}
+	return &Created{Base: base, ID: n}
 }
 
 func (e *Error) Error() string {
@@ -42,10 +62,16 @@ type Client struct {
 	http *resty.Client
 	// Concurrency bounds parallel page fetches in ListAll.
 	Concurrency int
+	// WritePause is the pause before a write whose answer was lost is sent again, doubled before
+	// each further attempt (sendKeyed).
+	WritePause time.Duration
 
 	callerOnce sync.Once
 	caller     *resty.Client // requests made with a caller's credentials (write.go)
 	metrics    *Metrics      // nil: not counted (metrics.go)
+	// writeKeys: the plugin keys writes (its REST index says so, read by Site), so a write whose
+	// answer is lost may be sent again.
+	writeKeys atomic.Bool
 }
 
 // New returns a client for the REST root (e.g. http://127.0.0.1:8881/wp-json). user and appPassword are
@@ -58,9 +84,15 @@ func New(root, user, appPassword string, timeout time.Duration) *Client {
 	if user != "" {
 		r.SetBasicAuth(user, appPassword)
 	}
-	c := &Client{http: r, Concurrency: 4}
+	c := &Client{http: r, Concurrency: 4, WritePause: 250 * time.Millisecond}
 	c.hook(r)
 	return c
+}
+
+// SetTimeout changes the timeout of every later request (tests of late answers load with a longer one).
+func (c *Client) SetTimeout(d time.Duration) {
+	c.http.SetTimeout(d)
+	c.callerHTTP().SetTimeout(d)
 }
 
 // SetUserAgent names calshim to WordPress on every service request (the plugin's admin screen lists

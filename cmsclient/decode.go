@@ -47,6 +47,7 @@ func (c *Client) Site(ctx context.Context) (*Site, error) {
 		Calshim        *struct {
 			Version      string `json:"version"`
 			PostsPerPage int    `json:"posts_per_page"`
+			WriteKeys    int    `json:"write_keys"`
 			TEC          struct {
 				MultiDayCutoff        string `json:"multiDayCutoff"`
 				DefaultCurrencySymbol string `json:"defaultCurrencySymbol"`
@@ -62,6 +63,7 @@ func (c *Client) Site(ctx context.Context) (*Site, error) {
 	if s.Timezone == "" {
 		s.Timezone = utcOffsetZone(float64(idx.GMTOffset))
 	}
+	c.writeKeys.Store(idx.Calshim != nil && idx.Calshim.WriteKeys > 0)
 	if p := idx.Calshim; p != nil {
 		s.PluginVersion, s.PostsPerPage = p.Version, p.PostsPerPage
 		s.MultiDayCutoff = firstNonEmpty(p.TEC.MultiDayCutoff, s.MultiDayCutoff)

@@ -3,6 +3,7 @@ package cmsclient
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -34,8 +35,26 @@ type SavedPost struct {
 }
 
 // SavePostAs creates or updates a post on behalf of a caller, its meta in the declared types
-// (PostBody).
+// (PostBody). A save refused for the type of a meta value is made once more with the types read
+// afresh: the schema is cached (metaTypesTTL), and a plugin activated meanwhile (the calendar's own,
+// whose block editor registers _EventShowMap boolean) may have changed them. What the refused create
+// inserted (wp/v2 inserts the post before it refuses its meta) is deleted first.
 func (c *Client) SavePostAs(ctx context.Context, creds Credentials, s PostSave) (*SavedPost, error) {
+	res, err := c.savePost(ctx, creds, s)
+	var ue *Error
+	if !errors.As(err, &ue) || ue.Code != "rest_invalid_type" || !strings.HasPrefix(ue.Message, "meta.") {
+		return res, err
+	}
+	metaTypesCache.Delete(metaTypesKey{c, s.Type})
+	if ue.Created != nil {
+		if c.DeletePostAs(ctx, creds, ue.Created.Base, ue.Created.ID) != nil {
+			return nil, err // the caller's undo deletes it, or says it could not
+		}
+	}
+	return c.savePost(ctx, creds, s)
+}
+
+func (c *Client) savePost(ctx context.Context, creds Credentials, s PostSave) (*SavedPost, error) {
 	body, err := c.PostBody(ctx, s)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/go-resty/resty/v2"
 )
 
 // This file is the only place that spells wp/v2 paths: one typed method per upstream operation, so
@@ -197,12 +199,12 @@ func (c *Client) Upload(
 	if creds.Empty() {
 		return nil, ErrNoCredentials
 	}
-	res, err := creds.apply(c.callerHTTP().R().SetContext(withOp(ctx, opUpload))).
-		SetQueryParamsFromValues(c.http.QueryParam).
-		SetHeader("Content-Type", contentType).
-		SetHeader("Content-Disposition", "attachment; filename="+strconv.Quote(filename)).
-		SetBody(data).Post(v2 + "media")
-	return saved(callerResponse(res, err, http.MethodPost, v2+"media"))
+	return saved(c.sendKeyed(withOp(ctx, opUpload), http.MethodPost, v2+"media", func(ctx context.Context) *resty.Request {
+		return creds.apply(c.callerHTTP().R().SetContext(ctx)).SetQueryParamsFromValues(c.http.QueryParam).
+			SetHeader("Content-Type", contentType).
+			SetHeader("Content-Disposition", "attachment; filename="+strconv.Quote(filename)).
+			SetBody(data)
+	}))
 }
 
 // TermURL is the wp/v2 address of a term, for a Location header.

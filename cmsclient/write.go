@@ -2,9 +2,12 @@ package cmsclient
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"sync"
@@ -55,28 +58,90 @@ func (c *Client) callerHTTP() *resty.Client {
 // Send makes a request on behalf of a caller, with the caller's own credentials and, for a non-nil
 // body, a JSON body. It answers like Get, except that every WordPress error answer that
 // carries a JSON error body is an *Error, whatever its status (wp_insert_term's duplicate_term_slug
-// comes with 500): only transport failures and 5xx without a WordPress body are ErrUnavailable.
+// comes with 500): only transport failures and 5xx without a WordPress body are ErrUnavailable. A
+// write is keyed (sendKeyed): its error is ErrWriteUnknown when WordPress never answered it.
 func (c *Client) Send(
 	ctx context.Context, method, path string, query url.Values, creds Credentials, body any,
 ) (*Response, error) {
 	if creds.Empty() {
 		return nil, ErrNoCredentials
 	}
-	req := creds.apply(c.callerHTTP().R().SetContext(ctx)).
-		SetQueryParamsFromValues(c.http.QueryParam).SetQueryParamsFromValues(query)
-	if body != nil {
-		req.SetHeader("Content-Type", "application/json").SetBody(body)
-	}
-	if v := ifVersionFor(ctx, method, path); v != "" {
-		req.SetHeader(IfVersionHeader, v)
-	}
-	res, err := req.Execute(method, path)
-	return callerResponse(res, err, method, path)
+	ifVersion := ifVersionFor(ctx, method, path) // the first write of its object only, every attempt of it
+	return c.sendKeyed(ctx, method, path, func(ctx context.Context) *resty.Request {
+		req := creds.apply(c.callerHTTP().R().SetContext(ctx)).
+			SetQueryParamsFromValues(c.http.QueryParam).SetQueryParamsFromValues(query)
+		if body != nil {
+			req.SetHeader("Content-Type", "application/json").SetBody(body)
+		}
+		if ifVersion != "" {
+			req.SetHeader(IfVersionHeader, ifVersion)
+		}
+		return req
+	})
 }
 
-func callerResponse(res *resty.Response, err error, method, path string) (*Response, error) {
+// WriteKeyHeader names a write calshim makes of WordPress: the plugin (Calshim_Idempotency) runs one
+// write per key, and answers the same key again with the first one's answer (the object it created,
+// for a create that died half-way), after that one has ended.
+const WriteKeyHeader = "X-Calshim-Write-Key"
+
+// ErrWriteUnknown is a write WordPress never answered, even when asked again with its key: it may
+// or may not have been made (the caller answers 504 and lets the next poll tell).
+var ErrWriteUnknown = fmt.Errorf("%w: a write's outcome is unknown", ErrUnavailable)
+
+// writeAttempts is how many times a write is sent (with one key) while its answer is lost.
+const writeAttempts = 4
+
+// sendKeyed sends a request built by build; a write (POST, PUT, PATCH, DELETE) carries a fresh key,
+// and is sent again with that key while WordPress' answer is lost (no answer, a timeout, a 5xx
+// without WordPress' body, the plugin's calshim_write_pending): a write is never sent twice
+// without its key, so a create that timed out on a loaded site but was made is answered as made,
+// not made a second time. It is sent once when the plugin does not key writes (an older one). The
+// attempts after the first go on when the caller has gone away: the catalog learns what was made
+// either way.
+func (c *Client) sendKeyed(
+	ctx context.Context, method, path string, build func(context.Context) *resty.Request,
+) (*Response, error) {
+	if method == http.MethodGet || method == http.MethodHead || method == http.MethodOptions {
+		return callerResponse(build(ctx).Execute(method, path))
+	}
+	key := newWriteKey()
+	pause := c.WritePause
+	for attempt := 1; ; attempt++ {
+		res, err := callerResponse(build(ctx).SetHeader(WriteKeyHeader, key).Execute(method, path))
+		if !answerLost(err) {
+			return res, err
+		}
+		if attempt == writeAttempts || !c.writeKeys.Load() {
+			return nil, fmt.Errorf("%w: %s %s: %d attempts: %v", ErrWriteUnknown, method, path, attempt, err)
+		}
+		ctx = context.WithoutCancel(ctx)
+		time.Sleep(pause)
+		pause *= 2
+	}
+}
+
+// answerLost reports whether err leaves a write's outcome unknown: not a refused connection, which
+// sent nothing.
+func answerLost(err error) bool {
+	var ue *Error
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return false
+	}
+	return errors.Is(err, ErrUnavailable) || errors.As(err, &ue) && ue.Code == "calshim_write_pending"
+}
+
+// newWriteKey is a random write key: 32 hex digits.
+func newWriteKey() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func callerResponse(res *resty.Response, err error) (*Response, error) {
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s %s: %v", ErrUnavailable, method, path, err)
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	if res.StatusCode() >= 300 {
 		var body struct {
@@ -88,7 +153,7 @@ func callerResponse(res *resty.Response, err error, method, path string) (*Respo
 		if json.Unmarshal(res.Body(), &body) == nil && body.Code != "" {
 			return nil, &Error{
 				Status: res.StatusCode(), Code: body.Code, Message: body.Message,
-				Data: body.Data, AdditionalData: body.More,
+				Data: body.Data, AdditionalData: body.More, Created: createdHeader(res.Header()),
 			}
 		}
 		return nil, checkStatus(res)

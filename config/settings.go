@@ -56,7 +56,9 @@ var settings = []setting{
 		value: of("", func(c *Config) *string { return &c.Upstream.User })},
 	{key: "upstream.app_password", desc: "The application password of `upstream.user`.", secret: true,
 		value: of("", func(c *Config) *string { return &c.Upstream.AppPassword })},
-	{key: "upstream.timeout", desc: "Timeout of one upstream request.",
+	{key: "upstream.timeout", desc: "Timeout of one upstream request. A write whose answer does not come within it " +
+		"is sent again with its write key, at most 4 times in all (docs/how-it-works.md, \"Upstream down, slow " +
+		"or lost answers\").",
 		value: of(10*time.Second, func(c *Config) *time.Duration { return &c.Upstream.Timeout }, positive)},
 	{key: "upstream.concurrency", desc: "Parallel page fetches while loading the catalog.",
 		value: of(4, func(c *Config) *int { return &c.Upstream.Concurrency }, atLeast(1))},

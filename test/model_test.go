@@ -31,7 +31,9 @@ import (
 //   - two replicas to answer one token the same way once they stand at the same position;
 //   - Varnish (with deploy/varnish/calshim.vcl) in front of the calshim that purges it to answer
 //     what that calshim answers, and every cacheable answer to carry the calshim surrogate key;
-//   - the anonymous list to hold exactly the published events WordPress holds (the model).
+//   - the anonymous list to hold exactly the published events WordPress holds (the model);
+//   - no v1 write answered with an error to have changed WordPress (refused-wrote; a 504
+//     calshim_write_unknown says it may have, and is none), WordPress read after every write.
 //
 // The calshims: two replicas behind haproxy, and a third with edge caching behind Varnish; every
 // one takes writes. A step may restart a replica (a token answered 410 is a finding then too: the
@@ -240,14 +242,66 @@ func (w *world) wpCreate(typ, title, status string) int {
 	return int(p["id"].(float64))
 }
 
-// read is what WordPress holds of a post (nil when it holds it no more).
+// read is what WordPress holds of a post (nil when it holds it no more: 404). A read that fails
+// otherwise (a loaded WordPress times out or answers 5xx) is tried again for a while, then noted
+// (wp-read-failed), and the model keeps what it had.
 func (w *world) read(typ string, id int) *modelPost {
-	r := call(w.t, http.MethodGet, wpJSON("/wp/v2/"+typ+"/"+strconv.Itoa(id)+"?context=edit"), as("admin"), lenient)
-	if r.status != http.StatusOK {
-		return nil
+	var r reply
+	for try := 0; try < 10; try++ {
+		r = call(w.t, http.MethodGet, wpJSON("/wp/v2/"+typ+"/"+strconv.Itoa(id)+"?context=edit"), as("admin"), lenient)
+		switch r.status {
+		case http.StatusOK:
+			return &modelPost{id: id, status: str(at(r.body, "status")), password: str(at(r.body, "password")),
+				title: str(at(r.body, "title", "raw")), slug: str(at(r.body, "slug")), author: str(at(r.body, "author"))}
+		case http.StatusNotFound, http.StatusGone:
+			return nil
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
-	return &modelPost{id: id, status: str(at(r.body, "status")), password: str(at(r.body, "password")),
-		title: str(at(r.body, "title", "raw")), slug: str(at(r.body, "slug")), author: str(at(r.body, "author"))}
+	w.note("wp-read-failed", "wp/v2 read of %s %d answered %d %.100s (%v)", typ, id, r.status, r.raw, r.err)
+	return w.posts(typ)[id]
+}
+
+// posts is the model of a post type.
+func (w *world) posts(typ string) map[int]*modelPost {
+	return map[string]map[int]*modelPost{"tribe_events": w.events, "tribe_venue": w.venues, "tribe_organizer": w.orgs}[typ]
+}
+
+// statusOf is a model entry's status, "gone" when WordPress holds the post no more.
+func statusOf(m *modelPost) string {
+	if m == nil {
+		return "gone"
+	}
+	return m.status
+}
+
+// written notes a v1 write answered with an error that changed WordPress nonetheless
+// (refused-wrote): before and after are what WordPress held. 504 calshim_write_unknown says the
+// write may have been made, and is no finding.
+func (w *world) written(what string, r reply, before, after *modelPost) {
+	if r.status < 400 || r.status == http.StatusGatewayTimeout && str(at(r.body, "code")) == "calshim_write_unknown" ||
+		before == nil && after == nil || before != nil && after != nil && *before == *after {
+		return
+	}
+	w.note("refused-wrote", "%s answered %d %.120s, and WordPress changed: %+v -> %+v", what, r.status, r.raw, before, after)
+}
+
+// createdAnyway is the post of a type titled title that a v1 create answered with an error left in
+// WordPress (noted refused-wrote, and taken into the model), 0 for none.
+func (w *world) createdAnyway(typ, title string, r reply) int {
+	if r.status < 400 {
+		return 0
+	}
+	known := w.posts(typ)
+	for _, id := range wpTitled(w.t, typ, title) {
+		m := w.read(typ, id)
+		if _, ok := known[id]; ok || m == nil || m.title != title {
+			continue
+		}
+		w.written("v1 create of "+typ+" "+strconv.Quote(title), r, nil, m)
+		return id
+	}
+	return 0
 }
 
 // note records a finding of a class; the run goes on, so that one run shows every class.

@@ -49,12 +49,16 @@
  *      caller is the service role or may edit the post: TEC's own API refuses such posts;
  *   l. calshim's If-Match, enforced where the write lands (class Calshim_Precondition): a version of each post
  *      and term in its `calshim` field, and wp/v2 writes that carry X-Calshim-If-Version run only on that
- *      version, under a lock on the object.
+ *      version, under a lock on the object;
+ *   m. a write calshim sends again after its answer was lost is the same write (class Calshim_Idempotency):
+ *      wp/v2 writes that carry X-Calshim-Write-Key run once per key, and the same key again gets the first
+ *      one's answer.
  *
  * The plugin never writes content. It writes options only to put roles and capabilities in place (once per
  * plugin version and each capability once, see ensure_roles()), to keep its change log (identity, pruning
- * floor) and to note when each calshim last read the change feed (Calshim_Admin, with the plugin's activation,
- * uninstall, WP-CLI commands and Site Health tests; Calshim_Screen, its page Tools > calshim).
+ * floor), to record the answers of keyed writes for a day (m, as transients) and to note when each calshim last
+ * read the change feed (Calshim_Admin, with the plugin's activation, uninstall, WP-CLI commands and Site
+ * Health tests; Calshim_Screen, its page Tools > calshim).
  */
 
 defined( 'ABSPATH' ) || exit;
@@ -83,6 +87,7 @@ require_once __DIR__ . '/calshim/class-calshim-bridge.php';
 require_once __DIR__ . '/calshim/class-calshim-changes.php';
 require_once __DIR__ . '/calshim/class-calshim-verify.php';
 require_once __DIR__ . '/calshim/class-calshim-precondition.php';
+require_once __DIR__ . '/calshim/class-calshim-idempotency.php';
 require_once __DIR__ . '/calshim/class-calshim-admin.php';
 require_once __DIR__ . '/calshim/class-calshim-cli.php';
 require_once __DIR__ . '/calshim/class-calshim-screen.php';
@@ -91,4 +96,5 @@ Calshim_Bridge::boot();
 Calshim_Changes::boot();
 Calshim_Verify::boot();
 Calshim_Precondition::boot();
+Calshim_Idempotency::boot();
 Calshim_Admin::boot();

@@ -110,6 +110,8 @@ final class Calshim_Admin {
 		foreach ( $wpdb->get_col( "SELECT option_name FROM {$wpdb->options} WHERE option_name LIKE 'calshim\\_%'" ) as $name ) {
 			delete_option( $name );
 		}
+		// The answers of keyed writes (Calshim_Idempotency), kept as transients.
+		$wpdb->query( "DELETE FROM {$wpdb->options} WHERE option_name LIKE '\\_transient\\_calshim\\_w\\_%' OR option_name LIKE '\\_transient\\_timeout\\_calshim\\_w\\_%'" ); // phpcs:ignore WordPress.DB.DirectDatabaseQuery
 		return $revoked;
 	}
 

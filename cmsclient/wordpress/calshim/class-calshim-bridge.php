@@ -551,6 +551,8 @@ final class Calshim_Bridge {
 			'tec_active'     => self::tec_active(),
 			// calshim syncs through /calshim/v1/changes and /calshim/v1/bulk when this is present.
 			'sync'           => Calshim_Changes::PROTOCOL,
+			// calshim sends a write again with its key only when this is present (Calshim_Idempotency).
+			'write_keys'     => Calshim_Idempotency::PROTOCOL,
 		];
 		$response->set_data( $data );
 		return $response;

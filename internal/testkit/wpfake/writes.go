@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Write is one wp/v2 write (POST, PUT, PATCH or DELETE) answered by Writes.
@@ -36,7 +38,12 @@ func (w Write) String() string { return w.Method + " " + w.Path }
 //   - the plugin's precondition (Calshim_Precondition): a write of /wp/v2/{base}/{id} with
 //     X-Calshim-If-Version that names another object or none of its `calshim.version` (any when "*"):
 //     412 calshim_precondition_failed, nothing changed. Every update or delete gives the object a
-//     new version.
+//     new version;
+//   - the plugin's write keys (Calshim_Idempotency): a write with X-Calshim-Write-Key waits for
+//     an earlier one with the key to end, and a key WordPress answered gets that answer again,
+//     nothing written;
+//   - a Fault (SetFault) instead of the answer: the answer lost before or after the write is made,
+//     late, or a failure.
 //
 // Everything else falls through to the fake. The hook runs before SetDown's failures: to make the
 // CMS unreachable, remove it (SetIntercept(nil)) as well.
@@ -47,6 +54,42 @@ type Writes struct {
 	refuse map[string][2]string
 	writes []Write
 	next   int
+	fault  func(n int) Fault
+	keys   map[string]*keyed
+}
+
+// keyed is one write key's lock and the answer of its write that succeeded (nil before).
+type keyed struct {
+	sync.Mutex
+	answer *httptest.ResponseRecorder
+}
+
+// Fault is what the fake does with a write instead of answering it at once.
+type Fault int
+
+// The faults SetFault may choose.
+const (
+	NoFault    Fault = iota // the write answered as it comes
+	LostBefore              // the connection closes before anything is written
+	LostAfter               // the write is made, then the connection closes without an answer
+	Late                    // the write is made, and answered after SlowFor
+	BadGateway              // 502 with a proxy's HTML page, nothing written
+	Refused                 // 400 rest_invalid_param, WordPress' refusal, nothing written
+	// RefusedAfter makes a create, then refuses it (400 rest_invalid_type) naming the object in
+	// X-Calshim-Created, as wp/v2 refusing a new post's meta and the plugin do; other writes are
+	// Refused.
+	RefusedAfter
+)
+
+// SlowFor is how late a Late fault answers.
+const SlowFor = 250 * time.Millisecond
+
+// SetFault makes the fake ask fn about each write, n counting the writes received before it (every
+// attempt of a keyed write counts).
+func (w *Writes) SetFault(fn func(n int) Fault) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.fault = fn
 }
 
 // Me is the fake's users/me: an intercept hook that answers /wp/v2/users/me by the Authorization
@@ -75,11 +118,13 @@ func Me(answers map[string]string) func(http.ResponseWriter, *http.Request) bool
 	}
 }
 
-// RecordWrites installs Writes as the fake's intercept hook (replacing any). me maps an Authorization
-// header to the users/me answer for it.
+// RecordWrites installs Writes as the fake's intercept hook (replacing any), and says in the REST
+// index that it keys writes (read when a catalog loads). me maps an Authorization header to the
+// users/me answer for it.
 func (s *Server) RecordWrites(me map[string]string) *Writes {
 	w := &Writes{s: s, me: me, refuse: map[string][2]string{}, next: 990500}
 	s.SetIntercept(w.serve)
+	s.SetIndex(func(o Object) { s.Sub(o, "calshim")["write_keys"] = 1 }) // it keys writes, as the plugin
 	return w
 }
 
@@ -104,18 +149,107 @@ func (w *Writes) serve(rw http.ResponseWriter, r *http.Request) bool {
 	if Me(w.me)(rw, r) {
 		return true
 	}
-	rw.Header().Set("Content-Type", "application/json")
 	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions ||
 		!strings.HasPrefix(r.URL.Path, prefix) {
-		rw.Header().Del("Content-Type")
 		return false
 	}
 	var body map[string]any
 	raw, _ := io.ReadAll(r.Body)
 	_ = json.Unmarshal(raw, &body)
 	w.mu.Lock()
+	n := len(w.writes)
 	w.writes = append(w.writes, Write{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Body: body,
 		IfVersion: r.Header.Get("X-Calshim-If-Version")})
+	fault := NoFault
+	if w.fault != nil {
+		fault = w.fault(n)
+	}
+	w.mu.Unlock()
+
+	k := w.key(r.Header.Get("X-Calshim-Write-Key"))
+	if k != nil {
+		k.Lock()
+		defer k.Unlock()
+		if k.answer != nil {
+			copyAnswer(rw, k.answer)
+			return true
+		}
+	}
+	switch fault {
+	case LostBefore:
+		drop(rw)
+		return true
+	case BadGateway:
+		rw.Header().Set("Content-Type", "text/html")
+		rw.WriteHeader(http.StatusBadGateway)
+		_, _ = io.WriteString(rw, "<html><body><h1>502 Bad Gateway</h1></body></html>\n")
+		return true
+	}
+
+	rec := httptest.NewRecorder()
+	rec.Header().Set("Content-Type", "application/json")
+	create := r.Method == http.MethodPost && !strings.Contains(strings.TrimPrefix(r.URL.Path, prefix), "/")
+	switch {
+	case fault == Refused || fault == RefusedAfter && !create:
+		writeError(rec, http.StatusBadRequest, "rest_invalid_param", "Invalid parameter(s): title")
+	case !w.apply(rec, r, body):
+		return false
+	case fault == RefusedAfter && rec.Code < 300:
+		var made struct{ ID json.Number }
+		_ = json.Unmarshal(rec.Body.Bytes(), &made)
+		rec = httptest.NewRecorder()
+		rec.Header().Set("X-Calshim-Created", strings.TrimPrefix(r.URL.Path, "/wp-json")+"/"+made.ID.String())
+		writeError(rec, http.StatusBadRequest, "rest_invalid_type", "meta._EventAllDay is not of type boolean.")
+	}
+	if k != nil {
+		k.answer = rec
+	}
+	switch fault {
+	case LostAfter:
+		drop(rw)
+		return true
+	case Late:
+		time.Sleep(SlowFor)
+	}
+	copyAnswer(rw, rec)
+	return true
+}
+
+// key is the lock and record of a write key, nil for none.
+func (w *Writes) key(key string) *keyed {
+	if key == "" {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.keys == nil {
+		w.keys = map[string]*keyed{}
+	}
+	if w.keys[key] == nil {
+		w.keys[key] = &keyed{}
+	}
+	return w.keys[key]
+}
+
+func copyAnswer(rw http.ResponseWriter, rec *httptest.ResponseRecorder) {
+	for k, v := range rec.Header() {
+		rw.Header()[k] = v
+	}
+	rw.WriteHeader(rec.Code)
+	_, _ = rw.Write(rec.Body.Bytes())
+}
+
+// drop closes the connection without an answer.
+func drop(rw http.ResponseWriter) {
+	if conn, _, err := http.NewResponseController(rw).Hijack(); err == nil {
+		conn.Close()
+	}
+}
+
+// apply makes a write of the fake's state and writes its answer into rw; false falls through.
+func (w *Writes) apply(rw http.ResponseWriter, r *http.Request, body map[string]any) bool {
+	const prefix = "/wp-json/wp/v2/"
+	w.mu.Lock()
 	refusal, refused := w.refuse[r.Method+" "+r.URL.Path]
 	w.mu.Unlock()
 	if refused {
