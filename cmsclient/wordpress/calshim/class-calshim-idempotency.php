@@ -17,8 +17,10 @@ defined( 'ABSPATH' ) || exit;
  *   - the request takes a MySQL named lock of its key before anything else, so a second request with the key
  *     waits until the first one has ended (or has not started: then the second one runs and the first, coming
  *     later, finds its record);
- *   - a write records its answer (status and data) under its key for an hour (calshim asks again within a minute: four attempts of at most `upstream.timeout` each; a shorter life keeps the options table small under an import), and a create records the post or
- *     term it inserted as soon as it is inserted (a request that dies before its answer leaves that record);
+ *   - a write records its answer (status and data) under its key for an hour (calshim asks again within a
+ *     minute, four attempts of at most upstream.timeout; a short life keeps the options table small under an
+ *     import), and a create records the post or term it inserted as soon as it is inserted (a request that
+ *     dies before its answer leaves that record);
  *   - a request whose key has a record, from the same user, is answered from it, with the header
  *     X-Calshim-Write-Replayed, and writes nothing; a create that died half-way is answered 500
  *     calshim_write_incomplete;
