@@ -177,7 +177,10 @@ func (s *Server) syncList(r *request, kind syncKind) (*response, error) {
 		return nil, err
 	}
 
-	current, deleted := syncSplit(r, kind.typ(r), changed, now, then)
+	current, deleted, unknown := syncSplit(r, kind.typ(r), changed, now, then)
+	if unknown {
+		return nil, errSyncExpired
+	}
 	slices.SortFunc(current, func(a, b *mapping.Post) int { return orderOf(kind.less, a, b) })
 	from, to := pg.window(len(current))
 	ctx := r.ctx(false)
@@ -195,9 +198,10 @@ func (s *Server) syncList(r *request, kind syncKind) (*response, error) {
 }
 
 // syncSplit sorts the changed posts of one type into those the caller now sees matching and the IDs
-// of those it saw matching before and no longer does.
+// of those it saw matching before and no longer does; unknown: a post it does not see now whose
+// state at the token's position this replica does not know (catalog.Changed.Unknown).
 func syncSplit(r *request, typ string, changed map[int]catalog.Changed,
-	now, then func(*mapping.Post) bool) (current []*mapping.Post, deleted []int) {
+	now, then func(*mapping.Post) bool) (current []*mapping.Post, deleted []int, unknown bool) {
 	deleted = []int{}
 	for id, ch := range changed {
 		p, ok := r.snap.Post(id)
@@ -205,13 +209,15 @@ func syncSplit(r *request, typ string, changed map[int]catalog.Changed,
 		case ok && p.Type() == typ && now(p):
 			current = append(current, p)
 		case ch.Type != typ:
+		case ch.Unknown:
+			unknown = true
 		case ch.Before != nil && then(ch.Before):
 			deleted = append(deleted, id)
 		}
 	}
 
 	sort.Ints(deleted)
-	return current, deleted
+	return current, deleted, unknown
 }
 
 func orderOf(less func(a, b *mapping.Post) bool, a, b *mapping.Post) int {

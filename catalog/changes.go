@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -45,6 +46,10 @@ var ErrSyncExpired = errors.New("catalog: sync position of another log, or older
 type Changed struct {
 	Type   string        // its post type
 	Before *mapping.Post // its state at the position, as earlier keeps it (nil: it did not exist, or unplaced)
+	// Unknown: this replica never held the post's state at the position (change.unsure), which
+	// another may have shown there: a caller that sees the post now gets it again, one that does not
+	// cannot be told whether it held it (the token expires).
+	Unknown bool
 }
 
 // syncPos is where in the change log a snapshot stands (feed only). seq moves on while the snapshot
@@ -67,6 +72,12 @@ type change struct {
 	when   int64
 	// embedded: an event that did not change, whose venue, organizer or term did (it has no row).
 	embedded bool
+	// unsure: the poll that recorded the change read past two rows of the post, the first at unsure
+	// (or read it in a state its row at unsure does not place, changed around the log since: relog
+	// in verify.go, and read on to the row that does): another replica may have shown a state of
+	// the post at a position from unsure on, before pos, that this one never held (Changed.Unknown).
+	// 0: none.
+	unsure int64
 }
 
 // journal is the bounded memory of changes and log rows, oldest first.
@@ -92,7 +103,8 @@ func (c *Catalog) publish(next *Snapshot) {
 		next.pos = &syncPos{log: c.feed.log}
 		next.pos.seq.Store(c.feed.seq.Load())
 	}
-	c.journal.record(c.snap.Load(), next, c.maxChangeBytes())
+	c.journal.record(c.snap.Load(), next, c.maxChangeBytes(), c.relogged)
+	c.relogged = nil
 	c.snap.Store(next)
 }
 
@@ -214,6 +226,11 @@ func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, sna
 			}
 		}
 		if decided[ch.id] {
+			continue
+		}
+		if ch.unsure > 0 && ch.unsure <= since && since < ch.pos {
+			decided[ch.id] = true
+			out[ch.id] = Changed{Type: ch.typ, Unknown: true}
 			continue
 		}
 		switch after, unplaced := ch.after(since, first); {
@@ -460,10 +477,11 @@ func (j *journal) position(s *Snapshot) (string, int64) {
 	return j.epoch, int64(s.Version)
 }
 
-// record appends the posts that differ between old and next, then forgets the oldest entries and
-// rows beyond limit bytes. A first snapshot, or one that does not follow old (another log, a
-// position back), starts the journal afresh at next's position.
-func (j *journal) record(old, next *Snapshot, limit int) {
+// record appends the posts that differ between old and next (unsure: the row of each post read in
+// a state its row did not place, change.unsure), then forgets the oldest entries and rows beyond
+// limit bytes. A first snapshot, or one that does not follow old (another log, a position back),
+// starts the journal afresh at next's position.
+func (j *journal) record(old, next *Snapshot, limit int, unsure map[int]int64) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.init()
@@ -480,12 +498,21 @@ func (j *journal) record(old, next *Snapshot, limit int) {
 
 	_, from := j.position(old)
 	logged, now := j.loggedIn(from, pos), time.Now().UnixNano()
+	for id, seq := range j.rowsTwice(from, pos) {
+		if w, ok := unsure[id]; !ok || seq < w {
+			unsure = maps.Clone(unsure)
+			if unsure == nil {
+				unsure = map[int]int64{}
+			}
+			unsure[id] = seq
+		}
+	}
 	changes := diffPosts(old, next)
 	for i := range changes {
 		changes[i].repair = logged != nil && !logged[changes[i].id]
 	}
 	for _, ch := range embedded(old, next, changes) {
-		ch.from, ch.pos, ch.typ, ch.when = from, pos, typeOf(next, ch), now
+		ch.from, ch.pos, ch.typ, ch.when, ch.unsure = from, pos, typeOf(next, ch), now, unsure[ch.id]
 		ch.before = earlier(ch.before)
 		j.entries = append(j.entries, ch)
 		j.bytes += changeSize(ch)
@@ -555,6 +582,30 @@ func (j *journal) loggedIn(from, pos int64) map[int]bool {
 		}
 	}
 	return out
+}
+
+// rowsTwice is the posts with more than one kept row after from up to pos, with the first: a reader
+// of the log may have stood between them.
+func (j *journal) rowsTwice(from, pos int64) map[int]int64 {
+	if j.rowFloor > from || j.rowTop < pos {
+		return nil
+	}
+	first, twice := map[int]int64{}, map[int]int64{}
+	i, _ := slices.BinarySearchFunc(j.rows, from+1, func(r cmsclient.LogRow, seq int64) int {
+		return cmp.Compare(r.Seq, seq)
+	})
+	for ; i < len(j.rows) && j.rows[i].Seq <= pos; i++ {
+		r := j.rows[i]
+		if r.Term {
+			continue
+		}
+		if seq, ok := first[r.ID]; ok {
+			twice[r.ID] = seq
+		} else {
+			first[r.ID] = r.Seq
+		}
+	}
+	return twice
 }
 
 // typeOf is the post type of a change, as the snapshot's own string.
@@ -727,7 +778,7 @@ type diskChange struct {
 	Type             string
 	Before           *mapping.Post
 	Repair, Embedded bool
-	When             int64
+	When, Unsure     int64
 }
 
 // image is the journal of log ident up to seq, for the snapshot file; nil when it follows another
@@ -741,7 +792,7 @@ func (j *journal) image(ident string, seq int64) *diskJournal {
 	d := &diskJournal{Floor: j.floor, Exact: j.exact, Entries: make([]diskChange, len(j.entries))}
 	for i, ch := range j.entries {
 		d.Entries[i] = diskChange{From: ch.from, Pos: ch.pos, ID: ch.id, Type: ch.typ, Before: ch.before,
-			Repair: ch.repair, Embedded: ch.embedded, When: ch.when}
+			Repair: ch.repair, Embedded: ch.embedded, When: ch.when, Unsure: ch.unsure}
 	}
 	return d
 }
@@ -758,7 +809,7 @@ func (j *journal) resume(d *diskJournal, ident string, seq int64) {
 	j.floor, j.exact = d.Floor, d.Exact
 	for _, e := range d.Entries {
 		ch := change{from: e.From, pos: e.Pos, id: e.ID, typ: e.Type, before: e.Before, repair: e.Repair,
-			embedded: e.Embedded, when: e.When}
+			embedded: e.Embedded, when: e.When, unsure: e.Unsure}
 		j.entries = append(j.entries, ch)
 		j.bytes += changeSize(ch)
 	}

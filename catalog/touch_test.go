@@ -32,8 +32,7 @@ func (f *fakeFeed) touchAnswer(w http.ResponseWriter, r *http.Request) {
 	for typ, ids := range body.Posts {
 		for _, id := range ids {
 			if !logged[strconv.Itoa(id)] {
-				f.seq++
-				f.changes[f.seq] = [2]string{typ, strconv.Itoa(id)}
+				f.addRow(typ, id)
 				n++
 			}
 		}
