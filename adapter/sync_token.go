@@ -30,7 +30,8 @@ import (
 // keep no text (a search is not tested on them: with `search`, "deleted" also names changed posts
 // that matched the other filters then and not the search). A replica whose journal does not reach
 // back to the token (restarted since, or a position before its start) does not know them, and
-// answers 410 rather than guess. A token of
+// answers 410 rather than guess; so does one that read past two rows of a changed post in one poll,
+// for a token between them and a caller that does not see the post now (calshim_sync_token_unknown). A token of
 // another site, list or filters, or older than the change log reaches back (its retention, or
 // more changes since than sync.max_bytes holds) is 410 calshim_sync_token_expired: the client lists
 // afresh. A token ahead of this replica's catalog waits for it (sequence_wait),
@@ -179,7 +180,7 @@ func (s *Server) syncList(r *request, kind syncKind) (*response, error) {
 
 	current, deleted, unknown := syncSplit(r, kind.typ(r), changed, now, then)
 	if unknown {
-		return nil, errSyncExpired
+		return nil, errSyncUnknown
 	}
 	slices.SortFunc(current, func(a, b *mapping.Post) int { return orderOf(kind.less, a, b) })
 	from, to := pg.window(len(current))

@@ -233,6 +233,10 @@ func (c *Catalog) pollFeed(ctx context.Context, periodic bool) (err error) {
 		return err
 	}
 	if confirm && c.verifies() || periodic && c.verifyDue() {
+		// What the feed brought is published first, at its rows: a repair the check makes in place
+		// is then recorded alone, as a repair (changes.go), even of a post the feed brought too.
+		c.commit(cur, next)
+		cur = next
 		next, err = c.checkAndRead(ctx, next, confirm)
 		if errors.Is(err, errReload) {
 			c.notify("checksums differ too much: reloading the catalog", err)
