@@ -56,6 +56,9 @@ type Catalog struct {
 	lastPollErr atomic.Value
 	lastPollOK  atomic.Int64 // unix nanos of the last successful poll
 	polls       int
+	// relogged: the posts the poll under way read in a state their rows do not place, with the row
+	// (relog, verify.go), for the journal's next record; under mu.
+	relogged map[int]int64
 	// since holds, per post type, the upstream's clock when its posts were last read: the next poll
 	// asks for what was modified after it.
 	since map[string]time.Time

@@ -45,6 +45,10 @@ var ErrSyncExpired = errors.New("catalog: sync position of another log, or older
 type Changed struct {
 	Type   string        // its post type
 	Before *mapping.Post // its state at the position, as earlier keeps it (nil: it did not exist, or unplaced)
+	// Unknown: this replica never held the post's state at the position (change.unsure), which
+	// another may have shown there: a caller that sees the post now gets it again, one that does not
+	// cannot be told whether it held it (the token expires).
+	Unknown bool
 }
 
 // syncPos is where in the change log a snapshot stands (feed only). seq moves on while the snapshot
@@ -67,6 +71,12 @@ type change struct {
 	when   int64
 	// embedded: an event that did not change, whose venue, organizer or term did (it has no row).
 	embedded bool
+	// unsure, unsureTo: the poll that recorded the change read past two rows of the post, the first
+	// at unsure and the last at unsureTo (or read it in a state its row at unsure does not place,
+	// changed around the log since: relog in verify.go, and read on to the row that does, else to
+	// pos): another replica may have shown a state of the post at a position from unsure on, before
+	// unsureTo, that this one never held (Changed.Unknown). 0: none.
+	unsure, unsureTo int64
 }
 
 // journal is the bounded memory of changes and log rows, oldest first.
@@ -92,7 +102,8 @@ func (c *Catalog) publish(next *Snapshot) {
 		next.pos = &syncPos{log: c.feed.log}
 		next.pos.seq.Store(c.feed.seq.Load())
 	}
-	c.journal.record(c.snap.Load(), next, c.maxChangeBytes())
+	c.journal.record(c.snap.Load(), next, c.maxChangeBytes(), c.relogged)
+	c.relogged = nil
 	c.snap.Store(next)
 }
 
@@ -104,10 +115,10 @@ func (c *Catalog) advanced(cur *Snapshot) {
 	}
 }
 
-// repairWindow is how long a repaired post is also re-sent to tokens at or after the repair's
-// position: each replica finds a repair when it compares checksums, at a position of its own, so a
-// token another replica issued before it repaired may stand after this one's repair. Every replica
-// compares within VerifyEvery.
+// repairWindow is how long a repaired post's state is unknown to tokens on either side of the
+// repair's position (Changed.Unknown): each replica finds a repair when it compares checksums, at a
+// position of its own, so a token another replica issued may stand before or after this one's repair
+// with the other state. Every replica compares within VerifyEvery.
 func (c *Catalog) repairWindow() time.Duration {
 	return max(2*c.opt.VerifyEvery, time.Minute)
 }
@@ -180,10 +191,12 @@ func (j *journal) versionsSince(since, until int64) (map[int]Changed, error) {
 // the post's first row after since is in it), as in until when none was recorded (a post the
 // catalog does not hold, of another language or status, stays out of deleted). A change published
 // at since without moving the sequence (a repair) counts as after since. A repair recorded after
-// recent (unix nanoseconds, repairWindow) at or before since is named too, without a state then: it
-// is re-sent when the caller sees it, never put in deleted. When the journal does not reach back to
-// since (another log, a restart since, a forged position), the states are not known, nor what changed
-// in the events' embedded venues, organizers and terms: false, the position is expired.
+// recent (unix nanoseconds, repairWindow), on either side of since, is named Unknown: re-sent when
+// the caller sees it, else the token expires for that caller. So is a post whose change this
+// replica read past two of its rows in one poll (change.unsure), for a since between them. When the
+// journal does not reach back to since (another log, a restart since, a forged position), the states
+// are not known, nor what changed in the events' embedded venues, organizers and terms: false, the
+// position is expired.
 func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, snap *Snapshot,
 	recent int64) (map[int]Changed, bool) {
 	_, until := j.position(snap)
@@ -207,13 +220,22 @@ func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, sna
 		if ch.pos > until {
 			break
 		}
+		if ch.repair && ch.when > recent && !decided[ch.id] {
+			// Each replica repairs where it finds the change: a token of another may stand on
+			// either side of this one's repair, so the state then is not known here.
+			decided[ch.id] = true
+			out[ch.id] = Changed{Type: ch.typ, Unknown: true}
+			continue
+		}
 		if ch.repair && ch.pos <= since {
 			repaired[ch.id] = ch.before
-			if ch.when > recent {
-				resend[ch.id] = ch.typ
-			}
 		}
 		if decided[ch.id] {
+			continue
+		}
+		if ch.unsure > 0 && ch.unsure <= since && since < ch.unsureTo {
+			decided[ch.id] = true
+			out[ch.id] = Changed{Type: ch.typ, Unknown: true}
 			continue
 		}
 		switch after, unplaced := ch.after(since, first); {
@@ -460,10 +482,11 @@ func (j *journal) position(s *Snapshot) (string, int64) {
 	return j.epoch, int64(s.Version)
 }
 
-// record appends the posts that differ between old and next, then forgets the oldest entries and
-// rows beyond limit bytes. A first snapshot, or one that does not follow old (another log, a
-// position back), starts the journal afresh at next's position.
-func (j *journal) record(old, next *Snapshot, limit int) {
+// record appends the posts that differ between old and next (unsure: the row of each post read in
+// a state its row did not place, change.unsure), then forgets the oldest entries and rows beyond
+// limit bytes. A first snapshot, or one that does not follow old (another log, a position back),
+// starts the journal afresh at next's position.
+func (j *journal) record(old, next *Snapshot, limit int, unsure map[int]int64) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.init()
@@ -480,12 +503,21 @@ func (j *journal) record(old, next *Snapshot, limit int) {
 
 	_, from := j.position(old)
 	logged, now := j.loggedIn(from, pos), time.Now().UnixNano()
+	spans := j.rowsTwice(from, pos)
+	for id, seq := range unsure {
+		if s, ok := spans[id]; !ok {
+			spans[id] = [2]int64{seq, pos} // no row placed what it read
+		} else if seq < s[0] {
+			spans[id] = [2]int64{seq, s[1]}
+		}
+	}
 	changes := diffPosts(old, next)
 	for i := range changes {
 		changes[i].repair = logged != nil && !logged[changes[i].id]
 	}
 	for _, ch := range embedded(old, next, changes) {
 		ch.from, ch.pos, ch.typ, ch.when = from, pos, typeOf(next, ch), now
+		ch.unsure, ch.unsureTo = spans[ch.id][0], spans[ch.id][1]
 		ch.before = earlier(ch.before)
 		j.entries = append(j.entries, ch)
 		j.bytes += changeSize(ch)
@@ -555,6 +587,31 @@ func (j *journal) loggedIn(from, pos int64) map[int]bool {
 		}
 	}
 	return out
+}
+
+// rowsTwice is the posts with more than one kept row after from up to pos, with the first and the
+// last: a reader of the log may have stood between them.
+func (j *journal) rowsTwice(from, pos int64) map[int][2]int64 {
+	twice := map[int][2]int64{}
+	if j.rowFloor > from || j.rowTop < pos {
+		return twice
+	}
+	first := map[int]int64{}
+	i, _ := slices.BinarySearchFunc(j.rows, from+1, func(r cmsclient.LogRow, seq int64) int {
+		return cmp.Compare(r.Seq, seq)
+	})
+	for ; i < len(j.rows) && j.rows[i].Seq <= pos; i++ {
+		r := j.rows[i]
+		if r.Term {
+			continue
+		}
+		if seq, ok := first[r.ID]; ok {
+			twice[r.ID] = [2]int64{seq, r.Seq}
+		} else {
+			first[r.ID] = r.Seq
+		}
+	}
+	return twice
 }
 
 // typeOf is the post type of a change, as the snapshot's own string.
@@ -722,12 +779,12 @@ type diskJournal struct {
 
 // diskChange is one change as the file keeps it.
 type diskChange struct {
-	From, Pos        int64
-	ID               int
-	Type             string
-	Before           *mapping.Post
-	Repair, Embedded bool
-	When             int64
+	From, Pos              int64
+	ID                     int
+	Type                   string
+	Before                 *mapping.Post
+	Repair, Embedded       bool
+	When, Unsure, UnsureTo int64
 }
 
 // image is the journal of log ident up to seq, for the snapshot file; nil when it follows another
@@ -741,7 +798,8 @@ func (j *journal) image(ident string, seq int64) *diskJournal {
 	d := &diskJournal{Floor: j.floor, Exact: j.exact, Entries: make([]diskChange, len(j.entries))}
 	for i, ch := range j.entries {
 		d.Entries[i] = diskChange{From: ch.from, Pos: ch.pos, ID: ch.id, Type: ch.typ, Before: ch.before,
-			Repair: ch.repair, Embedded: ch.embedded, When: ch.when}
+			Repair: ch.repair, Embedded: ch.embedded, When: ch.when, Unsure: ch.unsure,
+			UnsureTo: ch.unsureTo}
 	}
 	return d
 }
@@ -758,7 +816,7 @@ func (j *journal) resume(d *diskJournal, ident string, seq int64) {
 	j.floor, j.exact = d.Floor, d.Exact
 	for _, e := range d.Entries {
 		ch := change{from: e.From, pos: e.Pos, id: e.ID, typ: e.Type, before: e.Before, repair: e.Repair,
-			embedded: e.Embedded, when: e.When}
+			embedded: e.Embedded, when: e.When, unsure: e.Unsure, unsureTo: e.UnsureTo}
 		j.entries = append(j.entries, ch)
 		j.bytes += changeSize(ch)
 	}

@@ -220,6 +220,7 @@ func (c *Catalog) pollFeed(ctx context.Context, periodic bool) (err error) {
 			}
 		}()
 	}
+	c.relogged = nil
 	confirm := c.feed.catchingUp.Load()
 	withIDs := confirm || periodic && c.opt.ReconcileEvery > 0 && c.polls%c.opt.ReconcileEvery == 0
 	cur := c.snap.Load()
@@ -232,35 +233,56 @@ func (c *Catalog) pollFeed(ctx context.Context, periodic bool) (err error) {
 		return err
 	}
 	if confirm && c.verifies() || periodic && c.verifyDue() {
+		// What the feed brought is published first, at its rows: a repair the check makes in place
+		// is then recorded alone, as a repair (changes.go), even of a post the feed brought too.
+		c.commit(cur, next)
+		cur = next
 		next, err = c.checkAndRead(ctx, next, confirm)
 		if errors.Is(err, errReload) {
 			c.notify("checksums differ too much: reloading the catalog", err)
 			return c.load(ctx)
 		}
 		if err != nil {
+			// The sequence has moved on with what the feed brought: that is published, or the
+			// next poll, reading on from the sequence, would never apply it.
+			c.commit(cur, next)
 			return err
 		}
 	}
+	c.commit(cur, next)
+	c.confirmed()
+	return nil
+}
+
+// commit publishes next, the catalog at the feed's sequence, unless it is cur.
+func (c *Catalog) commit(cur, next *Snapshot) {
 	if next != cur {
 		c.publish(next)
 	} else {
 		c.advanced(cur)
 	}
 	c.feed.published()
-	c.confirmed()
-	return nil
 }
 
 // checkAndRead compares the checksums (check) and reads what the comparison had logged: the rows
 // the check wrote, and what the checksums found that was a change made since the feed was read,
 // whose row is in the log now, so that the change enters at its sequence with its row (changes.go)
 // and only what a check repaired itself stays a repair.
+// On an error it answers the catalog at the feed's sequence still: next, or what the check repaired
+// (the digests are those of what it answers).
 func (c *Catalog) checkAndRead(ctx context.Context, next *Snapshot, whole bool) (*Snapshot, error) {
 	checked, touched, err := c.check(ctx, next, whole)
-	if err != nil || !touched && checked == next {
+	if err != nil {
+		return next, err
+	}
+	if !touched && checked == next {
+		return checked, nil
+	}
+	read, err := c.catchUp(ctx, checked, false)
+	if err != nil {
 		return checked, err
 	}
-	return c.catchUp(ctx, checked, false)
+	return read, nil
 }
 
 // confirmed records that the catalog has reached WordPress' state since the start: no longer
@@ -281,7 +303,7 @@ func (c *Catalog) catchUp(ctx context.Context, cur *Snapshot, check bool) (*Snap
 	}
 	// The sequence moves on only when every page is applied: a failure half-way leaves it where the
 	// published snapshot is, and the next poll asks again for what that snapshot lacks.
-	seq, lag := c.feed.seq.Load(), int64(-1)
+	seq, lag, relogs := c.feed.seq.Load(), int64(-1), 0
 	for {
 		ch, err := c.changes(ctx, seq, ids)
 		ids = cmsclient.IDsNone
@@ -290,11 +312,10 @@ func (c *Catalog) catchUp(ctx context.Context, cur *Snapshot, check bool) (*Snap
 		}
 		c.feed.head.Store(ch.Head)
 
-		if cur, err = c.apply(ctx, cur, ch); err != nil {
+		more := false
+		if cur, more, err = c.take(ctx, cur, ch, seq, &relogs); err != nil {
 			return nil, err
 		}
-		c.sums.feed(ch, c.opt.Types)
-		c.addRows(seq, ch.Seq, ch.Rows)
 		seq = ch.Seq
 		touched := false
 		if cur, touched, err = c.reconcileIDs(ctx, cur, ch.IDs, seq); err != nil {
@@ -310,7 +331,7 @@ func (c *Catalog) catchUp(ctx context.Context, cur *Snapshot, check bool) (*Snap
 			ids = cmsclient.IDsList
 			continue
 		}
-		if !ch.More {
+		if !more {
 			c.feed.seq.Store(seq)
 			if lag >= 0 {
 				c.feed.lagMS.Store(lag)
@@ -318,6 +339,21 @@ func (c *Catalog) catchUp(ctx context.Context, cur *Snapshot, check bool) (*Snap
 			return cur, nil
 		}
 	}
+}
+
+// take applies one feed answer, which read the log after since, to cur, and has the objects it sent
+// in states their rows do not place logged again (relog, counted in relogs). It answers whether more
+// rows follow: the answer says so, or such objects' rows do.
+func (c *Catalog) take(ctx context.Context, cur *Snapshot, ch *cmsclient.Changes, since int64,
+	relogs *int) (*Snapshot, bool, error) {
+	cur, err := c.apply(ctx, cur, ch)
+	if err != nil {
+		return nil, false, err
+	}
+	c.sums.feed(ch, c.opt.Types)
+	c.addRows(since, ch.Seq, ch.Rows)
+	relogged, err := c.relog(ctx, ch, relogs)
+	return cur, ch.More || relogged, err
 }
 
 // changes asks the feed for what follows since: a 410 (a since past the retention) or an answer of

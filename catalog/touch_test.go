@@ -32,8 +32,7 @@ func (f *fakeFeed) touchAnswer(w http.ResponseWriter, r *http.Request) {
 	for typ, ids := range body.Posts {
 		for _, id := range ids {
 			if !logged[strconv.Itoa(id)] {
-				f.seq++
-				f.changes[f.seq] = [2]string{typ, strconv.Itoa(id)}
+				f.addRow(typ, id)
 				n++
 			}
 		}
@@ -138,5 +137,31 @@ func TestReconcileTouchesFewPosts(t *testing.T) {
 	}
 	if _, ok := snap.Post(30001); !ok {
 		t.Error("the imported posts are missing")
+	}
+}
+
+// A repair made in place (a plugin without the touch route, or a mass import read in bulk) has no
+// row: each replica makes it at a position of its own, so within the repair window a token on
+// either side of it gets the post as Unknown (re-sent to a caller that sees it, else 410), never a
+// state then that another replica's client may not have held.
+func TestRepairInPlaceIsUnknownNearby(t *testing.T) {
+	fake := wpfake.New(t)
+	newFakeFeed(fake) // no touch route
+	cat := mustLoad(t, fake, func(o *catalog.Options) { o.VerifyEvery = time.Nanosecond })
+	ctx := context.Background()
+	ident, before := cat.SyncPoint(cat.Snapshot())
+	id := fake.IDs("tribe_events")[0]
+	fake.Update("tribe_events", id, func(o wpfake.Object) { o["status"] = "draft" })
+
+	snap := mustPoll(t, cat)
+	if p, _ := snap.Post(id); p == nil || p.Status() != "draft" {
+		t.Fatalf("after the poll: %+v, want the draft written by SQL", p)
+	}
+	_, after := cat.SyncPoint(snap)
+	for _, since := range []int64{before, after} {
+		changed, err := cat.ChangesSince(ctx, ident, since, snap)
+		if err != nil || !changed[id].Unknown || changed[id].Before != nil {
+			t.Errorf("changes since %d: %+v %v, want post %d Unknown", since, changed[id], err, id)
+		}
 	}
 }

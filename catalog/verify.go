@@ -257,6 +257,79 @@ func (c *Catalog) touch(ctx context.Context, t *cmsclient.Touch) (bool, error) {
 	return n > 0, nil
 }
 
+// maxRelogs bounds how many times one catch-up has objects logged again (relog): an object written
+// around the hooks over and over again must not hold the catalog back.
+const maxRelogs = 3
+
+// relog has the objects logged again that a feed answer sent in a state their newest row in it does
+// not place: their digest now differs from the one the row kept (Logged), so they changed around
+// WordPress' hooks (direct SQL) since that row was written. A reader of the log that read the row
+// before that change shows the row's state there and the change at a later row (a check's touch);
+// this catalog had the change with the earlier row. It has them logged now (a row after the answer,
+// unless one is there already) and answers true: it reads on to those rows before it publishes, so
+// that it never shows the change at a position where others do not. The posts' earlier rows go to
+// relogged, for the journal (change.unsure). Nothing is logged when the catalog does not compare
+// checksums, or after maxRelogs in one catch-up (relogs counts them).
+func (c *Catalog) relog(ctx context.Context, ch *cmsclient.Changes, relogs *int) (bool, error) {
+	if !c.verifies() || c.verify.noTouch || *relogs >= maxRelogs {
+		return false, nil
+	}
+	newest := map[rowKey]cmsclient.LogRow{}
+	for _, r := range ch.Rows {
+		newest[rowKey{r.Term, r.ID}] = r // rows come in sequence order
+	}
+	t := &cmsclient.Touch{Since: ch.Seq, Posts: map[string][]int{}, Terms: map[string][]int{}}
+	n := 0
+	for typ, set := range ch.Posts {
+		if slices.Contains(c.postTypes(), typ) {
+			n += c.stale(set, false, newest, t.Posts)
+		}
+	}
+	for base, set := range ch.Terms {
+		if base == c.opt.Types.CategoryBase || base == c.opt.Types.TagBase {
+			n += c.stale(set, true, newest, t.Terms)
+		}
+	}
+	if n == 0 {
+		return false, nil
+	}
+	*relogs++
+	_, err := c.touch(ctx, t)
+	return err == nil, err
+}
+
+// rowKey names a post's (or a term's) rows.
+type rowKey struct {
+	term bool
+	id   int
+}
+
+// stale adds to named, by type, the objects of set whose digest differs from their newest row's
+// (newest), and answers how many; the posts' rows go to relogged.
+func (c *Catalog) stale(set cmsclient.ChangedSet, term bool, newest map[rowKey]cmsclient.LogRow,
+	named map[string][]int) int {
+	n := 0
+	for _, id := range set.Changed {
+		logged, kept := set.Logged[id]
+		r, ok := newest[rowKey{term, id}]
+		if !kept || !ok || logged == set.Digests[id] || slices.Contains(named[r.Type], id) {
+			continue
+		}
+		n++
+		named[r.Type] = append(named[r.Type], id)
+		if term {
+			continue
+		}
+		if c.relogged == nil {
+			c.relogged = map[int]int64{}
+		}
+		if w, ok := c.relogged[id]; !ok || r.Seq < w {
+			c.relogged[id] = r.Seq
+		}
+	}
+	return n
+}
+
 // checkOptions re-reads the site's settings when an option's digest changed; with t, it names them
 // in t instead (the feed's option rows make the catalog read them).
 func (c *Catalog) checkOptions(ctx context.Context, cur *Snapshot, t *cmsclient.Touch) (*Snapshot, int, error) {

@@ -82,6 +82,11 @@ type ChangedSet struct {
 	Items   []json.RawMessage `json:"items"`
 	// Digests are the changed objects' checksums (Checksums), read before the items.
 	Digests map[int]Digest `json:"digests"`
+	// Logged is each changed object's checksum when its newest row in the answer was written, 0
+	// when the plugin did not hold it then; absent for a row that kept none (an older plugin's). A
+	// digest that differs from Digests' (0 when absent) says the object changed around WordPress'
+	// hooks since that row: the item is not the state the row places.
+	Logged map[int]Digest `json:"logged"`
 }
 
 // FeedHead reads the change log's identity and head.

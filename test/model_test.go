@@ -128,6 +128,7 @@ type world struct {
 	noted    map[string]bool            // findings' messages, each noted once
 	stepNo   int                        // the step running, for the findings
 	restarts int                        // replicas restarted so far
+	unknown  int                        // tokens answered 410 calshim_sync_token_unknown
 	fresh    map[string][]time.Duration // time to a fresh Varnish answer, by kind of write
 }
 
@@ -334,6 +335,7 @@ func (w *world) report() {
 			d[len(d)/2].Round(time.Millisecond), d[(len(d)*95)/100].Round(time.Millisecond),
 			d[len(d)-1].Round(time.Millisecond))
 	}
+	w.t.Logf("model: %d tokens answered 410 calshim_sync_token_unknown (a state the replica never held)", w.unknown)
 	if len(w.findings) == 0 {
 		w.t.Logf("model: %d steps, no finding (seed %d)", len(w.history), w.seed)
 		return

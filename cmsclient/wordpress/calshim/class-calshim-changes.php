@@ -19,7 +19,10 @@ defined( 'ABSPATH' ) || exit;
  * seen unless they call clean_post_cache() / clean_term_cache() for what they changed, as WordPress asks.
  *
  * Table {prefix}calshim_changes: seq (AUTO_INCREMENT, the sequence), kind (post, term, option), object_type
- * (post type, taxonomy or option name), object_id, deleted, changed_ms (unix milliseconds). It is created on
+ * (post type, taxonomy or option name), object_id, deleted, changed_ms (unix milliseconds), digest (the
+ * object's checksum, Calshim_Verify, when the row was written: "0" when calshim did not hold it then, ""
+ * for options and attachments; a feed answer sends it beside the object's current one, so that calshim
+ * notices an object changed around the hooks since its row, see content()). It is created on
  * first use; its identity (option calshim_changes_log, a UUID) is created with it, so a reset or restored
  * table is noticed by calshim. Rows older than the retention (7 days; filter calshim_changes_retention, in
  * seconds) are pruned at most once an hour; the highest pruned sequence is the floor (option
@@ -31,7 +34,7 @@ final class Calshim_Changes {
 	const PROTOCOL = 1;
 
 	const SCHEMA_OPTION = 'calshim_changes_schema';
-	const SCHEMA        = '1';
+	const SCHEMA        = '2'; // 2: the digest column
 	const LOG_OPTION    = 'calshim_changes_log';
 	const FLOOR_OPTION  = 'calshim_changes_floor';
 	const PRUNED_OPTION = 'calshim_changes_pruned_at';
@@ -300,17 +303,42 @@ final class Calshim_Changes {
 		if ( get_option( self::SCHEMA_OPTION ) !== self::SCHEMA ) {
 			self::create_table();
 		}
-		$now    = self::now_ms();
-		$values = [];
+		$now     = self::now_ms();
+		$digests = self::row_digests( $rows );
+		$values  = [];
 		foreach ( $rows as list( $kind, $type, $id, $deleted ) ) {
-			$values[] = $wpdb->prepare( '(%s, %s, %d, %d, %d)', $kind, $type, $id, $deleted ? 1 : 0, $now );
+			$digest   = '';
+			if ( 'term' === $kind || 'post' === $kind && isset( Calshim_Bridge::META[ $type ] ) ) {
+				$digest = isset( $digests[ $kind ][ $id ] ) ? $digests[ $kind ][ $id ] : '0';
+			}
+			$values[] = $wpdb->prepare( '(%s, %s, %d, %d, %d, %s)', $kind, $type, $id, $deleted ? 1 : 0, $now, $digest );
 		}
 		$table = self::table();
-		$sql   = "INSERT INTO $table (kind, object_type, object_id, deleted, changed_ms) VALUES " . implode( ',', $values );
+		$sql   = "INSERT INTO $table (kind, object_type, object_id, deleted, changed_ms, digest) VALUES " . implode( ',', $values );
 		$suppress = $wpdb->suppress_errors( true );
 		$ok       = false !== $wpdb->query( $sql ); // phpcs:ignore WordPress.DB.PreparedSQL
 		$wpdb->suppress_errors( $suppress );
 		return $ok;
+	}
+
+	/**
+	 * The checksums of the posts of the three types and of the terms among $rows as they are now, at the end
+	 * of the request that changed them (or at a touch), by kind: one query each (Calshim_Verify::digests).
+	 */
+	private static function row_digests( array $rows ) {
+		$ids = [ 'post' => [], 'term' => [] ];
+		foreach ( $rows as list( $kind, $type, $id ) ) {
+			if ( 'term' === $kind || 'post' === $kind && isset( Calshim_Bridge::META[ $type ] ) ) {
+				$ids[ $kind ][] = (int) $id;
+			}
+		}
+		$out = [];
+		foreach ( [ 'post' => 'posts', 'term' => 'terms' ] as $kind => $sums ) {
+			if ( $ids[ $kind ] ) {
+				$out[ $kind ] = (array) Calshim_Verify::digests( $sums, $ids[ $kind ] );
+			}
+		}
+		return $out;
 	}
 
 	public static function table() {
@@ -329,7 +357,10 @@ final class Calshim_Changes {
 		$exists = $table === $wpdb->get_var( $wpdb->prepare( 'SHOW TABLES LIKE %s', $table ) );
 		if ( ! $exists ) {
 			$charset = $wpdb->get_charset_collate();
-			$wpdb->query( "CREATE TABLE IF NOT EXISTS $table ( seq BIGINT UNSIGNED NOT NULL AUTO_INCREMENT, kind VARCHAR(8) NOT NULL, object_type VARCHAR(64) NOT NULL, object_id BIGINT UNSIGNED NOT NULL, deleted TINYINT(1) NOT NULL DEFAULT 0, changed_ms BIGINT UNSIGNED NOT NULL, PRIMARY KEY (seq), KEY changed_ms (changed_ms) ) $charset" ); // phpcs:ignore WordPress.DB.PreparedSQL
+			$wpdb->query( "CREATE TABLE IF NOT EXISTS $table ( seq BIGINT UNSIGNED NOT NULL AUTO_INCREMENT, kind VARCHAR(8) NOT NULL, object_type VARCHAR(64) NOT NULL, object_id BIGINT UNSIGNED NOT NULL, deleted TINYINT(1) NOT NULL DEFAULT 0, changed_ms BIGINT UNSIGNED NOT NULL, digest VARCHAR(16) NOT NULL DEFAULT '', PRIMARY KEY (seq), KEY changed_ms (changed_ms) ) $charset" ); // phpcs:ignore WordPress.DB.PreparedSQL
+		} elseif ( ! $wpdb->get_var( $wpdb->prepare( "SHOW COLUMNS FROM $table LIKE %s", 'digest' ) ) ) { // phpcs:ignore WordPress.DB.PreparedSQL
+			// A table of schema 1: its rows keep no digest (""), which calshim does not compare.
+			$wpdb->query( "ALTER TABLE $table ADD COLUMN digest VARCHAR(16) NOT NULL DEFAULT ''" ); // phpcs:ignore WordPress.DB.PreparedSQL
 		}
 		if ( ! $exists || ! get_option( self::LOG_OPTION ) ) {
 			self::new_identity();
@@ -668,7 +699,7 @@ final class Calshim_Changes {
 	private static function rows( $since, $now_ms, &$more ) {
 		global $wpdb;
 		$table = self::table();
-		$rows  = $wpdb->get_results( $wpdb->prepare( "SELECT seq, kind, object_type, object_id, deleted, changed_ms FROM $table WHERE seq > %d ORDER BY seq LIMIT %d", $since, self::BATCH + 1 ) ); // phpcs:ignore WordPress.DB.PreparedSQL
+		$rows  = $wpdb->get_results( $wpdb->prepare( "SELECT seq, kind, object_type, object_id, deleted, changed_ms, digest FROM $table WHERE seq > %d ORDER BY seq LIMIT %d", $since, self::BATCH + 1 ) ); // phpcs:ignore WordPress.DB.PreparedSQL
 		$more  = count( $rows ) > self::BATCH;
 		$out   = [];
 		$next  = $since + 1;
@@ -726,6 +757,7 @@ final class Calshim_Changes {
 		$terms   = [];
 		$options = [];
 		$deleted = [ 'posts' => [], 'terms' => [], 'media' => [] ];
+		$logged  = [];
 		foreach ( $rows as $row ) {
 			$id = (int) $row->object_id;
 			if ( 'option' === $row->kind ) {
@@ -734,6 +766,10 @@ final class Calshim_Changes {
 				$terms[ $row->object_type ][ $id ] = ! empty( $row->deleted ); // the newest row wins
 			} else {
 				$posts[ $row->object_type ][ $id ] = ! empty( $row->deleted );
+			}
+			unset( $logged[ $row->kind ][ $row->object_type ][ $id ] );
+			if ( isset( $row->digest ) && '' !== $row->digest ) {
+				$logged[ $row->kind ][ $row->object_type ][ $id ] = $row->digest;
 			}
 		}
 		$out = [ 'posts' => new stdClass(), 'terms' => new stdClass(), 'options' => array_keys( $options ) ];
@@ -751,7 +787,7 @@ final class Calshim_Changes {
 					$featured[] = (int) $item['featured_media'];
 				}
 			}
-			$out['posts']->$type = [ 'changed' => array_keys( $posts[ $type ] ), 'items' => $items, 'digests' => $digests ];
+			$out['posts']->$type = [ 'changed' => array_keys( $posts[ $type ] ), 'items' => $items, 'digests' => $digests, 'logged' => self::logged( $logged, 'post', $type ) ];
 			$deleted['posts']    = array_merge( $deleted['posts'], self::gone_ids( $posts[ $type ], $items ) );
 		}
 		foreach ( self::TAXONOMIES as $taxonomy ) {
@@ -761,7 +797,7 @@ final class Calshim_Changes {
 			$base    = self::rest_base( get_taxonomy( $taxonomy ), $taxonomy );
 			$digests = Calshim_Verify::digests( 'terms', array_keys( $terms[ $taxonomy ] ) );
 			$items   = self::read( '/wp/v2/' . $base, array_keys( $terms[ $taxonomy ] ), $forward + [ 'hide_empty' => false, '_fields' => self::TERM_FIELDS ] );
-			$out['terms']->$base = [ 'changed' => array_keys( $terms[ $taxonomy ] ), 'items' => $items, 'digests' => $digests ];
+			$out['terms']->$base = [ 'changed' => array_keys( $terms[ $taxonomy ] ), 'items' => $items, 'digests' => $digests, 'logged' => self::logged( $logged, 'term', $taxonomy ) ];
 			$deleted['terms']    = array_merge( $deleted['terms'], self::gone_ids( $terms[ $taxonomy ], $items ) );
 		}
 		$attachments      = isset( $posts['attachment'] ) ? $posts['attachment'] : [];
@@ -770,6 +806,19 @@ final class Calshim_Changes {
 		$out['media']     = [ 'changed' => array_keys( $attachments ), 'items' => self::media_items( $media_ids ) ];
 		$out['deleted']   = $deleted;
 		return $out;
+	}
+
+	/**
+	 * `logged` of a changed set: the digest each object had when its newest row in the answer was written ("0":
+	 * not held then), where the row kept one. calshim compares it with `digests`, the object's now: an object
+	 * changed around the hooks after its row (direct SQL) is sent in a state that row does not place, and
+	 * calshim has it logged (the touch route) before it shows it, so that every calshim places the change at
+	 * one sequence.
+	 *
+	 * @return object JSON object, ID => hex
+	 */
+	private static function logged( array $logged, $kind, $type ) {
+		return (object) ( isset( $logged[ $kind ][ $type ] ) ? $logged[ $kind ][ $type ] : [] );
 	}
 
 	/** The IDs whose newest change is a deletion and that are still gone (no item). */
