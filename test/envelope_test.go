@@ -239,7 +239,7 @@ func TestSearchSkipsWhatItCannotShow(t *testing.T) {
 	for i := range 3 {
 		v := wp(t, http.MethodPost, "/wp/v2/tribe_venue", map[string]any{"title": fmt.Sprintf("Envelope Draft %d", i),
 			"status": "draft", "content": text})
-		t.Cleanup(func() { wp(t, http.MethodDelete, fmt.Sprintf("/wp/v2/tribe_venue/%v?force=true", v["id"]), nil) })
+		t.Cleanup(func() { wp(t, http.MethodDelete, fmt.Sprintf("/wp/v2/tribe_venue/%.0f?force=true", v["id"]), nil) })
 	}
 	eventually(t, "the drafts in the catalog", func() bool {
 		r := call(t, http.MethodGet, base+v1+"/venues?status=draft&search=envelope+draft", as("admin"), lenient)
