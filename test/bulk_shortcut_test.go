@@ -4,10 +4,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 )
 
 // A bulk page built with its shortcuts (each permalink from the type's permastruct, setup_postdata()
@@ -19,9 +17,7 @@ import (
 // and nextpage tags, quotes, inline URLs and passwords; with and without trailing slashes; and with a
 // closure of no plugin's hooked elsewhere (setup_postdata() for every post again).
 func TestSyncBulkShortcutsMatchCore(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	rng, seed := seededRand(t)
 	contents := []string{"", "plain text", "<p>Load Test Event 1: generated.</p>", "\"Quotes\" -- and... 2x3 (c) :)",
 		"[caption id=\"x\"]a caption[/caption]", "[gallery ids=\"1\"]", "[unknown-code]", "<!-- wp:paragraph --><p>block</p><!-- /wp:paragraph -->",
 		"before<!--more-->after", "one<!--nextpage-->two", "see https://example.com/x inline", "<b>bold</b> Wordpress"}
