@@ -106,3 +106,42 @@ echo wp_json_encode( [ 'page' => $bulk_page, 'links' => null !== $call_private( 
 		}
 	}
 }
+
+// A bulk page's dates are written out without parsing on days when the site's zone keeps one offset:
+// the same strings as date_create()->format() (mysql_to_rfc3339) for dates generated over the days of
+// offset changes and around them (gaps and overlaps, half-hour changes, Samoa's skipped day), on other
+// days, invalid dates, zero dates, years below 1000, and in fixed-offset zones.
+func TestSyncBulkDatesMatchCore(t *testing.T) {
+	rng, _ := seededRand(t)
+	var dates []string
+	for _, d := range []string{"2026-03-08", "2026-11-01", "2026-10-04", "2026-04-05", "2026-03-29", "2026-10-25", "2011-12-29", "2011-12-30", "2011-12-31", "2026-02-30", "0999-01-01", "0000-00-00"} {
+		for range 40 {
+			dates = append(dates, fmt.Sprintf("%s %02d:%02d:%02d", d, rng.IntN(25), rng.IntN(61), rng.IntN(60)))
+		}
+	}
+	for range 2000 {
+		dates = append(dates, fmt.Sprintf("%04d-%02d-%02d %02d:%02d:%02d", 1990+rng.IntN(50), 1+rng.IntN(12), 1+rng.IntN(31), rng.IntN(24), rng.IntN(60), rng.IntN(60)))
+	}
+	dates = append(dates, "", "2026-1-02 10:00:00", "2026-01-02T10:00:00", "2026-01-02 10:00")
+	spec, _ := json.Marshal(dates)
+	out := wpPHP(t, `$dates = json_decode( base64_decode( '`+base64.StdEncoding.EncodeToString(spec)+`' ), true );
+$m = new ReflectionMethod( 'Calshim_Changes', 'rfc3339' );
+$m->setAccessible( true );
+$n = 0;
+foreach ( [ 'America/New_York', 'Australia/Lord_Howe', 'Pacific/Apia', 'Europe/London', 'Asia/Kathmandu', 'UTC', '+05:30', '-03:00' ] as $name ) {
+	$zone = new DateTimeZone( $name );
+	foreach ( $dates as $date ) {
+		$parsed = '' === $date ? false : date_create( $date, $zone );
+		$want   = false === $parsed ? false : $parsed->format( 'Y-m-d\TH:i:s' );
+		$got    = $m->invoke( null, $date, $zone );
+		$n++;
+		if ( $got !== $want ) {
+			echo "$name " . wp_json_encode( $date ) . ': ' . wp_json_encode( $got ) . ', date_create ' . wp_json_encode( $want ) . "\n";
+		}
+	}
+}
+echo "compared $n\n";`)
+	if !strings.HasPrefix(string(out), "compared ") {
+		t.Errorf("rfc3339 differs from date_create()->format():\n%s", out)
+	}
+}

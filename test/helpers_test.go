@@ -335,6 +335,7 @@ func wpPHP(t *testing.T, code string) []byte {
 
 // seededRand is a generator for a test's classes of input, its seed logged to replay a failure.
 func seededRand(t *testing.T) (*rand.Rand, int64) {
+	t.Helper()
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
 	return rand.New(rand.NewPCG(uint64(seed), 0)), seed

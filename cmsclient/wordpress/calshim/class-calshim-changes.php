@@ -1298,8 +1298,24 @@ final class Calshim_Changes {
 		return is_array( $terms ) ? array_values( wp_list_pluck( $terms, 'term_id' ) ) : [];
 	}
 
-	/** mysql_to_rfc3339() with the site's time zone made once per page instead of once per date. */
+	/**
+	 * mysql_to_rfc3339() with the site's time zone made once per page instead of once per date. A valid date of
+	 * a day on which the zone does not change its offset (nor the day before or after) parses to itself: it
+	 * is written out without parsing (a date in the gap of a change moves, an invalid one rolls over).
+	 */
 	private static function rfc3339( $date, DateTimeZone $zone ) {
+		static $steady = []; // zone and day => whether the zone keeps one offset around that day
+		if ( is_string( $date ) && preg_match( '/^(\d{4})-(\d\d)-(\d\d) (?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d$/', $date, $m ) && checkdate( (int) $m[2], (int) $m[3], (int) $m[1] ) ) {
+			$day = $zone->getName() . ' ' . substr( $date, 0, 10 );
+			if ( ! isset( $steady[ $day ] ) ) {
+				$noon           = date_create( substr( $date, 0, 10 ) . ' 12:00:00', $zone )->getTimestamp();
+				$changes        = $zone->getTransitions( $noon - 2 * DAY_IN_SECONDS, $noon + 2 * DAY_IN_SECONDS ); // false: a fixed offset
+				$steady[ $day ] = false === $changes || 1 === count( $changes );
+			}
+			if ( $steady[ $day ] ) {
+				return substr_replace( $date, 'T', 10, 1 );
+			}
+		}
 		$datetime = empty( $date ) ? false : date_create( $date, $zone );
 		return false === $datetime ? false : $datetime->format( 'Y-m-d\TH:i:s' );
 	}
