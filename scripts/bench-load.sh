@@ -115,7 +115,8 @@ remove_import() {
 php_cpu() {
   local g
   if [ "$WP_SERVER" = fpm ]; then g=$fpm_pid; else g=$(cat "$STATE/php-server.pid"); fi
-  awk -v g="$g" '$5==g || $4==g {s+=$14+$15} END {printf "%.1f", s/100}' /proc/[0-9]*/stat 2>/dev/null
+  # cat, not awk on the files: awk stops at a process that exited meanwhile (another rig's), cat goes on.
+  cat /proc/[0-9]*/stat 2>/dev/null | awk -v g="$g" '$5==g || $4==g {s+=$14+$15} END {printf "%.1f", s/100}'
 }
 db_cpu() { awk '{printf "%.1f", ($14+$15)/100}' "/proc/$(pgrep -xo mariadbd)/stat" 2>/dev/null || echo 0; }
 shim_cpu() { awk '{printf "%.1f", ($14+$15)/100}' "/proc/$shim_pid/stat"; }

@@ -4,12 +4,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // A bulk page's digests (hashed in PHP from the rows the page read) are the checksum route's (hashed by
@@ -19,9 +17,7 @@ import (
 // additional fields' prefix), rows of keys not digested, relationships to terms of the two taxonomies
 // and of another.
 func TestSyncBulkDigestsMatchChecksums(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	rng, seed := seededRand(t)
 	texts := []string{"", "plain", "Café déjà vu", "日本語のイベント", "emoji 😀🎉", "sep\x1fin\x1fside", "quote ' \" \\ back",
 		"<p>html &amp; <b>bold</b></p>", "  spaces  ", "tab\tnew\nline"}
 	long := slices.Concat(texts, []string{strings.Repeat("long text ", 300)})

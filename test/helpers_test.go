@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -330,6 +331,14 @@ func wpGet(t *testing.T, path, key string) []json.RawMessage {
 func wpPHP(t *testing.T, code string) []byte {
 	t.Helper()
 	return wpPHPConfigured(t, "", code)
+}
+
+// seededRand is a generator for a test's classes of input, its seed logged to replay a failure.
+func seededRand(t *testing.T) (*rand.Rand, int64) {
+	t.Helper()
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	return rand.New(rand.NewPCG(uint64(seed), 0)), seed
 }
 
 // wpPHPConfigured is wpPHP with config run before WordPress loads, as wp-config.php is (constants).

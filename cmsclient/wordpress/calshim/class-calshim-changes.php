@@ -973,7 +973,7 @@ final class Calshim_Changes {
 		if ( $plain ) { // after bulk_digests: see there
 			self::prime_terms( self::uncached( array_map( 'intval', wp_list_pluck( $posts, 'ID' ) ), self::relationship_groups( $taxonomies ) ), $taxonomies );
 		}
-		$page  = self::bulk_page( $taxonomies, $plain );
+		$page  = self::bulk_page( $taxonomies, $plain, $type, $posts );
 		$items = [];
 		foreach ( $posts as $post ) {
 			$items[] = self::bulk_item( $post, $page, $request );
@@ -1027,7 +1027,7 @@ final class Calshim_Changes {
 	 * term IDs can be read straight from the primed cache (no plugin filters the terms), the site's time
 	 * zone, and whether the caller may read every post (else edit_post decides per post).
 	 */
-	private static function bulk_page( array $taxonomies, $primed ) {
+	private static function bulk_page( array $taxonomies, $primed, $type, array $posts ) {
 		$bases = [];
 		$plain = $primed && ! has_filter( 'get_the_terms' ) && ! has_filter( 'get_term' );
 		foreach ( $taxonomies as $taxonomy ) {
@@ -1039,7 +1039,115 @@ final class Calshim_Changes {
 			'plain_terms' => $plain,
 			'zone'        => wp_timezone(),
 			'read_all'    => current_user_can( Calshim_Bridge::READ_ALL_CAP ),
+			'links'       => self::links( $type, $posts ),
+			'postdata'    => self::foreign_hooks(),
 		];
+	}
+
+	/**
+	 * Whether code other than WordPress' own (wp-includes, wp-admin, PHP's functions) and this plugin's is
+	 * hooked to anything — a plugin, a theme, a drop-in —, or anything at all to setup_postdata()'s own hooks.
+	 * Only then can a post's rendering read the globals setup_postdata() sets ($pages, $authordata, $more, ...)
+	 * but for core's blocks and shortcodes (bulk_item() sets those posts up whatever this says). A callback
+	 * naming a function that does not exist (core's admin ones outside wp-admin) cannot run and is left out.
+	 * About 1 ms for the ~800 callbacks of a REST request.
+	 */
+	private static function foreign_hooks() {
+		global $wp_filter;
+		if ( self::hooked( 'the_post' ) || self::hooked( 'content_pagination' ) ) {
+			return true;
+		}
+		$own    = [ wp_normalize_path( ABSPATH . WPINC ) . '/', wp_normalize_path( ABSPATH . 'wp-admin' ) . '/', wp_normalize_path( __DIR__ ) . '/' ];
+		$loader = wp_normalize_path( CALSHIM_PLUGIN_FILE );
+		foreach ( $wp_filter as $hook ) {
+			foreach ( $hook->callbacks as $callbacks ) {
+				foreach ( $callbacks as $callback ) {
+					$file = self::defined_in( $callback['function'] );
+					if ( false === $file || $loader === $file ) {
+						continue;
+					}
+					if ( null === $file || 0 !== strpos( $file, $own[0] ) && 0 !== strpos( $file, $own[1] ) && 0 !== strpos( $file, $own[2] ) ) {
+						return true;
+					}
+				}
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * The file a callback is defined in (with forward slashes), false for PHP's own functions and for a function or
+	 * method that does not exist, null when it cannot be told (an invokable object).
+	 */
+	private static function defined_in( $callback ) {
+		try {
+			if ( $callback instanceof Closure || is_string( $callback ) && false === strpos( $callback, '::' ) ) {
+				$reflection = new ReflectionFunction( $callback );
+			} elseif ( is_array( $callback ) && 2 === count( $callback ) ) {
+				$reflection = new ReflectionMethod( $callback[0], $callback[1] );
+			} elseif ( is_string( $callback ) ) {
+				$reflection = new ReflectionMethod( $callback );
+			} else {
+				return null;
+			}
+		} catch ( ReflectionException $e ) {
+			return false;
+		}
+		$file = $reflection->getFileName();
+		return false === $file ? false : str_replace( '\\', '/', $file ); // a path that differs otherwise only counts as foreign
+	}
+
+	/**
+	 * Hooks get_permalink() runs for a post of a custom type, through get_post_permalink() and home_url(), with
+	 * the callbacks core hooks there itself (WP_HOME, a constant, in place of the option).
+	 */
+	const LINK_FILTERS = [ 'post_type_link' => [], 'home_url' => [], 'set_url_scheme' => [], 'user_trailingslashit' => [],
+		'get_post_status' => [], 'is_post_status_viewable' => [], 'pre_option_home' => [], 'pre_option' => [],
+		'option_home' => [ '_config_wp_home' ] ];
+
+	/**
+	 * What get_permalink() gives a post of $type in a viewable status, worked out once for the page instead of
+	 * once per post (it cost a page of 2,500 events about 30 ms of PHP): the type's permastruct with the slug
+	 * in it, trailing-slashed as the site wants, under home_url(), as get_post_permalink() builds it. Only for a
+	 * flat custom type with a permastruct and no plugin on LINK_FILTERS, and only if it gives the page's first
+	 * such post what get_permalink() does (a WordPress that builds links otherwise); null: get_permalink() for
+	 * every post. Other statuses (drafts get ?post_type=…&p= links, private ones depend on the reader) always
+	 * go through get_permalink() (permalink()).
+	 */
+	private static function links( $type, array $posts ) {
+		global $wp_rewrite;
+		$object = get_post_type_object( $type );
+		$struct = $wp_rewrite instanceof WP_Rewrite ? $wp_rewrite->get_extra_permastruct( $type ) : false;
+		if ( ! $object || $object->_builtin || $object->hierarchical || ! is_string( $struct ) || '' === $struct ) {
+			return null;
+		}
+		foreach ( self::LINK_FILTERS as $hook => $core ) {
+			if ( self::hooked( $hook, $core ) ) {
+				return null;
+			}
+		}
+		$links = [ 'struct' => $struct, 'tag' => "%$type%", 'home' => home_url(), 'slash' => $wp_rewrite->use_trailing_slashes, 'viewable' => [] ];
+		foreach ( get_post_stati() as $status ) {
+			if ( is_post_status_viewable( $status ) ) {
+				$links['viewable'][ $status ] = true;
+			}
+		}
+		foreach ( $posts as $post ) {
+			if ( isset( $links['viewable'][ $post->post_status ] ) ) {
+				return get_permalink( $post ) === self::permalink( $post, $links ) ? $links : null;
+			}
+		}
+		return $links;
+	}
+
+	/** get_permalink( $post ), from the page's links() when they hold its status. */
+	private static function permalink( WP_Post $post, $links ) {
+		if ( null === $links || ! isset( $links['viewable'][ $post->post_status ] ) ) {
+			return get_permalink( $post );
+		}
+		$path = str_replace( $links['tag'], $post->post_name, $links['struct'] );
+		$path = $links['slash'] ? trailingslashit( $path ) : untrailingslashit( $path );
+		return $path ? $links['home'] . '/' . ltrim( $path, '/' ) : $links['home']; // home_url( $path )
 	}
 
 	/**
@@ -1075,22 +1183,30 @@ final class Calshim_Changes {
 
 	/** Whether the direct reads give what core's would: a mysqli connection, no plugin on CACHE_FILTERS. */
 	private static function plain_reads() {
-		global $wpdb, $wp_filter;
+		global $wpdb;
 		if ( ! isset( $wpdb->dbh ) || ! $wpdb->dbh instanceof mysqli ) {
 			return false;
 		}
 		foreach ( self::CACHE_FILTERS as $hook ) {
-			$n = 0;
-			foreach ( isset( $wp_filter[ $hook ] ) ? $wp_filter[ $hook ]->callbacks : [] as $callbacks ) {
-				$n += count( $callbacks );
-			}
 			// Core's only callback there renames post format terms, a taxonomy calshim never reads.
-			$core = 'wp_get_object_terms' === $hook && has_filter( $hook, '_post_format_wp_get_object_terms' ) ? 1 : 0;
-			if ( $n > $core ) {
+			if ( self::hooked( $hook, [ '_post_format_wp_get_object_terms' ] ) ) {
 				return false;
 			}
 		}
 		return true;
+	}
+
+	/** Whether a callback other than the named functions of core ($core) is hooked to $hook. */
+	private static function hooked( $hook, array $core = [] ) {
+		global $wp_filter;
+		$n = 0;
+		foreach ( isset( $wp_filter[ $hook ] ) ? $wp_filter[ $hook ]->callbacks : [] as $callbacks ) {
+			$n += count( $callbacks );
+		}
+		foreach ( $core as $function ) {
+			$n -= false === has_filter( $hook, $function ) ? 0 : 1;
+		}
+		return $n > 0;
 	}
 
 	/** The IDs missing from any of the cache groups (a persistent object cache may hold the others). */
@@ -1181,7 +1297,11 @@ final class Calshim_Changes {
 	/** One post as WP_REST_Posts_Controller::prepare_item_for_response renders the fields calshim reads. */
 	private static function bulk_item( WP_Post $post, array $page, WP_REST_Request $request ) {
 		$GLOBALS['post'] = $post; // as wp/v2 does: content filters may read the global post
-		setup_postdata( $post );
+		// setup_postdata() (a fifteenth of the page's PHP) where something may read the globals it sets: code
+		// other than core's and ours (foreign_hooks), or core's own blocks and shortcodes (get_the_content()).
+		if ( $page['postdata'] || self::marked_up( $post->post_content ) || self::marked_up( $post->post_excerpt ) ) {
+			setup_postdata( $post );
+		}
 		$zone = $page['zone'];
 		$item = [
 			'id'             => $post->ID,
@@ -1192,7 +1312,7 @@ final class Calshim_Changes {
 			'slug'           => $post->post_name,
 			'status'         => $post->post_status,
 			'type'           => $post->post_type,
-			'link'           => get_permalink( $post ),
+			'link'           => self::permalink( $post, $page['links'] ),
 			'author'         => (int) $post->post_author,
 			'featured_media' => (int) get_post_thumbnail_id( $post ),
 		];
@@ -1204,6 +1324,11 @@ final class Calshim_Changes {
 		$privileged      = $page['read_all'] || current_user_can( 'edit_post', $post->ID );
 		$item['calshim'] = Calshim_Bridge::post_fields( $post, $privileged, $request, $terms );
 		return $item;
+	}
+
+	/** Whether $text may hold a shortcode ("[") or a block, a more or a nextpage tag (HTML comments). */
+	private static function marked_up( $text ) {
+		return false !== strpos( $text, '[' ) || false !== strpos( $text, '<!--' );
 	}
 
 	/**
@@ -1222,8 +1347,24 @@ final class Calshim_Changes {
 		return is_array( $terms ) ? array_values( wp_list_pluck( $terms, 'term_id' ) ) : [];
 	}
 
-	/** mysql_to_rfc3339() with the site's time zone made once per page instead of once per date. */
+	/**
+	 * mysql_to_rfc3339() with the site's time zone made once per page instead of once per date. A valid date of
+	 * a day on which the zone does not change its offset (nor the day before or after) parses to itself: it
+	 * is written out without parsing (a date in the gap of a change moves, an invalid one rolls over).
+	 */
 	private static function rfc3339( $date, DateTimeZone $zone ) {
+		static $steady = []; // zone and day => whether the zone keeps one offset around that day
+		if ( is_string( $date ) && preg_match( '/^(\d{4})-(\d\d)-(\d\d) (?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d$/', $date, $m ) && checkdate( (int) $m[2], (int) $m[3], (int) $m[1] ) ) {
+			$day = $zone->getName() . ' ' . substr( $date, 0, 10 );
+			if ( ! isset( $steady[ $day ] ) ) {
+				$noon           = date_create( substr( $date, 0, 10 ) . ' 12:00:00', $zone )->getTimestamp();
+				$changes        = $zone->getTransitions( $noon - 2 * DAY_IN_SECONDS, $noon + 2 * DAY_IN_SECONDS ); // false: a fixed offset
+				$steady[ $day ] = false === $changes || 1 === count( $changes );
+			}
+			if ( $steady[ $day ] ) {
+				return substr_replace( $date, 'T', 10, 1 );
+			}
+		}
 		$datetime = empty( $date ) ? false : date_create( $date, $zone );
 		return false === $datetime ? false : $datetime->format( 'Y-m-d\TH:i:s' );
 	}

@@ -164,32 +164,32 @@ final class Calshim_Verify {
 	 * @return object JSON object, ID => hex, in the order of $posts
 	 */
 	public static function digest_rows( array $posts, array $meta, array $relations ) {
+		// Each digest is kept as its 8 bytes (the MD5's first 64 bits, big-endian) and XORed as a string.
 		$acc = [];
 		foreach ( $posts as $post ) {
 			$fields = [];
 			foreach ( self::POST_DIGEST_COLUMNS as $column ) {
 				$fields[] = $post->$column; // NOT NULL columns
 			}
-			$acc[ (int) $post->ID ] = unpack( 'N2', md5( implode( "\x1f", $fields ), true ) );
+			$acc[ (int) $post->ID ] = substr( md5( implode( "\x1f", $fields ), true ), 0, 8 );
 		}
 		foreach ( $meta as $row ) {
 			$id = (int) $row[0];
 			if ( isset( $acc[ $id ] ) && ! empty( $row[4] ) ) {
-				$h = unpack( 'N2', md5( "m\x1f$row[0]\x1f$row[1]" . ( null === $row[2] ? '' : "\x1f$row[2]" ) . ( null === $row[3] ? '' : "\x1f$row[3]" ), true ) );
-				$acc[ $id ] = [ 1 => $acc[ $id ][1] ^ $h[1], 2 => $acc[ $id ][2] ^ $h[2] ];
+				$acc[ $id ] ^= md5( "m\x1f$row[0]\x1f$row[1]" . ( null === $row[2] ? '' : "\x1f$row[2]" ) . ( null === $row[3] ? '' : "\x1f$row[3]" ), true );
 			}
 		}
 		foreach ( $relations as $row ) {
 			$id = (int) $row[0];
 			if ( isset( $acc[ $id ] ) ) {
-				$h = unpack( 'N2', md5( "t\x1f$row[0]\x1f$row[1]", true ) );
-				$acc[ $id ] = [ 1 => $acc[ $id ][1] ^ $h[1], 2 => $acc[ $id ][2] ^ $h[2] ];
+				$acc[ $id ] ^= md5( "t\x1f$row[0]\x1f$row[1]", true );
 			}
 		}
 		$out = [];
-		foreach ( $acc as $id => $halves ) {
+		foreach ( $acc as $id => $bytes ) {
 			// LOWER(HEX(n)) of the unsigned 64-bit n: no leading zeros, "0" for zero.
-			$out[ $id ] = $halves[1] ? dechex( $halves[1] ) . sprintf( '%08x', $halves[2] ) : dechex( $halves[2] );
+			$hex        = ltrim( bin2hex( $bytes ), '0' );
+			$out[ $id ] = '' === $hex ? '0' : $hex;
 		}
 		return (object) $out;
 	}
