@@ -370,8 +370,7 @@ func (e endBounds) count(b *eventBlock, l statusList, r [2]int) int {
 	if n, ok := e.decide(sp); whole && ok {
 		return n
 	}
-	switch {
-	case whole:
+	if whole {
 		// The first end after a string s is the first at or after s+"\x00".
 		lo, _ := slices.BinarySearch(l.ends, e.after+"\x00")
 		hi := len(l.ends)

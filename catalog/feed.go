@@ -154,6 +154,35 @@ func (c *Catalog) postTypes() []string {
 // slower than a load, nor post by post.
 func (c *Catalog) readPages(ctx context.Context, typ string, live []int, want func(int) bool,
 	dst map[int]*mapping.Post, digests map[int]cmsclient.Digest) error {
+	var mu sync.Mutex // over dst and digests: each page goes into them as soon as it is decoded
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(c.client.Concurrency, 1))
+	for _, r := range pageRanges(live, want) {
+		g.Go(func() error {
+			posts, sums, err := c.readPage(gctx, typ, r)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for id, p := range posts {
+				if want(id) && c.holds(p.Status()) {
+					dst[id] = p
+					if d, ok := sums[id]; ok {
+						digests[id] = d
+					}
+				}
+			}
+			c.loading.page(len(posts))
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// pageRanges cuts live into pages of at most bulkChunk IDs, each narrowed to the first and last ID
+// want accepts in it; a page without one is left out.
+func pageRanges(live []int, want func(int) bool) [][2]int {
 	var ranges [][2]int
 	for chunk := range slices.Chunk(live, bulkChunk) {
 		first := slices.IndexFunc(chunk, want)
@@ -166,42 +195,24 @@ func (c *Catalog) readPages(ctx context.Context, typ string, live []int, want fu
 		}
 		ranges = append(ranges, [2]int{chunk[first], chunk[last]})
 	}
-	var mu sync.Mutex // over dst and digests: each page goes into them as soon as it is decoded
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(c.client.Concurrency, 1))
-	for _, r := range ranges {
-		g.Go(func() error {
-			t0 := time.Now()
-			page, err := c.client.BulkPosts(gctx, typ, r[0], r[1])
-			if err != nil {
-				return fmt.Errorf("catalog: bulk %s: %w", typ, err)
-			}
-			t1 := time.Now()
-			posts := make(map[int]*mapping.Post, len(page.Items))
-			err = c.decodePosts(typ, page.Items, posts)
-			c.stats.fetch.Add(int64(t1.Sub(t0)))
-			c.stats.decode.Add(int64(time.Since(t1)))
-			if err != nil {
-				return err
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			for id, p := range posts {
-				if want(id) && c.holds(p.Status()) {
-					dst[id] = p
-					if d, ok := page.Digests[id]; ok {
-						digests[id] = d
-					}
-				}
-			}
-			c.loading.page(len(page.Items))
-			return nil
-		})
+	return ranges
+}
+
+// readPage reads and decodes the bulk page of typ's posts with IDs in r, and answers them and their
+// digests (the page's JSON is left behind); timed into c.stats.
+func (c *Catalog) readPage(ctx context.Context, typ string, r [2]int) (
+	map[int]*mapping.Post, map[int]cmsclient.Digest, error) {
+	t0 := time.Now()
+	page, err := c.client.BulkPosts(ctx, typ, r[0], r[1])
+	if err != nil {
+		return nil, nil, fmt.Errorf("catalog: bulk %s: %w", typ, err)
 	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	return nil
+	t1 := time.Now()
+	posts := make(map[int]*mapping.Post, len(page.Items))
+	err = c.decodePosts(typ, page.Items, posts)
+	c.stats.fetch.Add(int64(t1.Sub(t0)))
+	c.stats.decode.Add(int64(time.Since(t1)))
+	return posts, page.Digests, err
 }
 
 // pollFeed applies what changed since the catalog's sequence, reloading everything when the log

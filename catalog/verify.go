@@ -569,8 +569,9 @@ func (h *heldIDs) of(posts *postMap) []int {
 		i, _ := slices.BinarySearch(rest, added[0])
 		ids, rest, added = append(append(ids, rest[:i]...), added[0]), rest[i:], added[1:]
 	}
-	h.posts, h.ids = posts, append(ids, rest...)
-	return h.ids
+	ids = append(ids, rest...)
+	h.posts, h.ids = posts, ids
+	return ids
 }
 
 // descent is what descend found: the IDs whose digests differ, WordPress' listing of those it holds,
