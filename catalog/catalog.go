@@ -69,6 +69,7 @@ type Catalog struct {
 	sums    sums        // the plugin's digests of what the catalog holds (verify.go)
 	verify  verifyState // checks of those digests (verify.go)
 	stats   loadStats   // where the last full load's time went
+	loading *loadBound  // a full load's memory bound while it runs (loadmem.go); under mu
 }
 
 // loadStats times the parts of a full load, in nanoseconds: the bulk pages' requests (WordPress'
@@ -142,6 +143,10 @@ func (c *Catalog) load(ctx context.Context) error {
 	}
 	c.stats.fetch.Store(0)
 	c.stats.decode.Store(0)
+	defer func() { // the bound (loadPosts) holds until the load's garbage is handed back (below)
+		c.loading.done()
+		c.loading = nil
+	}()
 	posts, err := c.loadPosts(ctx, head, sums.posts)
 	if err != nil {
 		return err

@@ -690,6 +690,9 @@ func changeSize(ch change) int {
 
 // diffPosts lists the events, venues and organizers added, changed or removed from old to next.
 func diffPosts(old, next *Snapshot) []change {
+	if out, ok := diffShards(old, next); ok {
+		return out
+	}
 	var out []change
 	lists := [][2][]*mapping.Post{{old.Events, next.Events}, {old.Venues, next.Venues},
 		{old.Organizers, next.Organizers}}
@@ -698,6 +701,34 @@ func diffPosts(old, next *Snapshot) []change {
 	}
 
 	return out
+}
+
+// diffShards is diffPosts from the posts maps' shards that next does not share with old (those a
+// poll wrote to): its cost follows the changed posts, not the catalog, as long as next was made
+// from old by a few edits (ok false otherwise: the lists are compared). In ID order.
+func diffShards(old, next *Snapshot) (out []change, ok bool) {
+	pairs, ok := next.posts.unshared(old.posts)
+	if !ok {
+		return nil, false
+	}
+	listed := func(p *mapping.Post) bool {
+		t := p.Type()
+		return t == next.types.Event || t == next.types.Venue || t == next.types.Organizer
+	}
+	for _, pair := range pairs {
+		for id, p := range pair[0] {
+			if q, had := pair[1][id]; listed(p) && (!had || q != p && !reflect.DeepEqual(q, p)) {
+				out = append(out, change{id: id, before: q})
+			}
+		}
+		for id, q := range pair[1] {
+			if _, has := pair[0][id]; !has && listed(q) {
+				out = append(out, change{id: id, before: q})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b change) int { return cmp.Compare(a.id, b.id) })
+	return out, true
 }
 
 // diffList compares one list of old with the same list of next. Unchanged posts are carried over

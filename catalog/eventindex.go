@@ -23,6 +23,23 @@ import (
 type eventIndex struct {
 	blocks []*eventBlock
 	before []int // before[i]: the events in blocks[:i]; one more entry than blocks (the total)
+	// groups[g] sums blocks[g*groupBlocks:(g+1)*groupBlocks]: a list of dates and statuses counts a
+	// group at once when every end date in it meets the bounds, or none does (most groups: events
+	// end near their start), so that counting a million events visits some thirty groups, not a
+	// thousand blocks.
+	groups []blockGroup
+}
+
+// groupBlocks is how many blocks a group sums.
+const groupBlocks = 32
+
+// blockGroup is, per status, how many events a group of blocks holds and their least and greatest
+// end dates.
+type blockGroup map[string]endSpan
+
+type endSpan struct {
+	n           int
+	first, last string
 }
 
 // eventBlockSize is how many events a block holds when built; a patched block larger than twice
@@ -74,11 +91,32 @@ func newEventIndex(events []*mapping.Post) *eventIndex {
 	return x
 }
 
-// count fills before from the blocks.
+// count fills before and groups from the blocks: a pass over the blocks' statuses, made again
+// when a patch changes some blocks.
 func (x *eventIndex) count() {
 	x.before = make([]int, len(x.blocks)+1)
+	x.groups = make([]blockGroup, (len(x.blocks)+groupBlocks-1)/groupBlocks)
 	for i, b := range x.blocks {
 		x.before[i+1] = x.before[i] + len(b.posts)
+		g := x.groups[i/groupBlocks]
+		if g == nil {
+			g = blockGroup{}
+			x.groups[i/groupBlocks] = g
+		}
+		for st, l := range b.byStatus {
+			if len(l.ends) == 0 {
+				continue
+			}
+			sp, ok := g[st]
+			if !ok || l.ends[0] < sp.first {
+				sp.first = l.ends[0]
+			}
+			if !ok || l.ends[len(l.ends)-1] > sp.last {
+				sp.last = l.ends[len(l.ends)-1]
+			}
+			sp.n += len(l.ends)
+			g[st] = sp
+		}
 	}
 }
 
@@ -325,17 +363,14 @@ func (e endBounds) meets(end string) bool {
 // the sorted end dates when r is the whole block, else event by event.
 func (e endBounds) count(b *eventBlock, l statusList, r [2]int) int {
 	whole := r[0] == 0 && r[1] == len(b.posts)
-	switch {
-	case whole && e.all:
-		return len(l.pos)
-	case whole && len(l.ends) == 0:
-		return 0
-	case whole && e.meets(l.ends[0]) && e.meets(l.ends[len(l.ends)-1]):
-		return len(l.ends) // the bounds are an interval: all between meet them too
-	case whole && (l.ends[len(l.ends)-1] <= e.after || e.max != "" && l.ends[0] > e.max ||
-		e.before != "" && l.ends[0] >= e.before):
-		return 0 // the block ends before the bounds or starts after them (events end near their start)
-	case whole:
+	var sp endSpan
+	if len(l.ends) > 0 {
+		sp = endSpan{n: len(l.ends), first: l.ends[0], last: l.ends[len(l.ends)-1]}
+	}
+	if n, ok := e.decide(sp); whole && ok {
+		return n
+	}
+	if whole {
 		// The first end after a string s is the first at or after s+"\x00".
 		lo, _ := slices.BinarySearch(l.ends, e.after+"\x00")
 		hi := len(l.ends)
@@ -356,6 +391,20 @@ func (e endBounds) count(b *eventBlock, l statusList, r [2]int) int {
 		}
 	}
 	return n
+}
+
+// decide counts the events of sp when all of them meet the bounds or none does; ok is false when
+// their end dates straddle a bound.
+func (e endBounds) decide(sp endSpan) (n int, ok bool) {
+	switch {
+	case sp.n == 0:
+		return 0, true
+	case e.all || e.meets(sp.first) && e.meets(sp.last):
+		return sp.n, true // the bounds are an interval: all between meet them too
+	case sp.last <= e.after || e.max != "" && sp.first > e.max || e.before != "" && sp.first >= e.before:
+		return 0, true // they end before the bounds or start after them (events end near their start)
+	}
+	return 0, false
 }
 
 // postings is, for a block, the candidate lists a filter names.
@@ -469,41 +518,70 @@ func scan(f *mapping.EventFilter, cand iter.Seq[*mapping.Post],
 	return page, total
 }
 
-// ranged answers a query of statuses and dates only: the total is counted block by block from the
-// statuses' sorted end dates (a block the start bounds cut is counted event by event), then the
-// page is read from the block that holds its first event.
+// ranged answers a query of statuses and dates only: the total is counted a group of blocks at a
+// time where the group lies within the start range and its statuses' end dates decide it, else a
+// block at a time from the statuses' sorted end dates (a block the start bounds cut is counted
+// event by event); then the page is read from the block group that holds its first event.
 func (x *eventIndex) ranged(f *mapping.EventFilter,
 	lo, hi, offset, limit int) ([]*mapping.Post, int) {
 	statuses, ends := distinct(f.Statuses), newEndBounds(f)
-	counts := make([]int, 0, x.blockOf(hi)-x.blockOf(lo)+1)
-	total := 0
-	for b, r := range x.spans(lo, hi) {
-		n := 0
-		for _, st := range statuses {
-			n += ends.count(b, b.byStatus[st], r)
+	total, from, skipped := 0, -1, 0 // from: the first block of the unit holding the offset-th match
+	for b := x.blockOf(lo); b < len(x.blocks) && x.before[b] < hi; {
+		n, next := x.countGroup(b, lo, hi, statuses, ends)
+		if from < 0 && total+n > offset {
+			from, skipped = b, total
 		}
-		counts = append(counts, n)
-		total += n
+		total, b = total+n, next
 	}
 	if offset >= total || limit <= 0 {
 		return nil, total
 	}
-	return x.rangedPage(f, statuses, counts, lo, hi, offset, limit), total
+	return x.rangedPage(f, statuses, ends, from, lo, hi, offset-skipped, limit), total
 }
 
-// rangedPage reads ranged's page: the blocks before the one holding the offset-th match are
-// skipped by their counts.
-func (x *eventIndex) rangedPage(f *mapping.EventFilter, statuses []string, counts []int,
-	lo, hi, offset, limit int) []*mapping.Post {
-	page := make([]*mapping.Post, 0, limit)
-	k := 0
-	for b, r := range x.spans(lo, hi) {
-		if k++; offset >= counts[k-1] {
-			offset -= counts[k-1]
-			continue
+// countGroup counts the matches from block b on: of its whole group when b starts one that lies
+// within [lo, hi) and the group's end dates decide every status, else of block b alone; next is the
+// block after those counted.
+func (x *eventIndex) countGroup(b, lo, hi int, statuses []string, ends endBounds) (n, next int) {
+	if last := min(b+groupBlocks, len(x.blocks)); b%groupBlocks == 0 && x.before[b] >= lo && x.before[last] <= hi {
+		g, decided := x.groups[b/groupBlocks], true
+		for _, st := range statuses {
+			k, ok := ends.decide(g[st])
+			n, decided = n+k, decided && ok
 		}
-		for _, at := range statusPositions(b, statuses, r[0], r[1]) {
-			if p := b.posts[at]; mapping.MatchEvent(p, f) {
+		if decided {
+			return n, last
+		}
+	}
+	return x.countBlock(b, lo, hi, statuses, ends), b + 1
+}
+
+// countBlock counts the matches of block b within [lo, hi).
+func (x *eventIndex) countBlock(b, lo, hi int, statuses []string, ends endBounds) int {
+	blk := x.blocks[b]
+	r := [2]int{max(lo-x.before[b], 0), min(hi-x.before[b], len(blk.posts))}
+	n := 0
+	for _, st := range statuses {
+		n += ends.count(blk, blk.byStatus[st], r)
+	}
+	return n
+}
+
+// rangedPage reads ranged's page from block from on, offset matches in: the blocks before the one
+// holding the offset-th match are skipped by their counts.
+func (x *eventIndex) rangedPage(f *mapping.EventFilter, statuses []string, ends endBounds,
+	from, lo, hi, offset, limit int) []*mapping.Post {
+	page := make([]*mapping.Post, 0, limit)
+	for b := from; b < len(x.blocks) && x.before[b] < hi; b++ {
+		if offset > 0 {
+			if n := x.countBlock(b, lo, hi, statuses, ends); offset >= n {
+				offset -= n
+				continue
+			}
+		}
+		blk := x.blocks[b]
+		for _, at := range statusPositions(blk, statuses, max(lo-x.before[b], 0), min(hi-x.before[b], len(blk.posts))) {
+			if p := blk.posts[at]; mapping.MatchEvent(p, f) {
 				if offset > 0 {
 					offset--
 					continue

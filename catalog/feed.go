@@ -120,11 +120,22 @@ func (c *Catalog) loadPosts(ctx context.Context, head *cmsclient.FeedHead,
 		return c.loadV2Posts(ctx)
 	}
 	// The load allocates the whole catalog at once: collecting garbage less often meanwhile saves CPU
-	// (at the cost of a larger heap until the next collection).
+	// (at the cost of a larger heap until the next collection), up to the bound the posts read so
+	// far project (loadBound).
 	defer debug.SetGCPercent(debug.SetGCPercent(200))
-	posts := map[int]*mapping.Post{}
+	ids := make([][]int, 0, 3)
+	total := 0
 	for _, typ := range c.postTypes() {
-		if err := c.bulkPosts(ctx, typ, posts, digests); err != nil {
+		l, err := c.client.BulkIDs(ctx, typ)
+		if err != nil {
+			return nil, fmt.Errorf("catalog: bulk %s: %w", typ, err)
+		}
+		ids, total = append(ids, l), total+len(l)
+	}
+	c.loading = newLoadBound(total)
+	posts := make(map[int]*mapping.Post, total)
+	for i, typ := range c.postTypes() {
+		if err := c.readPages(ctx, typ, ids[i], func(int) bool { return true }, posts, digests); err != nil {
 			return nil, err
 		}
 	}
@@ -135,17 +146,6 @@ func (c *Catalog) postTypes() []string {
 	return []string{c.opt.Types.Event, c.opt.Types.Venue, c.opt.Types.Organizer}
 }
 
-// bulkPosts reads every post of typ into dst, and their digests into digests: the IDs first, then
-// pages of bulkChunk IDs in parallel (readPages).
-func (c *Catalog) bulkPosts(ctx context.Context, typ string, dst map[int]*mapping.Post,
-	digests map[int]cmsclient.Digest) error {
-	ids, err := c.client.BulkIDs(ctx, typ)
-	if err != nil {
-		return fmt.Errorf("catalog: bulk %s: %w", typ, err)
-	}
-	return c.readPages(ctx, typ, ids, func(int) bool { return true }, dst, digests)
-}
-
 // readPages reads in bulk the posts of typ whose ID want accepts into dst, and their digests into
 // digests, where live lists every ID of typ WordPress holds, ascending: in pages of at most bulkChunk
 // of live's IDs, each narrowed to the first and last wanted ID it holds (a page without one is not
@@ -154,6 +154,35 @@ func (c *Catalog) bulkPosts(ctx context.Context, typ string, dst map[int]*mappin
 // slower than a load, nor post by post.
 func (c *Catalog) readPages(ctx context.Context, typ string, live []int, want func(int) bool,
 	dst map[int]*mapping.Post, digests map[int]cmsclient.Digest) error {
+	var mu sync.Mutex // over dst and digests: each page goes into them as soon as it is decoded
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(c.client.Concurrency, 1))
+	for _, r := range pageRanges(live, want) {
+		g.Go(func() error {
+			posts, sums, err := c.readPage(gctx, typ, r)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for id, p := range posts {
+				if want(id) && c.holds(p.Status()) {
+					dst[id] = p
+					if d, ok := sums[id]; ok {
+						digests[id] = d
+					}
+				}
+			}
+			c.loading.page(len(posts))
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// pageRanges cuts live into pages of at most bulkChunk IDs, each narrowed to the first and last ID
+// want accepts in it; a page without one is left out.
+func pageRanges(live []int, want func(int) bool) [][2]int {
 	var ranges [][2]int
 	for chunk := range slices.Chunk(live, bulkChunk) {
 		first := slices.IndexFunc(chunk, want)
@@ -166,39 +195,24 @@ func (c *Catalog) readPages(ctx context.Context, typ string, live []int, want fu
 		}
 		ranges = append(ranges, [2]int{chunk[first], chunk[last]})
 	}
-	pages := make([]map[int]*mapping.Post, len(ranges))
-	sums := make([]map[int]cmsclient.Digest, len(ranges))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(c.client.Concurrency, 1))
-	for i, r := range ranges {
-		g.Go(func() error {
-			t0 := time.Now()
-			page, err := c.client.BulkPosts(gctx, typ, r[0], r[1])
-			if err != nil {
-				return fmt.Errorf("catalog: bulk %s: %w", typ, err)
-			}
-			t1 := time.Now()
-			pages[i], sums[i] = map[int]*mapping.Post{}, page.Digests
-			err = c.decodePosts(typ, page.Items, pages[i])
-			c.stats.fetch.Add(int64(t1.Sub(t0)))
-			c.stats.decode.Add(int64(time.Since(t1)))
-			return err
-		})
+	return ranges
+}
+
+// readPage reads and decodes the bulk page of typ's posts with IDs in r, and answers them and their
+// digests (the page's JSON is left behind); timed into c.stats.
+func (c *Catalog) readPage(ctx context.Context, typ string, r [2]int) (
+	map[int]*mapping.Post, map[int]cmsclient.Digest, error) {
+	t0 := time.Now()
+	page, err := c.client.BulkPosts(ctx, typ, r[0], r[1])
+	if err != nil {
+		return nil, nil, fmt.Errorf("catalog: bulk %s: %w", typ, err)
 	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	for i, page := range pages {
-		for id, p := range page {
-			if want(id) && c.holds(p.Status()) {
-				dst[id] = p
-				if d, ok := sums[i][id]; ok {
-					digests[id] = d
-				}
-			}
-		}
-	}
-	return nil
+	t1 := time.Now()
+	posts := make(map[int]*mapping.Post, len(page.Items))
+	err = c.decodePosts(typ, page.Items, posts)
+	c.stats.fetch.Add(int64(t1.Sub(t0)))
+	c.stats.decode.Add(int64(time.Since(t1)))
+	return posts, page.Digests, err
 }
 
 // pollFeed applies what changed since the catalog's sequence, reloading everything when the log

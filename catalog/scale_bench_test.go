@@ -2,15 +2,18 @@ package catalog
 
 import (
 	"fmt"
+	"maps"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"calshim/cmsclient"
 	"calshim/mapping"
 )
 
@@ -31,6 +34,61 @@ func BenchmarkPatchOne(b *testing.B) {
 				q := *p
 				edit.set(id, &q)
 				patch(base, old, edit.done(), old.terms, old.media, []int{id})
+			}
+		})
+	}
+}
+
+// BenchmarkPollBookkeeping is what a poll bringing one edited event costs besides patch, at
+// 100,000 and 1,000,000 events, the way before issue 28's million work and now: a periodic check
+// listing the IDs the catalog holds ("ids/sorted": a map of their digests and a sort, as it was;
+// "ids/held": heldIDs following the edit) and the journal's diff ("diff/lists": the three lists
+// walked side by side, as it was; "diff/shards": the shards the edit wrote to).
+func BenchmarkPollBookkeeping(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		posts := randomEvents(rand.New(rand.NewSource(1)), n)
+		base := Snapshot{types: indexTypes}
+		first := build(base, posts, map[int]*mapping.Term{}, map[int]*mapping.Media{})
+		digests := make(map[int]cmsclient.Digest, n)
+		for id := range posts {
+			digests[id] = cmsclient.Digest(id)
+		}
+		edited := func(old *Snapshot, i int) *Snapshot {
+			id := 1 + i%n
+			edit := old.posts.edit()
+			p, _ := edit.get(id)
+			q := *p
+			q.Derived.Start = "2026-12-01 10:00:00"
+			edit.set(id, &q)
+			next := base
+			next.Version = old.Version + 1
+			return patch(next, old, edit.done(), old.terms, old.media, []int{id})
+		}
+		b.Run(fmt.Sprint(n, "/ids/sorted"), func(b *testing.B) {
+			for b.Loop() {
+				local := make(map[int]cmsclient.Digest, len(digests))
+				for id := range first.posts.all() {
+					local[id] = digests[id]
+				}
+				_ = slices.Sorted(maps.Keys(local))
+			}
+		})
+		next := edited(first, 7)
+		b.Run(fmt.Sprint(n, "/ids/held"), func(b *testing.B) { // from one to the other and back
+			var h heldIDs
+			h.of(first.posts)
+			for i := 0; b.Loop(); i++ {
+				h.of([]*Snapshot{next, first}[i%2].posts)
+			}
+		})
+		b.Run(fmt.Sprint(n, "/diff/lists"), func(b *testing.B) {
+			for b.Loop() {
+				diffList(first.Events, next.Events, first, next)
+			}
+		})
+		b.Run(fmt.Sprint(n, "/diff/shards"), func(b *testing.B) {
+			for b.Loop() {
+				diffShards(first, next)
 			}
 		})
 	}

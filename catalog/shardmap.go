@@ -3,6 +3,7 @@ package catalog
 import (
 	"hash/maphash"
 	"iter"
+	"reflect"
 )
 
 // shardCount is how many maps a shardMap spreads its entries over: a change copies one shard (a
@@ -69,6 +70,41 @@ func (m *shardMap[K, V]) all() iter.Seq2[K, V] {
 			}
 		}
 	}
+}
+
+// unshared answers, for each shard m does not share with old (those an edit from old to m wrote
+// to), m's shard and old's: what a few edits changed, found at the cost of those edits' shards. ok
+// is false when the two share no shard (old nil or empty, or a map not made from it): compare them
+// whole. Shared shards are equal: shards are never modified once a map is done.
+func (m *shardMap[K, V]) unshared(old *shardMap[K, V]) (pairs [][2]map[K]V, ok bool) {
+	if m == nil || old == nil || m.shards == nil || old.shards == nil {
+		return nil, false
+	}
+	for i, s := range m.shards {
+		if o := old.shards[i]; reflect.ValueOf(s).UnsafePointer() != reflect.ValueOf(o).UnsafePointer() {
+			pairs = append(pairs, [2]map[K]V{s, o})
+		}
+	}
+	return pairs, len(pairs) < len(m.shards)
+}
+
+// diffKeys answers the keys m holds and old does not (added) and those old holds and m does not
+// (removed), from the shards they do not share (unshared); ok as unshared's.
+func (m *shardMap[K, V]) diffKeys(old *shardMap[K, V]) (added, removed []K, ok bool) {
+	pairs, ok := m.unshared(old)
+	for _, p := range pairs {
+		for k := range p[0] {
+			if _, had := p[1][k]; !had {
+				added = append(added, k)
+			}
+		}
+		for k := range p[1] {
+			if _, has := p[0][k]; !has {
+				removed = append(removed, k)
+			}
+		}
+	}
+	return added, removed, ok
 }
 
 // toMap copies the entries into a plain map.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"maps"
 	"net/http"
 	"slices"
@@ -90,6 +89,7 @@ func setDigests(m map[int]cmsclient.Digest, set cmsclient.ChangedSet) {
 type verifyState struct {
 	last  time.Time // under Catalog.mu
 	slice int       // the slice of posts the next periodic check compares; under Catalog.mu
+	ids   heldIDs   // the IDs of the posts last checked, ascending; under Catalog.mu
 	off   bool      // the plugin serves no checksums (an older plugin): never check
 	// noTouch: the plugin cannot log what a check finds (an older plugin: its feed does not say
 	// `touch`), so the check repairs it itself (touch). Set by every feed answer.
@@ -376,8 +376,8 @@ func (c *Catalog) checkOptions(ctx context.Context, cur *Snapshot, t *cmsclient.
 // that reading them is cheaper than the feed's reading them again (readSpans or refetchPosts).
 func (c *Catalog) checkPosts(ctx context.Context, cur *Snapshot, whole bool,
 	t *cmsclient.Touch) (*Snapshot, int, error) {
-	local := held(cur.posts.all(), c.sums.posts)
-	ids := slices.Sorted(maps.Keys(local))
+	ids := c.verify.ids.of(cur.posts)
+	local := heldSums{ids: ids, sums: c.sums.posts}
 	var bounds [][2]int
 	if n := verifySlices(len(ids)); whole {
 		for k := range n {
@@ -395,7 +395,7 @@ func (c *Catalog) checkPosts(ctx context.Context, cur *Snapshot, whole bool,
 	g.SetLimit(max(c.client.Concurrency, 1))
 	for i, b := range bounds {
 		g.Go(func() (err error) {
-			found[i], err = c.descend(gctx, cmsclient.KindPosts, local, ids, b[0], b[1])
+			found[i], err = c.descend(gctx, cmsclient.KindPosts, local, b[0], b[1])
 			return err
 		})
 	}
@@ -538,8 +538,8 @@ func (c *Catalog) refetchPosts(ctx context.Context, theirs map[int]cmsclient.Ite
 // checkTerms re-reads the terms when some digests differ, and replaces those; with t, it names them
 // in t instead.
 func (c *Catalog) checkTerms(ctx context.Context, cur *Snapshot, t *cmsclient.Touch) (*Snapshot, int, error) {
-	local := held(maps.All(cur.terms), c.sums.terms)
-	d, err := c.descend(ctx, cmsclient.KindTerms, local, slices.Sorted(maps.Keys(local)), 0, -1)
+	local := heldSums{ids: slices.Sorted(maps.Keys(cur.terms)), sums: c.sums.terms}
+	d, err := c.descend(ctx, cmsclient.KindTerms, local, 0, -1)
 	switch {
 	case err != nil:
 		return cur, 0, err
@@ -588,13 +588,63 @@ func (c *Catalog) checkTerms(ctx context.Context, cur *Snapshot, t *cmsclient.To
 	return patch(base, cur, cur.posts, terms, cur.media, nil), n, nil
 }
 
-// held answers the digest of each object the catalog holds (0 when it has none).
-func held[V any](objects iter.Seq2[int, V], digests map[int]cmsclient.Digest) map[int]cmsclient.Digest {
-	out := make(map[int]cmsclient.Digest, len(digests))
-	for id := range objects {
-		out[id] = digests[id]
+// heldSums is the digests of the objects a snapshot holds: their IDs, ascending, and the catalog's
+// digests by ID (a held object without one has digest 0; a digest of an object not held is not
+// counted). Nothing is copied: a check reads them under Catalog.mu, which every change of the
+// digests holds.
+type heldSums struct {
+	ids  []int
+	sums map[int]cmsclient.Digest
+}
+
+// get answers the digest of a held object; ok is false when id is not held.
+func (h heldSums) get(id int) (d cmsclient.Digest, ok bool) {
+	if _, ok = slices.BinarySearch(h.ids, id); ok {
+		d = h.sums[id]
 	}
-	return out
+	return d, ok
+}
+
+// heldIDs keeps the IDs of a postMap, ascending, from one check to the next: a periodic check
+// compares one slice of the posts but bounds it by every ID, and at a million posts listing and
+// sorting them under the catalog's lock at every check held up the polls (an edit's freshness). A
+// later map is listed from the earlier one: only the shards it does not share with it (those a poll
+// wrote to) are compared, and the IDs added or removed merged in.
+type heldIDs struct {
+	posts *postMap
+	ids   []int
+}
+
+// of answers the IDs posts holds, ascending; the slice is shared: never modify it.
+func (h *heldIDs) of(posts *postMap) []int {
+	if h.posts == posts && h.ids != nil {
+		return h.ids
+	}
+	added, removed, ok := posts.diffKeys(h.posts)
+	if !ok {
+		ids := make([]int, 0, posts.len())
+		for id := range posts.all() {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		h.posts, h.ids = posts, ids
+		return ids
+	}
+	slices.Sort(added)
+	slices.Sort(removed)
+	ids, rest := make([]int, 0, len(h.ids)+len(added)-len(removed)), h.ids
+	for len(added) > 0 || len(removed) > 0 { // the runs between them copied whole
+		if len(removed) > 0 && (len(added) == 0 || removed[0] < added[0]) {
+			i, _ := slices.BinarySearch(rest, removed[0])
+			ids, rest, removed = append(ids, rest[:i]...), rest[min(i+1, len(rest)):], removed[1:]
+			continue
+		}
+		i, _ := slices.BinarySearch(rest, added[0])
+		ids, rest, added = append(append(ids, rest[:i]...), added[0]), rest[i:], added[1:]
+	}
+	ids = append(ids, rest...)
+	h.posts, h.ids = posts, ids
+	return ids
 }
 
 // descent is what descend found: the IDs whose digests differ, WordPress' listing of those it holds,
@@ -618,9 +668,8 @@ func (d *descent) merge(o descent) {
 // then, only within the ranges that differ, smaller ones, down to ranges few enough to list object by
 // object; ranges where a large part differs are answered as spans to read whole. It only reads local
 // and ids: checkPosts runs several at once.
-func (c *Catalog) descend(ctx context.Context, kind string, local map[int]cmsclient.Digest, ids []int,
-	from, to int) (descent, error) {
-	d := descent{theirs: map[int]cmsclient.ItemSum{}}
+func (c *Catalog) descend(ctx context.Context, kind string, local heldSums, from, to int) (descent, error) {
+	d, ids := descent{theirs: map[int]cmsclient.ItemSum{}}, local.ids
 	top, err := c.client.Checksums(ctx, kind, from, to, verifyParts)
 	if err != nil {
 		return d, fmt.Errorf("catalog: checksums: %w", err)
@@ -634,7 +683,7 @@ func (c *Catalog) descend(ctx context.Context, kind string, local map[int]cmscli
 			return d, fmt.Errorf("catalog: checksums: an answer about %d parts of [%d, %d], asked %d parts",
 				rs.Parts, rs.From, rs.To, verifyParts)
 		}
-		spans := differingSpans(rs, ids, local)
+		spans := differingSpans(rs, local)
 		if bulkSpans(spans, rs) {
 			d.bulk = append(d.bulk, spans...)
 			continue
@@ -676,13 +725,13 @@ type span struct{ from, to, mine, theirs int }
 
 // differingSpans computes the catalog's sums of rs's sub-ranges and answers those that differ from
 // WordPress'.
-func differingSpans(rs *cmsclient.RangeSums, ids []int, local map[int]cmsclient.Digest) []span {
+func differingSpans(rs *cmsclient.RangeSums, local heldSums) []span {
 	width := rs.To - rs.From + 1
 	mine := make([]cmsclient.PartSum, rs.Parts)
-	for _, id := range idsIn(ids, rs.From, rs.To) {
+	for _, id := range idsIn(local.ids, rs.From, rs.To) {
 		p := (id - rs.From) * rs.Parts / width
 		mine[p].Count++
-		mine[p].Digest ^= local[id]
+		mine[p].Digest ^= local.sums[id]
 	}
 	theirs := make([]cmsclient.PartSum, rs.Parts)
 	for _, p := range rs.Ranges {
@@ -721,13 +770,13 @@ func idsIn(ids []int, from, to int) []int {
 
 // compareItems answers the IDs whose digests differ between WordPress' listing of a range and the
 // catalog's IDs in it (mine), and records WordPress' listing of them in theirs.
-func compareItems(items []cmsclient.ItemSum, mine []int, local map[int]cmsclient.Digest,
+func compareItems(items []cmsclient.ItemSum, mine []int, local heldSums,
 	theirs map[int]cmsclient.ItemSum) []int {
 	var wrong []int
 	listed := make(map[int]bool, len(items))
 	for _, it := range items {
 		listed[it.ID] = true
-		if d, ok := local[it.ID]; !ok || d != it.Digest {
+		if d, ok := local.get(it.ID); !ok || d != it.Digest {
 			wrong = append(wrong, it.ID)
 			theirs[it.ID] = it
 		}

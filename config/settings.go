@@ -29,7 +29,7 @@ var settings = []setting{
 	{key: "log_level", desc: "Level of the log (JSON lines on stderr).",
 		value: of("info", func(c *Config) *string { return &c.LogLevel }, oneOf("debug", "info", "warn", "error"))},
 	{key: "memory_limit", desc: "Go's soft memory limit, in bytes. 0: set once the catalogs are loaded " +
-		"to 1.25 times their measured size (scaled as they grow) plus the response caches' budgets, " +
+		"to 1.1 times their measured size (scaled as they grow) plus the response caches' budgets, " +
 		"`limits.memory_budget` and " +
 		"48 MiB, so the collector runs before the heap doubles, never above 90% of the container's " +
 		"(cgroup's) memory limit; -1: none. `GOMEMLIMIT`, when set, wins.",
