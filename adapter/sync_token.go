@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -30,7 +29,8 @@ import (
 // keep no text (a search is not tested on them: with `search`, "deleted" also names changed posts
 // that matched the other filters then and not the search). A replica whose journal does not reach
 // back to the token (restarted since, or a position before its start) does not know them, and
-// answers 410 rather than guess. A token of
+// answers 410 rather than guess; so does one whose poll read two rows of a post around the token,
+// unless the caller sees that post now (catalog.Split). A token of
 // another site, list or filters, or older than the change log reaches back (its retention, or
 // more changes since than sync.max_bytes holds) is 410 calshim_sync_token_expired: the client lists
 // afresh. A token ahead of this replica's catalog waits for it (sequence_wait),
@@ -177,7 +177,10 @@ func (s *Server) syncList(r *request, kind syncKind) (*response, error) {
 		return nil, err
 	}
 
-	current, deleted := syncSplit(r, kind.typ(r), changed, now, then)
+	current, deleted, err := catalog.Split(r.snap, kind.typ(r), changed, now, then)
+	if errors.Is(err, catalog.ErrSyncExpired) {
+		return nil, errSyncExpired
+	}
 	slices.SortFunc(current, func(a, b *mapping.Post) int { return orderOf(kind.less, a, b) })
 	from, to := pg.window(len(current))
 	ctx := r.ctx(false)
@@ -192,26 +195,6 @@ func (s *Server) syncList(r *request, kind syncKind) (*response, error) {
 	res.headers = append(res.headers, header{syncHeader, next})
 	expose(res, syncHeader)
 	return res, nil
-}
-
-// syncSplit sorts the changed posts of one type into those the caller now sees matching and the IDs
-// of those it saw matching before and no longer does.
-func syncSplit(r *request, typ string, changed map[int]catalog.Changed,
-	now, then func(*mapping.Post) bool) (current []*mapping.Post, deleted []int) {
-	deleted = []int{}
-	for id, ch := range changed {
-		p, ok := r.snap.Post(id)
-		switch {
-		case ok && p.Type() == typ && now(p):
-			current = append(current, p)
-		case ch.Type != typ:
-		case ch.Before != nil && then(ch.Before):
-			deleted = append(deleted, id)
-		}
-	}
-
-	sort.Ints(deleted)
-	return current, deleted
 }
 
 func orderOf(less func(a, b *mapping.Post) bool, a, b *mapping.Post) int {
