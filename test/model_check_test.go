@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	neturl "net/url"
 	"regexp"
@@ -28,18 +29,22 @@ type client struct {
 	token             string
 	copy              map[int]json.RawMessage
 	restarts          int      // the world's restarts when it took its token
-	trail             []string // its last tokens' positions and calshims, for the findings
+	trail             []string // its last tokens (position@calshim) and deltas, for the findings
 }
 
 // took records a client's new token, from calshim target.
 func (c *client) took(token string, target, restarts int) {
 	c.token, c.restarts = token, restarts
-	raw, _ := base64.RawURLEncoding.DecodeString(token)
-	parts := strings.Split(string(raw), ".")
-	if len(parts) == 4 {
-		c.trail = append(c.trail, parts[2]+"@"+strconv.Itoa(target))
+	c.trace(fmt.Sprintf("%d@%d", tokenPos(token), target))
+}
+
+// trace adds to the client's trail, unless it repeats its last entry.
+func (c *client) trace(entry string) {
+	if n := len(c.trail); n > 0 && c.trail[n-1] == entry {
+		return
 	}
-	if len(c.trail) > 4 {
+	c.trail = append(c.trail, entry)
+	if len(c.trail) > 8 {
 		c.trail = c.trail[1:]
 	}
 }
@@ -212,6 +217,10 @@ func (w *world) converge(c *client, deadline time.Time) {
 		if d.status != http.StatusOK {
 			w.note("delta-failed", "%s: delta on calshim %d answered %d", c, target, d.status)
 			return
+		}
+		if len(d.items) > 0 || len(d.deleted) > 0 {
+			c.trace(fmt.Sprintf("delta %d@%d: %v, deleted %v", tokenPos(c.token), target, slices.Sorted(maps.Keys(d.items)),
+				d.deleted))
 		}
 		for _, id := range d.deleted {
 			if _, held := c.copy[id]; !held {
