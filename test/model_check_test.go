@@ -204,7 +204,9 @@ func (w *world) converge(c *client, deadline time.Time) {
 	for {
 		d := w.fetch(c, base, c.token)
 		if d.status == http.StatusGone && w.between(c, base) {
-			w.relist(c, target) // by design: the replica cannot know what the client saw there
+			w.t.Logf("step %d: %s: 410 on calshim %d for token %d, between two rows of one of its polls (by design)",
+				w.stepNo, c, target, tokenPos(c.token))
+			w.relist(c, target) // the replica cannot know what the client saw there
 			return
 		}
 		if d.status == http.StatusGone { // a restarted replica too: its snapshot file keeps its journal
