@@ -45,7 +45,7 @@ var ErrSyncExpired = errors.New("catalog: sync position of another log, or older
 // ErrSyncUnknown says this replica never held the state, at the position, of a post the caller does
 // not see now (Split): another replica may have shown it there, so whether the caller holds it is
 // not known. Distinct from ErrSyncExpired, whose log no longer reaches back.
-var ErrSyncUnknown = errors.New("catalog: sync position inside a gap of this replica, for a post the caller does not see")
+var ErrSyncUnknown = errors.New("catalog: sync position in a gap of this replica, for a post the caller does not see")
 
 // Changed is one post changed since a position.
 type Changed struct {
@@ -602,45 +602,49 @@ func (j *journal) addGaps(from, pos int64, relogged map[int]cmsclient.LogRow) {
 	if pos-from < 2 {
 		return
 	}
-	var gaps []gap
-	if !covered {
-		gaps = []gap{{first: from + 1, last: pos}}
-	} else {
-		at := map[int]int{} // a post's gap in gaps
-		i, _ := slices.BinarySearchFunc(j.rows, from+1, func(r cmsclient.LogRow, seq int64) int {
-			return cmp.Compare(r.Seq, seq)
-		})
-		for ; i < len(j.rows) && j.rows[i].Seq <= pos; i++ {
-			r := j.rows[i]
-			if r.Term {
-				continue
-			}
-			if k, ok := at[r.ID]; ok {
-				gaps[k].last = r.Seq
-				continue
-			}
-			at[r.ID] = len(gaps)
-			gaps = append(gaps, gap{id: r.ID, typ: r.Type, first: r.Seq, last: r.Seq})
-		}
-		for id, r := range relogged {
-			k, ok := at[id]
-			switch {
-			case !ok:
-				gaps = append(gaps, gap{id: id, typ: r.Type, first: r.Seq, last: pos}) // no row placed it
-			case gaps[k].last <= r.Seq:
-				gaps[k].last = pos
-			}
-			if ok {
-				gaps[k].first = min(gaps[k].first, r.Seq)
-			}
-		}
-		gaps = slices.DeleteFunc(gaps, func(g gap) bool { return g.first >= g.last })
+	gaps := []gap{{first: from + 1, last: pos}}
+	if covered {
+		gaps = j.postGaps(from, pos, relogged)
 	}
-	slices.SortFunc(gaps, func(a, b gap) int { return cmp.Compare(a.last, b.last) })
+	slices.SortFunc(gaps, func(a, b gap) int { return cmp.Or(cmp.Compare(a.last, b.last), cmp.Compare(a.id, b.id)) })
 	for _, g := range gaps {
 		j.bytes += gapSize(g)
 	}
 	j.gaps = append(j.gaps, gaps...)
+}
+
+// postGaps is the gaps of the posts the kept rows after from up to pos name more than once, and of
+// those relogged names.
+func (j *journal) postGaps(from, pos int64, relogged map[int]cmsclient.LogRow) []gap {
+	var gaps []gap
+	at := map[int]int{} // a post's gap in gaps
+	i, _ := slices.BinarySearchFunc(j.rows, from+1, func(r cmsclient.LogRow, seq int64) int {
+		return cmp.Compare(r.Seq, seq)
+	})
+	for ; i < len(j.rows) && j.rows[i].Seq <= pos; i++ {
+		r := j.rows[i]
+		if r.Term {
+			continue
+		}
+		if k, ok := at[r.ID]; ok {
+			gaps[k].last = r.Seq
+			continue
+		}
+		at[r.ID] = len(gaps)
+		gaps = append(gaps, gap{id: r.ID, typ: r.Type, first: r.Seq, last: r.Seq})
+	}
+	for id, r := range relogged {
+		k, ok := at[id]
+		if !ok {
+			gaps = append(gaps, gap{id: id, typ: r.Type, first: r.Seq, last: pos}) // no row placed it
+			continue
+		}
+		if gaps[k].last <= r.Seq { // no later row placed it
+			gaps[k].last = pos
+		}
+		gaps[k].first = min(gaps[k].first, r.Seq)
+	}
+	return slices.DeleteFunc(gaps, func(g gap) bool { return g.first >= g.last })
 }
 
 // gapSize is what one gap holds (its type string is the catalog's, shared).
