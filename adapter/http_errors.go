@@ -71,9 +71,10 @@ var (
 	// errSyncExpired is the answer to a token calshim cannot answer.
 	errSyncExpired = newError(http.StatusGone, "calshim_sync_token_expired",
 		"The sync token has expired or belongs to another site. List again without sync_token.")
-	// errSyncUnknown is the answer to a token standing between two rows of a changed post that this
-	// replica read in one poll (catalog.Changed.Unknown): another replica may have shown the post
-	// there in a state this one never held, so it cannot say whether the caller holds it.
+	// errSyncUnknown is the answer to a token inside a gap of this replica's for a post the caller
+	// does not see now (catalog.ErrSyncUnknown: two rows of it read in one poll, or a recent repair):
+	// another replica may have shown the post there in a state this one never held, so it cannot say
+	// whether the caller holds it.
 	errSyncUnknown = newError(http.StatusGone, "calshim_sync_token_unknown",
 		"This server cannot tell what changed since the sync token for you. List again without sync_token.")
 	errNotifyUnauthorized = newError(http.StatusUnauthorized, "calshim_notify_unauthorized",

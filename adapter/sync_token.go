@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -30,8 +29,9 @@ import (
 // keep no text (a search is not tested on them: with `search`, "deleted" also names changed posts
 // that matched the other filters then and not the search). A replica whose journal does not reach
 // back to the token (restarted since, or a position before its start) does not know them, and
-// answers 410 rather than guess; so does one that read past two rows of a changed post in one poll,
-// for a token between them and a caller that does not see the post now (calshim_sync_token_unknown). A token of
+// answers 410 rather than guess; so does one whose poll read two rows of a post around the token
+// (or a recent repair of it), unless the caller sees that post now (catalog.Split): that is 410
+// calshim_sync_token_unknown, the state there is one this replica never held. A token of
 // another site, list or filters, or older than the change log reaches back (its retention, or
 // more changes since than sync.max_bytes holds) is 410 calshim_sync_token_expired: the client lists
 // afresh. A token ahead of this replica's catalog waits for it (sequence_wait),
@@ -178,8 +178,8 @@ func (s *Server) syncList(r *request, kind syncKind) (*response, error) {
 		return nil, err
 	}
 
-	current, deleted, unknown := syncSplit(r, kind.typ(r), changed, now, then)
-	if unknown {
+	current, deleted, err := catalog.Split(r.snap, kind.typ(r), changed, now, then)
+	if err != nil { // catalog.ErrSyncUnknown
 		return nil, errSyncUnknown
 	}
 	slices.SortFunc(current, func(a, b *mapping.Post) int { return orderOf(kind.less, a, b) })
@@ -196,29 +196,6 @@ func (s *Server) syncList(r *request, kind syncKind) (*response, error) {
 	res.headers = append(res.headers, header{syncHeader, next})
 	expose(res, syncHeader)
 	return res, nil
-}
-
-// syncSplit sorts the changed posts of one type into those the caller now sees matching and the IDs
-// of those it saw matching before and no longer does; unknown: a post it does not see now whose
-// state at the token's position this replica does not know (catalog.Changed.Unknown).
-func syncSplit(r *request, typ string, changed map[int]catalog.Changed,
-	now, then func(*mapping.Post) bool) (current []*mapping.Post, deleted []int, unknown bool) {
-	deleted = []int{}
-	for id, ch := range changed {
-		p, ok := r.snap.Post(id)
-		switch {
-		case ok && p.Type() == typ && now(p):
-			current = append(current, p)
-		case ch.Type != typ:
-		case ch.Unknown:
-			unknown = true
-		case ch.Before != nil && then(ch.Before):
-			deleted = append(deleted, id)
-		}
-	}
-
-	sort.Ints(deleted)
-	return current, deleted, unknown
 }
 
 func orderOf(less func(a, b *mapping.Post) bool, a, b *mapping.Post) int {

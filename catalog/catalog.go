@@ -58,7 +58,7 @@ type Catalog struct {
 	polls       int
 	// relogged: the posts the poll under way read in a state their rows do not place, with the row
 	// (relog, verify.go), for the journal's next record; under mu.
-	relogged map[int]int64
+	relogged map[int]cmsclient.LogRow
 	// since holds, per post type, the upstream's clock when its posts were last read: the next poll
 	// asks for what was modified after it.
 	since map[string]time.Time

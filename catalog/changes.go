@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"reflect"
 	"slices"
@@ -41,14 +42,43 @@ const DefaultMaxChangeBytes = 4 << 20
 // the feed, the journal) no longer reaches back to it.
 var ErrSyncExpired = errors.New("catalog: sync position of another log, or older than the log holds")
 
+// ErrSyncUnknown says this replica never held the state, at the position, of a post the caller does
+// not see now (Split): another replica may have shown it there, so whether the caller holds it is
+// not known. Distinct from ErrSyncExpired, whose log no longer reaches back.
+var ErrSyncUnknown = errors.New("catalog: sync position in a gap of this replica, for a post the caller does not see")
+
 // Changed is one post changed since a position.
 type Changed struct {
 	Type   string        // its post type
 	Before *mapping.Post // its state at the position, as earlier keeps it (nil: it did not exist, or unplaced)
-	// Unknown: this replica never held the post's state at the position (change.unsure), which
-	// another may have shown there: a caller that sees the post now gets it again, one that does not
-	// cannot be told whether it held it (the token expires).
+	// Unknown: this replica never held its state at the position (a gap of this replica's, or a
+	// recent repair), which another may have shown there: shown to a caller now it is re-sent, else
+	// the caller cannot be told whether it held it (Split: ErrSyncUnknown).
 	Unknown bool
+}
+
+// Split sorts the changed posts of type typ into those a caller sees matching in snap now (now), and
+// the IDs, ascending, of those it saw matching at the position (then, tested on Before) and no
+// longer does. A post whose state at the position is unknown and that the caller does not see now
+// makes the position unknown for it (ErrSyncUnknown): it may have seen it then, or may never have
+// been allowed to (its ID would tell it of a post it may not read).
+func Split(snap *Snapshot, typ string, changed map[int]Changed,
+	now, then func(*mapping.Post) bool) (current []*mapping.Post, deleted []int, err error) {
+	deleted = []int{}
+	for id, ch := range changed {
+		p, ok := snap.Post(id)
+		switch {
+		case ok && p.Type() == typ && now(p):
+			current = append(current, p)
+		case ch.Type != typ:
+		case ch.Unknown:
+			return nil, nil, ErrSyncUnknown
+		case ch.Before != nil && then(ch.Before):
+			deleted = append(deleted, id)
+		}
+	}
+	slices.Sort(deleted)
+	return current, deleted, nil
 }
 
 // syncPos is where in the change log a snapshot stands (feed only). seq moves on while the snapshot
@@ -71,12 +101,6 @@ type change struct {
 	when   int64
 	// embedded: an event that did not change, whose venue, organizer or term did (it has no row).
 	embedded bool
-	// unsure, unsureTo: the poll that recorded the change read past two rows of the post, the first
-	// at unsure and the last at unsureTo (or read it in a state its row at unsure does not place,
-	// changed around the log since: relog in verify.go, and read on to the row that does, else to
-	// pos): another replica may have shown a state of the post at a position from unsure on, before
-	// unsureTo, that this one never held (Changed.Unknown). 0: none.
-	unsure, unsureTo int64
 }
 
 // journal is the bounded memory of changes and log rows, oldest first.
@@ -91,7 +115,22 @@ type journal struct {
 	// rows are the log's rows of posts and terms after rowFloor up to rowTop, all of them (feed only).
 	rowFloor, rowTop int64
 	rows             []cmsclient.LogRow
-	bytes            int // the entries' and rows' size as changeSize and rowSize count it
+	// gaps are the positions inside this replica's polls at which a post's state is not known,
+	// ordered by last.
+	gaps  []gap
+	bytes int // the entries', rows' and gaps' size as changeSize, rowSize and gapSize count them
+}
+
+// gap is a post of which one poll read several log rows: a position from first (its first row in
+// the poll) up to last (its last row), excluded, is one this replica never stood at (a token of
+// another replica), and the post's state there is none the replica read, so it cannot say whether
+// the caller saw it then. So is a post the poll read in a state its row at first does not place
+// (changed around the log since: relog in verify.go), up to the row that does, or to the poll's end.
+// id 0: every post (a poll whose rows are not kept, a reload).
+type gap struct {
+	id          int
+	typ         string
+	first, last int64
 }
 
 // publish records what next changes, then makes it the current snapshot (with c.mu held): a reader
@@ -111,6 +150,8 @@ func (c *Catalog) publish(next *Snapshot) {
 // feed's sequence.
 func (c *Catalog) advanced(cur *Snapshot) {
 	if cur.pos != nil {
+		c.journal.stood(cur.pos.log, cur.pos.seq.Load(), c.feed.seq.Load(), c.maxChangeBytes(), c.relogged)
+		c.relogged = nil
 		cur.pos.seq.Store(c.feed.seq.Load())
 	}
 }
@@ -188,12 +229,12 @@ func (j *journal) versionsSince(since, until int64) (map[int]Changed, error) {
 // rows written around the log has no row; an event whose venue, organizer or term changed renders
 // anew), each with its state at since: from the first change recorded after since (for a position
 // this replica never stood at, a token of another replica, the change its poll straddled counts when
-// the post's first row after since is in it), as in until when none was recorded (a post the
-// catalog does not hold, of another language or status, stays out of deleted). A change published
+// the post's first row after since is in it; when since is inside a gap, the state is unknown), as
+// in until when none was recorded (a post the catalog does not hold, of another language or status,
+// stays out of deleted). A change published
 // at since without moving the sequence (a repair) counts as after since. A repair recorded after
 // recent (unix nanoseconds, repairWindow), on either side of since, is named Unknown: re-sent when
-// the caller sees it, else the token expires for that caller. So is a post whose change this
-// replica read past two of its rows in one poll (change.unsure), for a since between them. When the
+// the caller sees it, else the token is unknown for that caller. When the
 // journal does not reach back to since (another log, a restart since, a forged position), the states
 // are not known, nor what changed in the events' embedded venues, organizers and terms: false, the
 // position is expired.
@@ -213,8 +254,11 @@ func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, sna
 		return out, false
 	}
 
-	first := firstRows(rows)
-	decided, resend := map[int]bool{}, rowEmbedders(rows, snap)
+	decided := map[int]bool{}
+	if !j.unknownAt(since, out, decided) {
+		return out, false
+	}
+	first, resend := firstRows(rows), rowEmbedders(rows, snap)
 	repaired := map[int]*mapping.Post{} // the state before the last repair at or before since
 	for _, ch := range j.entries {
 		if ch.pos > until {
@@ -233,11 +277,6 @@ func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, sna
 		if decided[ch.id] {
 			continue
 		}
-		if ch.unsure > 0 && ch.unsure <= since && since < ch.unsureTo {
-			decided[ch.id] = true
-			out[ch.id] = Changed{Type: ch.typ, Unknown: true}
-			continue
-		}
 		switch after, unplaced := ch.after(since, first); {
 		case after:
 			decided[ch.id] = true
@@ -248,6 +287,20 @@ func (j *journal) before(ident string, rows []cmsclient.LogRow, since int64, sna
 	}
 	settle(out, decided, repaired, resend, snap)
 	return out, true
+}
+
+// unknownAt marks in out, as decided, the posts whose state at since is unknown (since is in their
+// gap); false when every post's is (a gap of every post).
+func (j *journal) unknownAt(since int64, out map[int]Changed, decided map[int]bool) bool {
+	for _, g := range j.gaps {
+		if g.first <= since && since < g.last {
+			if g.id == 0 {
+				return false
+			}
+			out[g.id], decided[g.id] = Changed{Type: g.typ, Unknown: true}, true
+		}
+	}
+	return true
 }
 
 // settle completes before's answer: the posts the rows name that no change after since decided, and
@@ -482,11 +535,11 @@ func (j *journal) position(s *Snapshot) (string, int64) {
 	return j.epoch, int64(s.Version)
 }
 
-// record appends the posts that differ between old and next (unsure: the row of each post read in
-// a state its row did not place, change.unsure), then forgets the oldest entries and rows beyond
-// limit bytes. A first snapshot, or one that does not follow old (another log, a position back),
+// record appends the posts that differ between old and next and the gaps of the poll (relogged: the
+// rows of posts read in a state they did not place, addGaps), then forgets the oldest entries, rows
+// and gaps beyond limit bytes. A first snapshot, or one that does not follow old (another log, a position back),
 // starts the journal afresh at next's position.
-func (j *journal) record(old, next *Snapshot, limit int, unsure map[int]int64) {
+func (j *journal) record(old, next *Snapshot, limit int, relogged map[int]cmsclient.LogRow) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.init()
@@ -496,34 +549,106 @@ func (j *journal) record(old, next *Snapshot, limit int, unsure map[int]int64) {
 
 	ident, pos := j.position(next)
 	if old == nil || !j.started || ident != j.ident || next.Version <= old.Version {
-		j.started, j.ident, j.floor, j.exact, j.entries, j.bytes = true, ident, pos, true, nil, 0
+		j.started, j.ident, j.floor, j.exact, j.entries, j.gaps, j.bytes = true, ident, pos, true, nil, nil, 0
 		j.rowFloor, j.rowTop, j.rows = pos, pos, nil
 		return
 	}
 
 	_, from := j.position(old)
 	logged, now := j.loggedIn(from, pos), time.Now().UnixNano()
-	spans := j.rowsTwice(from, pos)
-	for id, seq := range unsure {
-		if s, ok := spans[id]; !ok {
-			spans[id] = [2]int64{seq, pos} // no row placed what it read
-		} else if seq < s[0] {
-			spans[id] = [2]int64{seq, s[1]}
-		}
-	}
 	changes := diffPosts(old, next)
 	for i := range changes {
 		changes[i].repair = logged != nil && !logged[changes[i].id]
 	}
 	for _, ch := range embedded(old, next, changes) {
 		ch.from, ch.pos, ch.typ, ch.when = from, pos, typeOf(next, ch), now
-		ch.unsure, ch.unsureTo = spans[ch.id][0], spans[ch.id][1]
 		ch.before = earlier(ch.before)
 		j.entries = append(j.entries, ch)
 		j.bytes += changeSize(ch)
 	}
+	if next.pos != nil {
+		j.addGaps(from, pos, relogged)
+	}
 	j.trim(limit)
 }
+
+// stood records that the replica, which stood at from in log ident, stands at pos without a new
+// snapshot (a poll that changed nothing it holds: a post written twice may still have changed
+// between).
+func (j *journal) stood(ident string, from, pos int64, limit int, relogged map[int]cmsclient.LogRow) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !j.started || ident != j.ident || pos <= from {
+		return
+	}
+	j.addGaps(from, pos, relogged)
+	j.trim(limit)
+}
+
+// addGaps records the gaps of a poll that moved the replica from one position to the next: the
+// posts the kept rows after from up to pos name more than once, or every post when the rows kept do
+// not cover them all (nothing to record when no position lies between). A post of relogged starts its
+// gap at that row at the latest, and ends it at its last row after, else at pos.
+func (j *journal) addGaps(from, pos int64, relogged map[int]cmsclient.LogRow) {
+	covered := j.rowFloor <= from && j.rowTop >= pos
+	if j.rowTop < pos {
+		// The rows up to pos are not kept (a reload): keeping rows starts again at pos, so that the
+		// polls that follow keep theirs; the older ones are read from the plugin when asked for.
+		for _, r := range j.rows {
+			j.bytes -= rowSize(r)
+		}
+		j.rows, j.rowFloor, j.rowTop = nil, pos, pos
+	}
+	if pos-from < 2 {
+		return
+	}
+	gaps := []gap{{first: from + 1, last: pos}}
+	if covered {
+		gaps = j.postGaps(from, pos, relogged)
+	}
+	slices.SortFunc(gaps, func(a, b gap) int { return cmp.Or(cmp.Compare(a.last, b.last), cmp.Compare(a.id, b.id)) })
+	for _, g := range gaps {
+		j.bytes += gapSize(g)
+	}
+	j.gaps = append(j.gaps, gaps...)
+}
+
+// postGaps is the gaps of the posts the kept rows after from up to pos name more than once, and of
+// those relogged names.
+func (j *journal) postGaps(from, pos int64, relogged map[int]cmsclient.LogRow) []gap {
+	var gaps []gap
+	at := map[int]int{} // a post's gap in gaps
+	i, _ := slices.BinarySearchFunc(j.rows, from+1, func(r cmsclient.LogRow, seq int64) int {
+		return cmp.Compare(r.Seq, seq)
+	})
+	for ; i < len(j.rows) && j.rows[i].Seq <= pos; i++ {
+		r := j.rows[i]
+		if r.Term {
+			continue
+		}
+		if k, ok := at[r.ID]; ok {
+			gaps[k].last = r.Seq
+			continue
+		}
+		at[r.ID] = len(gaps)
+		gaps = append(gaps, gap{id: r.ID, typ: r.Type, first: r.Seq, last: r.Seq})
+	}
+	for id, r := range relogged {
+		k, ok := at[id]
+		if !ok {
+			gaps = append(gaps, gap{id: id, typ: r.Type, first: r.Seq, last: pos}) // no row placed it
+			continue
+		}
+		if gaps[k].last <= r.Seq { // no later row placed it
+			gaps[k].last = pos
+		}
+		gaps[k].first = min(gaps[k].first, r.Seq)
+	}
+	return slices.DeleteFunc(gaps, func(g gap) bool { return g.first >= g.last })
+}
+
+// gapSize is what one gap holds (its type string is the catalog's, shared).
+func gapSize(g gap) int { return int(unsafe.Sizeof(g)) }
 
 // embedded adds to changes the events that render differently because a venue, organizer or term
 // they embed changed while they did not: a client's copy of them, and a cache's, must change too.
@@ -589,31 +714,6 @@ func (j *journal) loggedIn(from, pos int64) map[int]bool {
 	return out
 }
 
-// rowsTwice is the posts with more than one kept row after from up to pos, with the first and the
-// last: a reader of the log may have stood between them.
-func (j *journal) rowsTwice(from, pos int64) map[int][2]int64 {
-	twice := map[int][2]int64{}
-	if j.rowFloor > from || j.rowTop < pos {
-		return twice
-	}
-	first := map[int]int64{}
-	i, _ := slices.BinarySearchFunc(j.rows, from+1, func(r cmsclient.LogRow, seq int64) int {
-		return cmp.Compare(r.Seq, seq)
-	})
-	for ; i < len(j.rows) && j.rows[i].Seq <= pos; i++ {
-		r := j.rows[i]
-		if r.Term {
-			continue
-		}
-		if seq, ok := first[r.ID]; ok {
-			twice[r.ID] = [2]int64{seq, r.Seq}
-		} else {
-			first[r.ID] = r.Seq
-		}
-	}
-	return twice
-}
-
 // typeOf is the post type of a change, as the snapshot's own string.
 func typeOf(next *Snapshot, ch change) string {
 	typ := ""
@@ -630,19 +730,41 @@ func typeOf(next *Snapshot, ch change) string {
 	return strings.Clone(typ)
 }
 
-// trim forgets the oldest entries and rows until they fit in limit bytes.
+// trim forgets the oldest entries, rows and gaps until they fit in limit bytes. Forgetting an entry
+// or a gap expires the positions before it; rows forgotten are read from the plugin again.
 func (j *journal) trim(limit int) {
-	drop, dropRows := 0, 0
-	for j.bytes > limit && (drop < len(j.entries) || dropRows < len(j.rows)) {
-		if dropRows == len(j.rows) || (drop < len(j.entries) && j.entries[drop].pos <= j.rows[dropRows].Seq) {
-			j.bytes -= changeSize(j.entries[drop])
-			j.floor, j.exact = j.entries[drop].pos, false
-			drop++
-			continue
+	drop, dropRows, dropGaps := 0, 0, 0
+	for j.bytes > limit && (drop < len(j.entries) || dropRows < len(j.rows) || dropGaps < len(j.gaps)) {
+		oldest, which := int64(math.MaxInt64), 0
+		if drop < len(j.entries) {
+			oldest, which = j.entries[drop].pos, 1
 		}
-		j.bytes -= rowSize(j.rows[dropRows])
-		j.rowFloor = j.rows[dropRows].Seq
-		dropRows++
+		if dropRows < len(j.rows) && j.rows[dropRows].Seq < oldest {
+			oldest, which = j.rows[dropRows].Seq, 2
+		}
+		if dropGaps < len(j.gaps) && j.gaps[dropGaps].last-1 < oldest {
+			which = 3
+		}
+		switch which {
+		case 1:
+			j.bytes -= changeSize(j.entries[drop])
+			j.floor, j.exact = max(j.floor, j.entries[drop].pos), false
+			drop++
+		case 2:
+			j.bytes -= rowSize(j.rows[dropRows])
+			j.rowFloor = j.rows[dropRows].Seq
+			dropRows++
+		default:
+			j.bytes -= gapSize(j.gaps[dropGaps])
+			j.floor, j.exact = max(j.floor, j.gaps[dropGaps].last-1), false
+			dropGaps++
+		}
+	}
+	// Gaps wholly before the floor place nothing any more.
+	for dropGaps < len(j.gaps) && (j.gaps[dropGaps].last <= j.floor ||
+		j.gaps[dropGaps].last-1 == j.floor && !j.exact) {
+		j.bytes -= gapSize(j.gaps[dropGaps])
+		dropGaps++
 	}
 
 	// The dropped slots are cleared and left behind: append moves the live ones to a new array
@@ -650,6 +772,7 @@ func (j *journal) trim(limit int) {
 	clear(j.entries[:drop])
 	j.entries = j.entries[drop:]
 	j.rows = j.rows[dropRows:]
+	j.gaps = j.gaps[dropGaps:]
 }
 
 // rowSize is what one kept row holds (its type string is the catalog's, shared).
@@ -800,22 +923,36 @@ func postOf(s *Snapshot, id int) *mapping.Post {
 	return p
 }
 
-// diskJournal is the journal as the snapshot file keeps it (persist.go): its changes and where
-// they start, not the log's rows (the plugin answers those again).
+// diskJournal is the journal as the snapshot file keeps it (persist.go): its changes, gaps and
+// where they start, not the log's rows (the plugin answers those again).
 type diskJournal struct {
 	Floor   int64
 	Exact   bool
 	Entries []diskChange
+	// Version is journalVersion when the journal was written: a file's journal of another (an older
+	// calshim's, without its gaps) is not resumed, and the positions before the file expire.
+	Version int
+	Gaps    []diskGap
+}
+
+// journalVersion: 1, the gaps.
+const journalVersion = 1
+
+// diskGap is one gap as the file keeps it.
+type diskGap struct {
+	ID          int
+	Type        string
+	First, Last int64
 }
 
 // diskChange is one change as the file keeps it.
 type diskChange struct {
-	From, Pos              int64
-	ID                     int
-	Type                   string
-	Before                 *mapping.Post
-	Repair, Embedded       bool
-	When, Unsure, UnsureTo int64
+	From, Pos        int64
+	ID               int
+	Type             string
+	Before           *mapping.Post
+	Repair, Embedded bool
+	When             int64
 }
 
 // image is the journal of log ident up to seq, for the snapshot file; nil when it follows another
@@ -823,14 +960,18 @@ type diskChange struct {
 func (j *journal) image(ident string, seq int64) *diskJournal {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if !j.started || j.ident != ident || len(j.entries) > 0 && j.entries[len(j.entries)-1].pos > seq {
+	if !j.started || j.ident != ident || len(j.entries) > 0 && j.entries[len(j.entries)-1].pos > seq ||
+		len(j.gaps) > 0 && j.gaps[len(j.gaps)-1].last > seq {
 		return nil
 	}
-	d := &diskJournal{Floor: j.floor, Exact: j.exact, Entries: make([]diskChange, len(j.entries))}
+	d := &diskJournal{Floor: j.floor, Exact: j.exact, Entries: make([]diskChange, len(j.entries)),
+		Version: journalVersion, Gaps: make([]diskGap, len(j.gaps))}
 	for i, ch := range j.entries {
 		d.Entries[i] = diskChange{From: ch.from, Pos: ch.pos, ID: ch.id, Type: ch.typ, Before: ch.before,
-			Repair: ch.repair, Embedded: ch.embedded, When: ch.when, Unsure: ch.unsure,
-			UnsureTo: ch.unsureTo}
+			Repair: ch.repair, Embedded: ch.embedded, When: ch.when}
+	}
+	for i, g := range j.gaps {
+		d.Gaps[i] = diskGap{ID: g.id, Type: g.typ, First: g.first, Last: g.last}
 	}
 	return d
 }
@@ -841,14 +982,20 @@ func (j *journal) image(ident string, seq int64) *diskJournal {
 func (j *journal) resume(d *diskJournal, ident string, seq int64) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if d == nil || !j.started || j.ident != ident || j.floor != seq || len(j.entries) > 0 || d.Floor > seq {
+	if d == nil || d.Version != journalVersion || !j.started || j.ident != ident || j.floor != seq ||
+		len(j.entries) > 0 || len(j.gaps) > 0 || d.Floor > seq {
 		return
 	}
 	j.floor, j.exact = d.Floor, d.Exact
 	for _, e := range d.Entries {
 		ch := change{from: e.From, pos: e.Pos, id: e.ID, typ: e.Type, before: e.Before, repair: e.Repair,
-			embedded: e.Embedded, when: e.When, unsure: e.Unsure, unsureTo: e.UnsureTo}
+			embedded: e.Embedded, when: e.When}
 		j.entries = append(j.entries, ch)
 		j.bytes += changeSize(ch)
+	}
+	for _, e := range d.Gaps {
+		g := gap{id: e.ID, typ: e.Type, first: e.First, last: e.Last}
+		j.gaps = append(j.gaps, g)
+		j.bytes += gapSize(g)
 	}
 }

@@ -268,7 +268,7 @@ const maxRelogs = 3
 // this catalog had the change with the earlier row. It has them logged now (a row after the answer,
 // unless one is there already) and answers true: it reads on to those rows before it publishes, so
 // that it never shows the change at a position where others do not. The posts' earlier rows go to
-// relogged, for the journal (change.unsure). Nothing is logged when the catalog does not compare
+// relogged, for the journal (its gaps). Nothing is logged when the catalog does not compare
 // checksums, or after maxRelogs in one catch-up (relogs counts them).
 func (c *Catalog) relog(ctx context.Context, ch *cmsclient.Changes, relogs *int) (bool, error) {
 	if !c.verifies() || c.verify.noTouch || *relogs >= maxRelogs {
@@ -321,10 +321,10 @@ func (c *Catalog) stale(set cmsclient.ChangedSet, term bool, newest map[rowKey]c
 			continue
 		}
 		if c.relogged == nil {
-			c.relogged = map[int]int64{}
+			c.relogged = map[int]cmsclient.LogRow{}
 		}
-		if w, ok := c.relogged[id]; !ok || r.Seq < w {
-			c.relogged[id] = r.Seq
+		if w, ok := c.relogged[id]; !ok || r.Seq < w.Seq {
+			c.relogged[id] = r
 		}
 	}
 	return n

@@ -95,6 +95,13 @@ func (c *Catalog) Refresh(ctx context.Context, terms bool, refs ...PostRef) erro
 	return nil
 }
 
+// ReadFeed reads the change feed now, so that the catalog holds what WordPress holds at this moment
+// rather than up to a poll interval ago; false when it did not (no feed: wp/v2 polling has no log to
+// read up to, or the feed failed).
+func (c *Catalog) ReadFeed(ctx context.Context) bool {
+	return c.snap.Load() != nil && c.feed.on.Load() && c.pollFeed(ctx, false) == nil
+}
+
 // readPosts reads posts for Refresh: those upstream has, and the IDs of those it no longer has.
 func (c *Catalog) readPosts(
 	ctx context.Context, refs []PostRef,

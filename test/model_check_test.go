@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	neturl "net/url"
 	"regexp"
@@ -28,18 +29,22 @@ type client struct {
 	token             string
 	copy              map[int]json.RawMessage
 	restarts          int      // the world's restarts when it took its token
-	trail             []string // its last tokens' positions and calshims, for the findings
+	trail             []string // its last tokens (position@calshim) and deltas, for the findings
 }
 
 // took records a client's new token, from calshim target.
 func (c *client) took(token string, target, restarts int) {
 	c.token, c.restarts = token, restarts
-	raw, _ := base64.RawURLEncoding.DecodeString(token)
-	parts := strings.Split(string(raw), ".")
-	if len(parts) == 4 {
-		c.trail = append(c.trail, parts[2]+"@"+strconv.Itoa(target))
+	c.trace(fmt.Sprintf("%d@%d", tokenPos(token), target))
+}
+
+// trace adds to the client's trail, unless it repeats its last entry.
+func (c *client) trace(entry string) {
+	if n := len(c.trail); n > 0 && c.trail[n-1] == entry {
+		return
 	}
-	if len(c.trail) > 4 {
+	c.trail = append(c.trail, entry)
+	if len(c.trail) > 8 {
 		c.trail = c.trail[1:]
 	}
 }
@@ -111,12 +116,75 @@ func (w *world) fetch(c *client, base, token string) listing {
 		}
 		if page == 1 {
 			out.token, out.status = r.header.Get("X-Calshim-Sync-Token"), r.status
+			// A delta ahead of the calshim answers with the token it was given: not where it stands.
+			if pos, n := tokenPos(out.token), len(w.stood[base]); pos >= 0 && out.token != token &&
+				(n == 0 || w.stood[base][n-1] != pos) {
+				w.stood[base] = append(w.stood[base], pos)
+			}
 		}
 		pages, _ := strconv.Atoi(r.header.Get("X-TEC-TotalPages"))
 		if page >= pages {
 			return out
 		}
 	}
+}
+
+// tokenPos is a token's position in the change log (-1 when the token is not calshim's).
+func tokenPos(token string) int64 {
+	raw, _ := base64.RawURLEncoding.DecodeString(token)
+	parts := strings.Split(string(raw), ".")
+	if len(parts) != 4 {
+		return -1
+	}
+	pos, err := strconv.ParseInt(parts[2], 10, 64)
+	if err != nil {
+		return -1
+	}
+	return pos
+}
+
+// between reports whether a client's token lies between two log rows of a post of its list that the
+// client does not see on calshim base now, with no position base was seen standing at between them:
+// one poll of base read both rows, so base never stood at the token nor read the post's state there
+// (a gap, docs/features.md "Delta sync"). It tells which reason a 410 calshim_sync_token_unknown had.
+func (w *world) between(c *client, base string) bool {
+	t := tokenPos(c.token)
+	if t < 0 {
+		return false
+	}
+	r := call(w.t, http.MethodGet, wpJSON(fmt.Sprintf("/calshim/v1/changes/rows?since=%d&until=%d", max(0, t-500),
+		t+500)), as("reader"), lenient)
+	var page struct {
+		Rows []struct {
+			Seq  int64
+			ID   int
+			Type string
+			Term bool
+		}
+	}
+	if r.status != http.StatusOK || json.Unmarshal(r.raw, &page) != nil {
+		return false
+	}
+	typ := map[string]string{"events": "tribe_events", "venues": "tribe_venue", "organizers": "tribe_organizer"}[c.coll]
+	last, next := map[int]int64{}, map[int]int64{} // each post's last row up to t, first after it
+	for _, row := range page.Rows {
+		switch _, found := next[row.ID]; {
+		case row.Term || row.Type != typ:
+		case row.Seq <= t:
+			last[row.ID] = row.Seq
+		case !found:
+			next[row.ID] = row.Seq
+		}
+	}
+	shown := w.fetch(c, base, "").items
+	for id, r1 := range last {
+		r2, ok := next[id]
+		if _, seen := shown[id]; ok && !seen &&
+			!slices.ContainsFunc(w.stood[base], func(p int64) bool { return r1 <= p && p < r2 }) {
+			return true
+		}
+	}
+	return false
 }
 
 // relist gives a client a fresh full list and its token.
@@ -137,22 +205,31 @@ func (w *world) converge(c *client, deadline time.Time) {
 	for {
 		d := w.fetch(c, base, c.token)
 		if d.status == http.StatusGone && d.code == "calshim_sync_token_unknown" {
-			// The token stands between two rows of a post this replica read in one poll, which
-			// another replica may have shown in a state this one never held: 410 rather than a
-			// guess (docs/features.md, "Delta sync"). Counted, not a finding.
+			// The replica never held the state of a post the client does not see now at the token:
+			// two rows of it read in one poll, which another replica may have shown between (a gap),
+			// or a recent repair in place. 410 rather than a guess (docs/features.md, "Delta sync"):
+			// counted, not a finding; every other 410 is one.
 			w.unknown++
+			w.t.Logf("step %d: %s: 410 calshim_sync_token_unknown on calshim %d for token %d (%s)", w.stepNo, c, target,
+				tokenPos(c.token), map[bool]string{true: "between two rows of one of its polls",
+					false: "no gap in the log rows around it: a repair nearby"}[w.between(c, base)])
 			w.relist(c, target)
 			return
 		}
 		if d.status == http.StatusGone { // a restarted replica too: its snapshot file keeps its journal
-			w.note("token-expired", "%s: its own token (taken %s) answered 410 on calshim %d", c,
-				map[bool]string{true: "before a restart", false: "since the last restart"}[c.restarts != w.restarts], target)
+			w.note("token-expired", "%s: its own token (taken %s) answered 410 on calshim %d (tokens %v)", c,
+				map[bool]string{true: "before a restart", false: "since the last restart"}[c.restarts != w.restarts], target,
+				c.trail)
 			w.relist(c, target)
 			return
 		}
 		if d.status != http.StatusOK {
 			w.note("delta-failed", "%s: delta on calshim %d answered %d", c, target, d.status)
 			return
+		}
+		if len(d.items) > 0 || len(d.deleted) > 0 {
+			c.trace(fmt.Sprintf("delta %d@%d: %v, deleted %v", tokenPos(c.token), target, slices.Sorted(maps.Keys(d.items)),
+				d.deleted))
 		}
 		for _, id := range d.deleted {
 			if _, held := c.copy[id]; !held {

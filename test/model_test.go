@@ -130,6 +130,7 @@ type world struct {
 	restarts int                        // replicas restarted so far
 	unknown  int                        // tokens answered 410 calshim_sync_token_unknown
 	fresh    map[string][]time.Duration // time to a fresh Varnish answer, by kind of write
+	stood    map[string][]int64         // the positions each calshim's answers stood at, by its URL
 }
 
 // modelPost is what WordPress holds of one of the test's posts.
@@ -146,7 +147,8 @@ func newWorld(t *testing.T, seed int64) *world {
 	}
 	return &world{t: t, seed: seed, rng: rand.New(rand.NewPCG(uint64(seed), 26)), db: db,
 		events: map[int]*modelPost{}, venues: map[int]*modelPost{}, orgs: map[int]*modelPost{},
-		findings: map[string][]string{}, noted: map[string]bool{}, fresh: map[string][]time.Duration{}}
+		findings: map[string][]string{}, noted: map[string]bool{}, fresh: map[string][]time.Duration{},
+		stood: map[string][]int64{}}
 }
 
 // setUp starts two replicas behind haproxy and an edge calshim behind Varnish, creates the fixture
