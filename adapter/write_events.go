@@ -172,7 +172,7 @@ func (t *tx) saveEvent(plan mapping.EventPlan) (int, error) {
 		t.terms = t.terms || s.ImageURL == "" && len(plan.Save.Terms) > 0
 		id, err := t.step(s)
 		if err != nil {
-			t.undo()
+			t.undo(err)
 			return 0, err
 		}
 		done[i] = id
@@ -188,7 +188,7 @@ func (t *tx) saveEvent(plan mapping.EventPlan) (int, error) {
 		// The event's save, or a follow-up of its creation, failed: nothing this write created
 		// stays. An update that saved keeps what the event now links. (A failed follow-up comes
 		// before any draft is published: the plan puts the saves that complete the event's first.)
-		t.undo()
+		t.undo(err)
 	}
 	return id, err
 }

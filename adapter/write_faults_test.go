@@ -141,7 +141,7 @@ func checkFault(t *testing.T, ri int, fault wpfake.Fault, at int, lasting bool) 
 		}
 		return wpfake.NoFault
 	})
-	before := faultState(wp)
+	before, sent := faultState(wp), len(w.List())
 	rec := serve(h, r.method, calV1+r.path, asUser(editorAuth), jsonBody(r.body))
 	w.SetFault(nil)
 	if fault == wpfake.Late {
@@ -158,6 +158,13 @@ func checkFault(t *testing.T, ri int, fault wpfake.Fault, at int, lasting bool) 
 	case rec.Code == http.StatusGatewayTimeout && answer.Code == "calshim_write_unknown":
 		if !lasting && fault != wpfake.Late {
 			t.Errorf("504 unknown for a fault of one attempt: %.300s", rec.Body)
+		}
+		// An unknown outcome keeps what came before it: the write may have made an object that
+		// links it.
+		for _, wr := range w.List()[sent:] {
+			if wr.Method == http.MethodDelete && !r.del {
+				t.Errorf("answered 504 unknown, but deleted %s", wr.Path)
+			}
 		}
 	case rec.Code >= 500 && fault == wpfake.Refused:
 		t.Errorf("WordPress' 400 answered %d: %.300s", rec.Code, rec.Body)

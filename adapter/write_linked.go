@@ -127,7 +127,7 @@ func (k linkedKind) write(s *Server, r *request, p *mapping.Post) (int, error) {
 	plan := mapping.PlanLinked(linkedWrite(k, r.params), p, writeState(r, t.limit))
 	id, err := t.saveLinked(plan)
 	if err != nil {
-		t.undo() // an image uploaded for it, or the post itself when WordPress refused it half-way
+		t.undo(err) // an image uploaded for it, or the post itself when WordPress refused it half-way
 	}
 	return id, t.done(err)
 }

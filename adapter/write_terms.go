@@ -129,7 +129,7 @@ func (s *Server) writeTerm(r *request, plan mapping.TermPlan) (int, error) {
 	t := s.begin(r)
 	id, err := t.saveTerm(plan)
 	if err != nil {
-		t.undo() // a term WordPress inserted before it refused the rest
+		t.undo(err) // a term WordPress inserted before it refused the rest
 	}
 	return id, t.done(err)
 }

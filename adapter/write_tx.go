@@ -96,21 +96,32 @@ func (t *tx) savePost(postType string, id int, body map[string]any) (int, error)
 // venues, organizers, terms, an uploaded image, the event itself when a follow-up of its creation
 // failed): the original makes the event in one request, which leaves nothing behind when it fails.
 // The requests are not counted against the write's limit, and run even when the client has gone
-// away. One that fails is logged: that object stays, as WordPress refused to remove it.
-func (t *tx) undo() {
+// away. One that fails is logged: that object stays, as WordPress refused to remove it. Nothing is
+// undone when the failed step's outcome is unknown (err is cmsclient.ErrWriteUnknown, answered 504):
+// that step may have made an event that links what came before, which must not be deleted under it;
+// the answer tells the client to read again.
+func (t *tx) undo(err error) {
+	if errors.Is(err, cmsclient.ErrWriteUnknown) {
+		if len(t.created) > 0 {
+			t.s.log.Warn("a write's outcome is unknown: what it created before is kept",
+				zap.Int("created", len(t.created)), zap.Error(err))
+		}
+		t.created = nil
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.r.gc.Request.Context()), refreshTimeout)
 	defer cancel()
 	for i := len(t.created) - 1; i >= 0; i-- {
 		c, client, creds := t.created[i], t.r.cms, t.r.viewer.creds
-		var err error
+		var derr error
 		if c.term {
-			err = client.DeleteTermAs(ctx, creds, c.base, c.id)
+			derr = client.DeleteTermAs(ctx, creds, c.base, c.id)
 		} else {
-			err = client.DeletePostAs(ctx, creds, c.base, c.id)
+			derr = client.DeletePostAs(ctx, creds, c.base, c.id)
 		}
-		if err != nil {
+		if derr != nil {
 			t.s.log.Warn("undoing a failed write: WordPress kept what it created",
-				zap.String("base", c.base), zap.Int("id", c.id), zap.Error(err))
+				zap.String("base", c.base), zap.Int("id", c.id), zap.Error(derr))
 		}
 	}
 	t.created = nil
